@@ -1,0 +1,189 @@
+/*
+ * gdl_host.c — the core's thin wrappers over the installed host hooks, and
+ * a growable string buffer built on them.
+ */
+#include "gdl_host.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const GdlHost *current_host;
+
+/* Install the host hooks; called once by the extension or a test. */
+void
+gdl_set_host(const GdlHost *host)
+{
+	current_host = host;
+}
+
+/* Zeroed allocation from the host; the host raises on failure. */
+void *
+gdl_alloc(size_t size)
+{
+	return current_host->alloc(size == 0 ? 1 : size);
+}
+
+/* Resize a block from gdl_alloc (ptr may be NULL). */
+void *
+gdl_realloc(void *ptr, size_t size)
+{
+	if (ptr == NULL)
+		return gdl_alloc(size);
+	return current_host->realloc(ptr, size == 0 ? 1 : size);
+}
+
+/* Free a block from gdl_alloc (NULL is ignored). */
+void
+gdl_free(void *ptr)
+{
+	if (ptr != NULL)
+		current_host->free(ptr);
+}
+
+/* Copy a NUL-terminated string into host memory. */
+char *
+gdl_strdup(const char *s)
+{
+	return gdl_strndup(s, strlen(s));
+}
+
+/* Copy the first n bytes of s into a NUL-terminated host string. */
+char *
+gdl_strndup(const char *s, size_t n)
+{
+	char	   *r = gdl_alloc(n + 1);
+
+	memcpy(r, s, n);
+	r[n] = '\0';
+	return r;
+}
+
+/* vsprintf into a fresh host string. */
+static char *
+vformat(const char *fmt, va_list ap)
+{
+	va_list		ap2;
+	int			n;
+	char	   *r;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	r = gdl_alloc((size_t) n + 1);
+	vsnprintf(r, (size_t) n + 1, fmt, ap);
+	return r;
+}
+
+/* sprintf into a fresh host string. */
+char *
+gdl_sprintf(const char *fmt,...)
+{
+	va_list		ap;
+	char	   *r;
+
+	va_start(ap, fmt);
+	r = vformat(fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* Let the host abort a long loop (cancel, statement_timeout). */
+void
+gdl_check_interrupts(void)
+{
+	if (current_host->check_interrupts)
+		current_host->check_interrupts();
+}
+
+/* Debug logging through the host. */
+void
+gdl_log(const char *fmt,...)
+{
+	va_list		ap;
+	char	   *msg;
+
+	if (current_host->log == NULL)
+		return;
+	va_start(ap, fmt);
+	msg = vformat(fmt, ap);
+	va_end(ap);
+	current_host->log(msg);
+	gdl_free(msg);
+}
+
+/* Build a GdlError and hand it to the host, which never returns. */
+void
+gdl_error(GdlErrCode code, const char *detail, const char *hint,
+		  const char *fmt,...)
+{
+	GdlError	err;
+	va_list		ap;
+
+	va_start(ap, fmt);
+	err.code = code;
+	err.message = vformat(fmt, ap);
+	va_end(ap);
+	err.detail = detail;
+	err.hint = hint;
+	current_host->error(&err);
+	/* a host error hook must not return; make sure we never continue */
+	abort();
+}
+
+/* Start an empty buffer. */
+void
+gdl_buf_init(GdlBuf *b)
+{
+	b->cap = 64;
+	b->len = 0;
+	b->data = gdl_alloc(b->cap);
+}
+
+/* Make room for n more bytes plus a terminating NUL. */
+static void
+buf_reserve(GdlBuf *b, size_t n)
+{
+	if (b->len + n + 1 <= b->cap)
+		return;
+	while (b->len + n + 1 > b->cap)
+		b->cap *= 2;
+	b->data = gdl_realloc(b->data, b->cap);
+}
+
+/* Append formatted text. */
+void
+gdl_buf_append(GdlBuf *b, const char *fmt,...)
+{
+	va_list		ap;
+	int			n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	buf_reserve(b, (size_t) n);
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t) n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t) n;
+}
+
+/* Append one character. */
+void
+gdl_buf_putc(GdlBuf *b, char c)
+{
+	buf_reserve(b, 1);
+	b->data[b->len++] = c;
+	b->data[b->len] = '\0';
+}
+
+/* Append n bytes of s. */
+void
+gdl_buf_putsn(GdlBuf *b, const char *s, size_t n)
+{
+	buf_reserve(b, n);
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}

@@ -1,0 +1,94 @@
+/*
+ * gdl_host.h — the host interface of gpudl's core.
+ *
+ * The core (language, planner, engine, ILP driver, CPU backend) is plain C with
+ * no PostgreSQL header.  Everything it needs from its host — memory, errors,
+ * interrupt checks and logging — goes through the hooks below.  The extension
+ * installs hooks backed by palloc/ereport/CHECK_FOR_INTERRUPTS
+ * (src/pg/pg_host.c); the standalone tests install malloc and longjmp
+ * (test/unit/test_host.c).  This is how PostGIS keeps liblwgeom independent.
+ *
+ * Rules for core code:
+ *   - allocate only with gdl_alloc/gdl_realloc/gdl_free (never from a worker
+ *     thread: hosts are not thread safe);
+ *   - report user mistakes with gdl_error (it never returns);
+ *   - call gdl_check_interrupts() in every loop that can run long.
+ */
+#ifndef GDL_HOST_H
+#define GDL_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Error classes; the PostgreSQL host maps each to a SQLSTATE. */
+typedef enum GdlErrCode
+{
+	GDL_ERR_SYNTAX,				/* 42601 syntax_error */
+	GDL_ERR_UNDEFINED,			/* 42P01 undefined_table (unknown predicate/table) */
+	GDL_ERR_DATATYPE,			/* 42804 datatype_mismatch (arity, types) */
+	GDL_ERR_UNSAFE,				/* 42P17 invalid_object_definition (unsafe rule) */
+	GDL_ERR_STRATIFY,			/* 42P17 invalid_object_definition (unstratifiable) */
+	GDL_ERR_PRIVILEGE,			/* 42501 insufficient_privilege */
+	GDL_ERR_PARAM,				/* 22023 invalid_parameter_value */
+	GDL_ERR_LIMIT,				/* 54000 program_limit_exceeded (max_iterations) */
+	GDL_ERR_DEVICE_MEMORY,		/* 53200 out_of_memory on the device */
+	GDL_ERR_OUT_OF_MEMORY,		/* 53200 out_of_memory on the host */
+	GDL_ERR_DIVISION_BY_ZERO,	/* 22012 */
+	GDL_ERR_OVERFLOW,			/* 22003 numeric_value_out_of_range */
+	GDL_ERR_DEVICE,				/* 58000 system_error (device failure) */
+	GDL_ERR_INTERNAL			/* XX000 internal_error */
+} GdlErrCode;
+
+/* A raised error: message plus optional detail and hint (NULL when absent). */
+typedef struct GdlError
+{
+	GdlErrCode	code;
+	const char *message;
+	const char *detail;
+	const char *hint;
+} GdlError;
+
+/* The hooks a host installs once, before any core call. */
+typedef struct GdlHost
+{
+	void	   *(*alloc) (size_t size);	/* zeroed memory; raises on failure */
+	void	   *(*realloc) (void *ptr, size_t size);
+	void		(*free) (void *ptr);
+	void		(*error) (const GdlError *err);	/* must not return */
+	void		(*check_interrupts) (void);
+	void		(*log) (const char *msg);
+} GdlHost;
+
+extern void gdl_set_host(const GdlHost *host);
+
+extern void *gdl_alloc(size_t size);
+extern void *gdl_realloc(void *ptr, size_t size);
+extern void gdl_free(void *ptr);
+extern char *gdl_strdup(const char *s);
+extern char *gdl_strndup(const char *s, size_t n);
+extern char *gdl_sprintf(const char *fmt,...) __attribute__((format(printf, 1, 2)));
+extern void gdl_check_interrupts(void);
+extern void gdl_log(const char *fmt,...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Raise an error.  detail and hint may be NULL; fmt builds the message.
+ */
+extern void gdl_error(GdlErrCode code, const char *detail, const char *hint,
+					  const char *fmt,...)
+			__attribute__((format(printf, 4, 5), noreturn));
+
+/* Growable string buffer, for messages and printing. */
+typedef struct GdlBuf
+{
+	char	   *data;
+	size_t		len;
+	size_t		cap;
+} GdlBuf;
+
+extern void gdl_buf_init(GdlBuf *b);
+extern void gdl_buf_append(GdlBuf *b, const char *fmt,...) __attribute__((format(printf, 2, 3)));
+extern void gdl_buf_putc(GdlBuf *b, char c);
+extern void gdl_buf_putsn(GdlBuf *b, const char *s, size_t n);
+
+#endif							/* GDL_HOST_H */

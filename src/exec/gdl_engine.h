@@ -1,0 +1,123 @@
+/*
+ * gdl_engine.h — what the host (the PostgreSQL layer, or a test) sees of the
+ * planner and the engine.
+ *
+ *   analysis --gdl_plan_compile--> GdlPlan (cached by the host per program
+ *   version and bound tables) --gdl_run--> GdlResult
+ *
+ * Values inside the engine are 64-bit: integers as themselves, bool as 0/1,
+ * float8 bit-cast, text as ids from a GdlDict (one dictionary per run).
+ * The engine never knows which backend runs it (CPU or CUDA: gdl_backend.h).
+ */
+#ifndef GDL_ENGINE_H
+#define GDL_ENGINE_H
+
+#include "../lang/gdl_lang.h"
+
+/* ----------------------------------------------------------- dictionary */
+
+/* Text dictionary: string <-> dense 32-bit id, ids in first-seen order. */
+typedef struct GdlDict GdlDict;
+
+extern GdlDict *gdl_dict_create(void);
+extern int32_t gdl_dict_intern(GdlDict *d, const char *s, size_t len);
+/* -1 when the string is not in the dictionary */
+extern int32_t gdl_dict_lookup(const GdlDict *d, const char *s, size_t len);
+extern const char *gdl_dict_string(const GdlDict *d, int32_t id, size_t *len);
+extern int32_t gdl_dict_size(const GdlDict *d);
+/* rank of each id in byte order of the strings (for text < comparisons) */
+extern const int32_t *gdl_dict_ranks(GdlDict *d);
+
+/* --------------------------------------------------------------- columns */
+
+/* A relation as columns: cols[c][r], c < ncols, r < nrows. */
+typedef struct GdlColumns
+{
+	int			ncols;
+	size_t		nrows;
+	int64_t   **cols;
+} GdlColumns;
+
+/* ----------------------------------------------------------------- plans */
+
+typedef struct GdlPlan GdlPlan;
+
+/*
+ * Compile an analysed program: strata, rule order, join order, semi-naive
+ * delta versions of recursive rules.  The plan points into 'a'; keep both
+ * in the same long-lived arena.
+ */
+extern GdlPlan *gdl_plan_compile(const GdlAnalysis *a);
+extern const GdlAnalysis *gdl_plan_analysis(const GdlPlan *p);
+/* Text lines describing the compiled plan, for gpudl_explain. */
+extern int	gdl_plan_explain(const GdlPlan *p, char ***lines_out);
+
+/* ------------------------------------------------------------------ runs */
+
+typedef enum GdlDevice
+{
+	GDL_DEVICE_CPU, GDL_DEVICE_GPU
+} GdlDevice;
+
+/* Restriction of the goal: argument 'arg' must equal 'value' (encoded). */
+typedef struct GdlGoalBinding
+{
+	int			arg;
+	int64_t		value;
+} GdlGoalBinding;
+
+typedef struct GdlGoal
+{
+	int			pred;			/* predicate id in the analysis */
+	int			nbindings;
+	GdlGoalBinding *bindings;	/* constants of the goal */
+	int			nequal;			/* pairs of arguments that must be equal */
+	int		   *equal_a;		/* (repeated goal variables: p(X, X)) */
+	int		   *equal_b;
+} GdlGoal;
+
+typedef struct GdlRunInput
+{
+	/*
+	 * Fill *out with the rows of an extensional predicate, encoding text
+	 * through 'dict'.  Columns must be gdl_alloc'ed; the engine frees them.
+	 */
+	void		(*load_edb) (void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out);
+	void	   *load_arg;
+	GdlDevice	device;
+	int64_t		max_iterations;
+	bool		want_rows;		/* false: count only (gpudl_count) */
+} GdlRunInput;
+
+/* Per-run counters, for gpudl_stats and EXPLAIN ANALYZE. */
+typedef struct GdlRunStats
+{
+	int64_t		iterations;		/* fixpoint rounds, all strata */
+	int64_t		tuples_derived;
+	double		ms_load;
+	double		ms_join;
+	double		ms_dedup;
+	double		ms_difference;
+	double		ms_merge;
+	double		ms_total;
+	int64_t		bytes_to_device;
+	int64_t		bytes_from_device;
+	int64_t		transfers;
+	int			nstrata;
+	int64_t    *stratum_iterations;
+	int64_t    *stratum_tuples;
+} GdlRunStats;
+
+typedef struct GdlResult
+{
+	int64_t		count;			/* rows of the goal after its filter */
+	GdlColumns	rows;			/* goal rows when want_rows */
+	GdlType    *types;			/* per goal column */
+	GdlRunStats stats;
+} GdlResult;
+
+/* Evaluate what the goal needs to its least fixpoint and answer the goal. */
+extern GdlResult *gdl_run(const GdlPlan *plan, const GdlRunInput *in,
+						  GdlDict *dict, const GdlGoal *goal);
+
+#endif							/* GDL_ENGINE_H */

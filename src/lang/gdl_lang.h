@@ -1,0 +1,259 @@
+/*
+ * gdl_lang.h — the Datalog language of gpudl: AST, parser and analysis.
+ *
+ * Pipeline:  text --gdl_parse--> GdlProgram (AST, one item per clause or
+ * .decl, each keeping its own source text) --gdl_analyze--> GdlAnalysis
+ * (predicates resolved to tables or rules, types inferred, safety checked,
+ * strata computed).  Both raise errors through gdl_error (src/core) with
+ * line, column and the text near the problem; neither touches PostgreSQL:
+ * tables are resolved through a callback the host provides.
+ *
+ * All memory comes from gdl_alloc; the host frees it by resetting its arena
+ * (a PostgreSQL memory context), so nothing here has a destructor.
+ */
+#ifndef GDL_LANG_H
+#define GDL_LANG_H
+
+#include "../core/gdl_host.h"
+
+/* ---------------------------------------------------------------- types */
+
+/* Column types the engine knows (PRODUCT.md section 2). */
+typedef enum GdlType
+{
+	GDL_TYPE_UNKNOWN = 0,		/* not yet inferred */
+	GDL_TYPE_INT,				/* int2 / int4 */
+	GDL_TYPE_BIGINT,			/* int8 */
+	GDL_TYPE_TEXT,				/* text / varchar / name: dictionary ids */
+	GDL_TYPE_BOOL,
+	GDL_TYPE_FLOAT8
+} GdlType;
+
+extern const char *gdl_type_name(GdlType t);	/* "int", "bigint", ... */
+extern GdlType gdl_type_from_name(const char *name);	/* UNKNOWN if none */
+
+/* A position in source text: 1-based line and column. */
+typedef struct GdlLoc
+{
+	int			line;
+	int			col;
+} GdlLoc;
+
+/* ------------------------------------------------------------------ AST */
+
+typedef enum GdlTermKind
+{
+	GDL_TERM_VAR,				/* X, Foo, _x : var is the clause's variable index */
+	GDL_TERM_ANON,				/* _ : fresh, never joined */
+	GDL_TERM_INT,				/* 42, -7 */
+	GDL_TERM_FLOAT,				/* 1.5 */
+	GDL_TERM_TEXT,				/* "quoted" or lowercase symbol */
+	GDL_TERM_BOOL,				/* true / false */
+	GDL_TERM_BINOP,				/* left op right (integer arithmetic) */
+	GDL_TERM_NEG,				/* - left (unary minus of a non-literal) */
+	GDL_TERM_AGG				/* count/sum/min/max(arg): head arguments only */
+} GdlTermKind;
+
+typedef enum GdlArithOp
+{
+	GDL_OP_ADD, GDL_OP_SUB, GDL_OP_MUL, GDL_OP_DIV, GDL_OP_MOD
+} GdlArithOp;
+
+typedef enum GdlAggKind
+{
+	GDL_AGG_COUNT, GDL_AGG_SUM, GDL_AGG_MIN, GDL_AGG_MAX
+} GdlAggKind;
+
+typedef struct GdlTerm
+{
+	GdlTermKind kind;
+	GdlLoc		loc;
+	int			var;			/* VAR: index into GdlClause.varnames */
+	int64_t		ival;			/* INT */
+	double		fval;			/* FLOAT */
+	bool		bval;			/* BOOL */
+	char	   *text;			/* TEXT: the string, quotes removed */
+	GdlArithOp	op;				/* BINOP */
+	struct GdlTerm *left;		/* BINOP, NEG */
+	struct GdlTerm *right;		/* BINOP */
+	GdlAggKind	agg;			/* AGG */
+	struct GdlTerm *arg;		/* AGG: the aggregated term (a variable) */
+} GdlTerm;
+
+typedef struct GdlAtom
+{
+	char	   *name;			/* predicate; "schema.table" when qualified */
+	int			nargs;
+	GdlTerm   **args;
+	GdlLoc		loc;
+} GdlAtom;
+
+typedef enum GdlCmpOp
+{
+	GDL_CMP_EQ, GDL_CMP_NE, GDL_CMP_LT, GDL_CMP_LE, GDL_CMP_GT, GDL_CMP_GE
+} GdlCmpOp;
+
+typedef enum GdlLitKind
+{
+	GDL_LIT_ATOM,				/* p(...) */
+	GDL_LIT_NEG,				/* !p(...) or not p(...) */
+	GDL_LIT_CMP					/* lhs op rhs; "V = expr" with V unbound is an assignment */
+} GdlLitKind;
+
+typedef struct GdlLiteral
+{
+	GdlLitKind	kind;
+	GdlAtom		atom;			/* ATOM, NEG */
+	GdlCmpOp	cmp;			/* CMP */
+	GdlTerm    *lhs;			/* CMP */
+	GdlTerm    *rhs;			/* CMP */
+	GdlLoc		loc;
+} GdlLiteral;
+
+/* A rule or fact; a fact is a clause with nbody == 0. */
+typedef struct GdlClause
+{
+	GdlAtom		head;
+	int			nbody;
+	GdlLiteral *body;
+	int			nvars;			/* named variables, in order of appearance */
+	char	  **varnames;
+	char	   *text;			/* the clause's own source, trimmed, with the final '.' */
+	GdlLoc		loc;
+} GdlClause;
+
+/* .decl name(arg: type, ...) */
+typedef struct GdlDecl
+{
+	char	   *name;
+	int			nargs;
+	char	  **argnames;
+	GdlType    *types;
+	char	   *text;			/* the declaration's own source, trimmed */
+	GdlLoc		loc;
+} GdlDecl;
+
+typedef enum GdlItemKind
+{
+	GDL_ITEM_CLAUSE, GDL_ITEM_DECL
+} GdlItemKind;
+
+/* One top-level item of a source text, in source order. */
+typedef struct GdlItem
+{
+	GdlItemKind kind;
+	GdlClause  *clause;			/* CLAUSE */
+	GdlDecl    *decl;			/* DECL */
+	int64_t		rule_id;		/* catalog id (gpudl.rules.id) or 0; set by the host */
+} GdlItem;
+
+typedef struct GdlProgram
+{
+	int			nitems;
+	GdlItem    *items;
+} GdlProgram;
+
+/*
+ * Parse a source text into its items.  Raises GDL_ERR_SYNTAX with
+ * "syntax error at line L, column C" style messages whose detail quotes the
+ * text near the error.
+ */
+extern GdlProgram *gdl_parse(const char *src);
+
+/* Append all items of 'more' to 'prog' (building one program from many rows). */
+extern void gdl_program_append(GdlProgram *prog, const GdlProgram *more);
+
+/* The head predicate name of an item (clause head or declared name). */
+extern const char *gdl_item_head(const GdlItem *item);
+
+/* Print a term / clause back as Datalog source (canonical spacing). */
+extern char *gdl_clause_to_string(const GdlClause *c);
+
+/* ------------------------------------------------------------- analysis */
+
+/* What the host knows about a table an extensional predicate reads. */
+typedef struct GdlRelInfo
+{
+	uint32_t	relid;			/* host identifier (a PostgreSQL Oid) */
+	char	   *display_name;	/* schema-qualified name for messages/explain */
+	int			ncols;
+	GdlType    *types;			/* GDL_TYPE_UNKNOWN for unsupported column types */
+	char	  **colnames;
+	char	  **typnames;		/* host type names, for messages */
+} GdlRelInfo;
+
+/*
+ * Resolve an extensional predicate to a table.  'name' is as written
+ * (possibly "schema.table").  Fill *out and return true, or return false when
+ * there is no such table.  The host may raise errors itself (privileges).
+ */
+typedef bool (*GdlResolveFn) (void *arg, const char *name, GdlRelInfo *out);
+
+typedef struct GdlPred
+{
+	int			id;				/* index in GdlAnalysis.preds */
+	char	   *name;
+	int			arity;
+	GdlType    *types;			/* inferred or declared, one per argument */
+	bool		is_edb;			/* read from a table */
+	GdlRelInfo	rel;			/* EDB only */
+	GdlDecl    *decl;			/* NULL unless declared */
+	int			stratum;		/* IDB only; -1 for EDB */
+	bool		has_agg;		/* some defining clause has an aggregate head */
+	int			nclauses;		/* defining clauses (indices into GdlAnalysis.clauses) */
+	int		   *clauses;
+	GdlLoc		first_use;		/* for messages */
+} GdlPred;
+
+/* Per-clause results of analysis. */
+typedef struct GdlClauseInfo
+{
+	GdlClause  *clause;
+	int			item;			/* index into GdlProgram.items */
+	int			head_pred;		/* pred id */
+	int		   *lit_pred;		/* pred id per body literal, -1 for comparisons */
+	GdlType    *var_types;		/* per variable of the clause */
+	bool	   *lit_assigns;	/* per body literal: true for an assignment "V = expr" */
+	bool		recursive;		/* body mentions a predicate of its own stratum */
+} GdlClauseInfo;
+
+typedef struct GdlStratum
+{
+	int			npreds;
+	int		   *preds;			/* pred ids */
+	int			nclauses;
+	int		   *clauses;		/* indices into GdlAnalysis.clauses */
+	bool		recursive;		/* needs a fixpoint */
+} GdlStratum;
+
+typedef struct GdlAnalysis
+{
+	GdlProgram *prog;
+	int			npreds;
+	GdlPred    *preds;
+	int			nclauses;
+	GdlClauseInfo *clauses;
+	int			nstrata;		/* strata in evaluation order */
+	GdlStratum *strata;
+} GdlAnalysis;
+
+/*
+ * Check and annotate a program: predicate resolution (clauses define IDB
+ * predicates; any other body predicate is EDB and resolved with 'resolve'),
+ * arity, type inference and checking, safety, stratification.
+ */
+extern GdlAnalysis *gdl_analyze(GdlProgram *prog, GdlResolveFn resolve, void *resolve_arg);
+
+/* Find a predicate by name; -1 if absent. */
+extern int	gdl_analysis_find_pred(const GdlAnalysis *a, const char *name);
+
+/*
+ * Lines describing strata and rules, for gpudl_explain:
+ *   "stratum 0 (recursive): path/2"
+ *   "  rule 12: path(X, Z) :- path(X, Y), edge(Y, Z)."
+ *   "edb edge/2 = public.edge(int, int)" ...
+ * Returns the number of lines; *lines_out is a gdl_alloc'ed array.
+ */
+extern int	gdl_explain_strata(const GdlAnalysis *a, char ***lines_out);
+
+#endif							/* GDL_LANG_H */
