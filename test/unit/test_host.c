@@ -1,0 +1,168 @@
+/*
+ * test_host.c — malloc/longjmp host for the core, used by the standalone
+ * test binaries and the fuzz harness.  Every block is linked into a list so
+ * gdl_test_reset() frees everything after an error, like a memory context.
+ */
+#include "test_host.h"
+
+#include <string.h>
+
+typedef struct Block
+{
+	struct Block *prev;
+	struct Block *next;
+	size_t		size;
+	/* payload follows, 16-byte aligned */
+	long double align_[];
+} Block;
+
+static Block *blocks;
+static size_t live_bytes;
+GdlError	gdl_test_last_error;
+jmp_buf    *gdl_test_jmp;
+int			gdl_test_failures;
+int			gdl_test_checks;
+static char last_message[2048];
+static char last_detail[2048];
+static char last_hint[1024];
+
+/* Link a fresh block into the list. */
+static void
+link_block(Block *b)
+{
+	b->prev = NULL;
+	b->next = blocks;
+	if (blocks)
+		blocks->prev = b;
+	blocks = b;
+}
+
+/* Unlink a block from the list. */
+static void
+unlink_block(Block *b)
+{
+	if (b->prev)
+		b->prev->next = b->next;
+	else
+		blocks = b->next;
+	if (b->next)
+		b->next->prev = b->prev;
+}
+
+/* Raise out-of-memory through the error path. */
+static void
+oom(void)
+{
+	gdl_error(GDL_ERR_OUT_OF_MEMORY, NULL, NULL, "out of memory");
+}
+
+static void *
+t_alloc(size_t size)
+{
+	Block	   *b = calloc(1, sizeof(Block) + size);
+
+	if (b == NULL)
+		oom();
+	b->size = size;
+	link_block(b);
+	live_bytes += size;
+	return b + 1;
+}
+
+static void *
+t_realloc(void *ptr, size_t size)
+{
+	Block	   *b = ((Block *) ptr) - 1;
+	Block	   *nb;
+
+	unlink_block(b);
+	live_bytes -= b->size;
+	nb = realloc(b, sizeof(Block) + size);
+	if (nb == NULL)
+	{
+		link_block(b);
+		live_bytes += b->size;
+		oom();
+	}
+	nb->size = size;
+	link_block(nb);
+	live_bytes += size;
+	return nb + 1;
+}
+
+static void
+t_free(void *ptr)
+{
+	Block	   *b = ((Block *) ptr) - 1;
+
+	unlink_block(b);
+	live_bytes -= b->size;
+	free(b);
+}
+
+/* Copy the error into static storage (the arena may be reset) and jump. */
+static void
+t_error(const GdlError *err)
+{
+	snprintf(last_message, sizeof(last_message), "%s", err->message ? err->message : "");
+	snprintf(last_detail, sizeof(last_detail), "%s", err->detail ? err->detail : "");
+	snprintf(last_hint, sizeof(last_hint), "%s", err->hint ? err->hint : "");
+	gdl_test_last_error.code = err->code;
+	gdl_test_last_error.message = last_message;
+	gdl_test_last_error.detail = err->detail ? last_detail : NULL;
+	gdl_test_last_error.hint = err->hint ? last_hint : NULL;
+	if (gdl_test_jmp == NULL)
+	{
+		fprintf(stderr, "uncaught gpudl error: %s\n", last_message);
+		abort();
+	}
+	longjmp(*gdl_test_jmp, 1);
+}
+
+static void
+t_log(const char *msg)
+{
+	if (getenv("GDL_TEST_VERBOSE"))
+		fprintf(stderr, "log: %s\n", msg);
+}
+
+static const GdlHost test_host = {
+	t_alloc, t_realloc, t_free, t_error, NULL, t_log
+};
+
+/* Install the test host hooks. */
+void
+gdl_test_host_install(void)
+{
+	gdl_set_host(&test_host);
+}
+
+/* Free every block still allocated. */
+void
+gdl_test_reset(void)
+{
+	while (blocks)
+	{
+		Block	   *b = blocks;
+
+		blocks = b->next;
+		free(b);
+	}
+	live_bytes = 0;
+}
+
+/* Bytes currently allocated through the host. */
+size_t
+gdl_test_live_bytes(void)
+{
+	return live_bytes;
+}
+
+/* Print pass/fail counts; exit code 0 only when every check passed. */
+int
+gdl_test_summary(const char *name)
+{
+	printf("%s: %d checks, %d failures: %s\n", name, gdl_test_checks,
+		   gdl_test_failures, gdl_test_failures ? "FAIL" : "ok");
+	return gdl_test_failures ? 1 : 0;
+}
