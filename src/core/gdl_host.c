@@ -61,6 +61,8 @@ gdl_strndup(const char *s, size_t n)
 }
 
 /* vsprintf into a fresh host string. */
+static char *vformat(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
 static char *
 vformat(const char *fmt, va_list ap)
 {

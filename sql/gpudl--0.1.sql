@@ -1,0 +1,155 @@
+-- gpudl 0.1 — install script.
+--
+-- User-facing functions go to the schema the extension is created in
+-- (@extschema@); the catalog lives in schema gpudl, as TimescaleDB does.
+\echo Use "CREATE EXTENSION gpudl" to load this file. \quit
+
+CREATE SCHEMA gpudl;
+GRANT USAGE ON SCHEMA gpudl TO PUBLIC;
+
+---------------------------------------------------------------- catalog
+
+CREATE TABLE gpudl.programs (
+    name        text PRIMARY KEY CHECK (name <> ''),
+    description text,
+    version     bigint NOT NULL DEFAULT 1,
+    created_at  timestamptz NOT NULL DEFAULT now(),
+    updated_at  timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE gpudl.programs IS 'named Datalog programs; version bumps on every rule change';
+
+CREATE TABLE gpudl.rules (
+    id          bigserial PRIMARY KEY,
+    program     text NOT NULL REFERENCES gpudl.programs(name) ON DELETE CASCADE,
+    rule        text NOT NULL,
+    head        text,
+    learned     boolean NOT NULL DEFAULT false,
+    enabled     boolean NOT NULL DEFAULT true,
+    weight      float8,
+    created_at  timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX rules_program_idx ON gpudl.rules(program, id);
+COMMENT ON TABLE gpudl.rules IS 'one clause (rule, fact or .decl) of a program per row';
+
+CREATE TABLE gpudl.bindings (
+    program     text NOT NULL REFERENCES gpudl.programs(name) ON DELETE CASCADE,
+    predicate   text NOT NULL,
+    relation    regclass NOT NULL,
+    columns     name[],
+    PRIMARY KEY (program, predicate)
+);
+COMMENT ON TABLE gpudl.bindings IS 'explicit predicate-to-table mappings';
+
+CREATE TABLE gpudl.learn_runs (
+    id          bigserial PRIMARY KEY,
+    program     text NOT NULL,
+    target      text NOT NULL,
+    status      text NOT NULL CHECK (status IN ('running', 'succeeded', 'failed')),
+    device      text,
+    params      jsonb,
+    started_at  timestamptz NOT NULL DEFAULT now(),
+    finished_at timestamptz,
+    epochs      int,
+    final_loss  float8,
+    message     text
+);
+COMMENT ON TABLE gpudl.learn_runs IS 'one gpudl_learn call per row, failed ones included';
+
+CREATE TABLE gpudl.learned_rules (
+    run_id          bigint NOT NULL REFERENCES gpudl.learn_runs(id) ON DELETE CASCADE,
+    rank            int NOT NULL,
+    rule            text NOT NULL,
+    probability     float8,
+    loss            float8,
+    precision       float8,
+    recall          float8,
+    support         bigint,
+    head_coverage   float8,
+    std_confidence  float8,
+    pca_confidence  float8,
+    committed       boolean NOT NULL DEFAULT false,
+    PRIMARY KEY (run_id, rank)
+);
+COMMENT ON TABLE gpudl.learned_rules IS 'the result rows of each gpudl_learn run';
+
+-- pg_dump keeps the user's programs, rules, bindings and learning history
+SELECT pg_catalog.pg_extension_config_dump('gpudl.programs', '');
+SELECT pg_catalog.pg_extension_config_dump('gpudl.rules', '');
+SELECT pg_catalog.pg_extension_config_dump('gpudl.rules_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('gpudl.bindings', '');
+SELECT pg_catalog.pg_extension_config_dump('gpudl.learn_runs', '');
+SELECT pg_catalog.pg_extension_config_dump('gpudl.learn_runs_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('gpudl.learned_rules', '');
+
+GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA gpudl TO PUBLIC;
+GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA gpudl TO PUBLIC;
+
+------------------------------------------------- catalog integrity (C)
+
+-- Parses one rules row (exactly one clause or .decl) and fills in its head.
+CREATE FUNCTION gpudl._rules_check_row() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'gpudl_rules_check_row' LANGUAGE C;
+
+-- After any change to gpudl.rules: validate each touched program as a
+-- whole (names, arities, types, safety, strata) and bump its version.
+CREATE FUNCTION gpudl._rules_after_change() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'gpudl_rules_after_change' LANGUAGE C;
+
+-- After a change to gpudl.bindings: validate and bump the program version.
+CREATE FUNCTION gpudl._bindings_after_change() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'gpudl_bindings_after_change' LANGUAGE C;
+
+CREATE TRIGGER rules_check_row BEFORE INSERT OR UPDATE ON gpudl.rules
+    FOR EACH ROW EXECUTE FUNCTION gpudl._rules_check_row();
+CREATE TRIGGER rules_after_insert AFTER INSERT ON gpudl.rules
+    REFERENCING NEW TABLE AS changed
+    FOR EACH STATEMENT EXECUTE FUNCTION gpudl._rules_after_change();
+CREATE TRIGGER rules_after_update AFTER UPDATE ON gpudl.rules
+    REFERENCING OLD TABLE AS changed_old NEW TABLE AS changed
+    FOR EACH STATEMENT EXECUTE FUNCTION gpudl._rules_after_change();
+CREATE TRIGGER rules_after_delete AFTER DELETE ON gpudl.rules
+    REFERENCING OLD TABLE AS changed
+    FOR EACH STATEMENT EXECUTE FUNCTION gpudl._rules_after_change();
+CREATE TRIGGER bindings_after_insert AFTER INSERT ON gpudl.bindings
+    REFERENCING NEW TABLE AS changed
+    FOR EACH STATEMENT EXECUTE FUNCTION gpudl._bindings_after_change();
+CREATE TRIGGER bindings_after_update AFTER UPDATE ON gpudl.bindings
+    REFERENCING OLD TABLE AS changed_old NEW TABLE AS changed
+    FOR EACH STATEMENT EXECUTE FUNCTION gpudl._bindings_after_change();
+CREATE TRIGGER bindings_after_delete AFTER DELETE ON gpudl.bindings
+    REFERENCING OLD TABLE AS changed
+    FOR EACH STATEMENT EXECUTE FUNCTION gpudl._bindings_after_change();
+
+------------------------------------------------------- program management
+
+CREATE FUNCTION gpudl_create_program(name text, rules text DEFAULT NULL,
+                                     description text DEFAULT NULL)
+    RETURNS text
+    AS 'MODULE_PATHNAME', 'gpudl_create_program' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION gpudl_create_program(text, text, text) IS
+    'create a named Datalog program, optionally with its rules';
+
+CREATE FUNCTION gpudl_add_rules(program text, rules text)
+    RETURNS SETOF bigint
+    AS 'MODULE_PATHNAME', 'gpudl_add_rules' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION gpudl_add_rules(text, text) IS
+    'add clauses to a program; returns the ids of the new gpudl.rules rows';
+
+CREATE FUNCTION gpudl_drop_program(name text)
+    RETURNS void
+    AS 'MODULE_PATHNAME', 'gpudl_drop_program' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION gpudl_drop_program(text) IS
+    'drop a program with its rules and bindings';
+
+CREATE FUNCTION gpudl_bind(program text, predicate text, relation regclass,
+                           columns name[] DEFAULT NULL)
+    RETURNS void
+    AS 'MODULE_PATHNAME', 'gpudl_bind' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION gpudl_bind(text, text, regclass, name[]) IS
+    'map an extensional predicate of a program to a table (and its columns)';
+
+CREATE FUNCTION gpudl_explain(program text)
+    RETURNS SETOF text
+    AS 'MODULE_PATHNAME', 'gpudl_explain' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION gpudl_explain(text) IS
+    'strata, rule order and join plan of a program';

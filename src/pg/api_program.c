@@ -1,0 +1,296 @@
+/*
+ * api_program.c — SQL functions that manage programs as data:
+ * gpudl_create_program, gpudl_add_rules, gpudl_drop_program, gpudl_bind and
+ * gpudl_explain.
+ *
+ * Every change is validated as a whole program before anything is written,
+ * so a failed call leaves the catalog as it was; the catalog triggers
+ * (pg_triggers.c) then bump the program's version.
+ */
+#include "gpudl_pg.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
+
+PG_FUNCTION_INFO_V1(gpudl_create_program);
+PG_FUNCTION_INFO_V1(gpudl_add_rules);
+PG_FUNCTION_INFO_V1(gpudl_drop_program);
+PG_FUNCTION_INFO_V1(gpudl_bind);
+PG_FUNCTION_INFO_V1(gpudl_explain);
+
+/* Fetch a required text argument or raise 22004 naming it. */
+static char *
+required_text_arg(FunctionCallInfo fcinfo, int n, const char *what)
+{
+	if (PG_ARGISNULL(n))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not be null", what)));
+	return text_to_cstring(PG_GETARG_TEXT_PP(n));
+}
+
+/* Insert the items of a parsed text as rows of gpudl.rules; return ids. */
+static List *
+insert_rules(const char *program, GdlProgram *prog, bool learned)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	List	   *ids = NIL;
+	Oid			argtypes[4] = {TEXTOID, TEXTOID, TEXTOID, BOOLOID};
+	SPIPlanPtr	plan;
+	int			i;
+
+	SPI_connect();
+	plan = SPI_prepare("INSERT INTO gpudl.rules(program, rule, head, learned) "
+					   "VALUES ($1, $2, $3, $4) RETURNING id", 4, argtypes);
+	if (plan == NULL)
+		elog(ERROR, "gpudl: SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	for (i = 0; i < prog->nitems; i++)
+	{
+		GdlItem    *item = &prog->items[i];
+		Datum		values[4];
+		bool		isnull;
+		int64		id;
+		const char *text = item->kind == GDL_ITEM_CLAUSE ? item->clause->text : item->decl->text;
+
+		values[0] = CStringGetTextDatum(program);
+		values[1] = CStringGetTextDatum(text);
+		values[2] = CStringGetTextDatum(gdl_item_head(item));
+		values[3] = BoolGetDatum(learned);
+		if (SPI_execute_plan(plan, values, NULL, false, 1) != SPI_OK_INSERT_RETURNING)
+			elog(ERROR, "gpudl: could not insert rule");
+		id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		{
+			MemoryContext old = MemoryContextSwitchTo(caller);
+
+			ids = lappend(ids, (void *) (intptr_t) id);
+			MemoryContextSwitchTo(old);
+		}
+	}
+	SPI_finish();
+	return ids;
+}
+
+/*
+ * Parse new rules for a program and validate the program they would make,
+ * raising before anything is written.
+ */
+static GdlProgram *
+validate_new_rules(const char *program, const char *rules, bool existing)
+{
+	GdlProgram *added = gpudl_parse_text(rules, NULL);
+	GpudlProgramDef *def;
+
+	if (existing)
+		def = gpudl_load_program(program);
+	else
+	{
+		def = palloc0(sizeof(GpudlProgramDef));
+		def->name = pstrdup(program);
+		def->prog = gdl_alloc(sizeof(GdlProgram));
+	}
+	gdl_program_append(def->prog, added);
+	(void) gpudl_analyze_program(def);
+	return added;
+}
+
+/* Insert rules with the catalog triggers' whole-program validation skipped. */
+static List *
+insert_validated_rules(const char *program, GdlProgram *prog, bool learned)
+{
+	List	   *ids;
+
+	gpudl_catalog_write_depth++;
+	PG_TRY();
+	{
+		ids = insert_rules(program, prog, learned);
+	}
+	PG_FINALLY();
+	{
+		gpudl_catalog_write_depth--;
+	}
+	PG_END_TRY();
+	return ids;
+}
+
+/*
+ * gpudl_create_program(name, rules, description): a new program, with its
+ * rules validated first.  Returns the name.
+ */
+Datum
+gpudl_create_program(PG_FUNCTION_ARGS)
+{
+	char	   *name = required_text_arg(fcinfo, 0, "program name");
+	char	   *rules = PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1));
+	GdlProgram *prog = NULL;
+	bool		found;
+	Oid			argtypes[2] = {TEXTOID, TEXTOID};
+	Datum		values[2];
+	char		nulls[2] = {' ', ' '};
+
+	if (name[0] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("program name must not be empty")));
+	(void) gpudl_program_version(name, true, &found);
+	if (found)
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("gpudl program \"%s\" already exists", name),
+				 errhint("Add rules with gpudl_add_rules(), or drop it first with gpudl_drop_program().")));
+	if (rules != NULL)
+		prog = validate_new_rules(name, rules, false);
+
+	SPI_connect();
+	values[0] = CStringGetTextDatum(name);
+	if (PG_ARGISNULL(2))
+	{
+		values[1] = (Datum) 0;
+		nulls[1] = 'n';
+	}
+	else
+		values[1] = PG_GETARG_DATUM(2);
+	if (SPI_execute_with_args("INSERT INTO gpudl.programs(name, description) VALUES ($1, $2)",
+							  2, argtypes, values, nulls, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "gpudl: could not insert program");
+	SPI_finish();
+
+	if (prog != NULL && prog->nitems > 0)
+		(void) insert_validated_rules(name, prog, false);
+	PG_RETURN_TEXT_P(cstring_to_text(name));
+}
+
+/* gpudl_add_rules(program, rules): validate, insert, return the new ids. */
+Datum
+gpudl_add_rules(PG_FUNCTION_ARGS)
+{
+	char	   *program = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *rules = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	GdlProgram *prog;
+	List	   *ids;
+	ListCell   *lc;
+
+	gpudl_require_program(program);
+	prog = validate_new_rules(program, rules, true);
+	if (prog->nitems == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("no rules, facts or declarations found in the text"),
+				 errhint("Each clause ends with a period, e.g. \"p(X) :- q(X).\"")));
+	ids = insert_validated_rules(program, prog, false);
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	foreach(lc, ids)
+	{
+		Datum		v = Int64GetDatum((int64) (intptr_t) lfirst(lc));
+		bool		isnull = false;
+
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &v, &isnull);
+	}
+	return (Datum) 0;
+}
+
+/* gpudl_drop_program(name): delete the program; rules and bindings cascade. */
+Datum
+gpudl_drop_program(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		values[1];
+
+	gpudl_require_program(name);
+	SPI_connect();
+	values[0] = CStringGetTextDatum(name);
+	if (SPI_execute_with_args("DELETE FROM gpudl.programs WHERE name = $1",
+							  1, argtypes, values, NULL, false, 0) != SPI_OK_DELETE)
+		elog(ERROR, "gpudl: could not delete program");
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+/*
+ * gpudl_bind(program, predicate, relation, columns): map an extensional
+ * predicate to a table (or some of its columns, in order).  The catalog
+ * trigger validates the program with the new binding.
+ */
+Datum
+gpudl_bind(PG_FUNCTION_ARGS)
+{
+	char	   *program = required_text_arg(fcinfo, 0, "program name");
+	char	   *predicate = required_text_arg(fcinfo, 1, "predicate");
+	Oid			relid;
+	Oid			argtypes[4] = {TEXTOID, TEXTOID, REGCLASSOID, NAMEARRAYOID};
+	Datum		values[4];
+	char		nulls[4] = {' ', ' ', ' ', ' '};
+
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("relation must not be null")));
+	relid = PG_GETARG_OID(2);
+	gpudl_require_program(program);
+	if (predicate[0] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("predicate name must not be empty")));
+	if (!PG_ARGISNULL(3))
+	{
+		ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(3);
+
+		if (ARR_NDIM(arr) > 1 || array_contains_nulls(arr))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("columns must be a one-dimensional array of column names without nulls")));
+	}
+
+	SPI_connect();
+	values[0] = CStringGetTextDatum(program);
+	values[1] = CStringGetTextDatum(predicate);
+	values[2] = ObjectIdGetDatum(relid);
+	if (PG_ARGISNULL(3))
+	{
+		values[3] = (Datum) 0;
+		nulls[3] = 'n';
+	}
+	else
+		values[3] = PG_GETARG_DATUM(3);
+	if (SPI_execute_with_args("INSERT INTO gpudl.bindings(program, predicate, relation, columns) "
+							  "VALUES ($1, $2, $3, $4) ON CONFLICT (program, predicate) "
+							  "DO UPDATE SET relation = EXCLUDED.relation, columns = EXCLUDED.columns",
+							  4, argtypes, values, nulls, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "gpudl: could not write binding");
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+/* gpudl_explain(program): strata and rules, then the compiled plan. */
+Datum
+gpudl_explain(PG_FUNCTION_ARGS)
+{
+	char	   *program = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	GpudlProgramDef *def;
+	GdlAnalysis *a;
+	char	  **lines;
+	int			n,
+				i;
+
+	def = gpudl_load_program(program);
+	a = gpudl_analyze_program(def);
+	n = gdl_explain_strata(a, &lines);
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	for (i = 0; i < n; i++)
+	{
+		Datum		v = CStringGetTextDatum(lines[i]);
+		bool		isnull = false;
+
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &v, &isnull);
+	}
+	return (Datum) 0;
+}

@@ -1,0 +1,82 @@
+/*
+ * gpudl_pg.h — shared declarations of gpudl's PostgreSQL layer (src/pg):
+ * settings, the host hooks, catalog access and program loading.
+ *
+ * Only files in src/pg include PostgreSQL headers; the core below them sees
+ * PostgreSQL only through the host interface (src/core/gdl_host.h).
+ */
+#ifndef GPUDL_PG_H
+#define GPUDL_PG_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "nodes/pg_list.h"
+
+#include "lang/gdl_lang.h"
+
+/* ------------------------------------------------------------- settings */
+
+typedef enum GpudlDeviceSetting
+{
+	GPUDL_DEVICE_AUTO, GPUDL_DEVICE_CPU, GPUDL_DEVICE_GPU
+} GpudlDeviceSetting;
+
+extern int	gpudl_device_setting;
+extern int	gpudl_device_memory_limit_mb;
+extern int	gpudl_max_iterations;
+extern char *gpudl_cuda_library;
+
+extern void gpudl_define_gucs(void);
+
+/* ----------------------------------------------------------------- host */
+
+/* Install the palloc/ereport host hooks for the core (idempotent). */
+extern void gpudl_install_host(void);
+
+/* ------------------------------------------------------------- catalog */
+
+/* A program as stored: catalog row plus its parsed, enabled clauses. */
+typedef struct GpudlProgramDef
+{
+	char	   *name;
+	int64		version;
+	GdlProgram *prog;			/* items carry their rule ids */
+	List	   *bindings;		/* GpudlBinding * */
+} GpudlProgramDef;
+
+typedef struct GpudlBinding
+{
+	char	   *predicate;
+	Oid			relid;
+	List	   *columns;		/* char * column names, NIL = all in order */
+} GpudlBinding;
+
+/* Raise 42704 unless the program exists; returns its version. */
+extern int64 gpudl_program_version(const char *name, bool missing_ok, bool *found);
+
+/* Load name, version, enabled rules (parsed) and bindings; errors if missing. */
+extern GpudlProgramDef *gpudl_load_program(const char *name);
+
+/* Parse one text, reporting errors against 'what' (e.g. "rule 12"). */
+extern GdlProgram *gpudl_parse_text(const char *text, const char *context);
+
+/* Analyse a program definition, resolving EDB predicates to tables. */
+extern GdlAnalysis *gpudl_analyze_program(GpudlProgramDef *def);
+
+/* Validate a stored program as a whole (used by the catalog triggers). */
+extern void gpudl_validate_stored_program(const char *name);
+
+/* Check that a program name exists (42704 otherwise). */
+extern void gpudl_require_program(const char *name);
+
+/* Bump a program's version and updated_at. */
+extern void gpudl_bump_version(const char *name);
+
+/* Map a PostgreSQL type to an engine type (UNKNOWN if unsupported). */
+extern GdlType gpudl_type_from_oid(Oid typid);
+
+/* Session flag: a gpudl_* function is writing the catalog and has validated. */
+extern int	gpudl_catalog_write_depth;
+
+#endif							/* GPUDL_PG_H */

@@ -1,0 +1,363 @@
+/*
+ * pg_catalog.c — gpudl's catalog tables seen from C: reading a program's
+ * rules and bindings, parsing them, resolving extensional predicates to
+ * tables (bindings first, then search_path) and validating a stored program
+ * as a whole.
+ *
+ * Catalog reads go through SPI with the caller's rights; results are built in
+ * the caller's memory context, never in SPI's.
+ */
+#include "gpudl_pg.h"
+
+#include "access/relation.h"
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "nodes/makefuncs.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+int			gpudl_catalog_write_depth = 0;
+
+/* Error context: which stored rule was being parsed. */
+static void
+rule_error_context(void *arg)
+{
+	errcontext("%s", (const char *) arg);
+}
+
+/* Parse a source text with an error context naming where it came from. */
+GdlProgram *
+gpudl_parse_text(const char *text, const char *context)
+{
+	ErrorContextCallback cb;
+	GdlProgram *prog;
+
+	cb.callback = rule_error_context;
+	cb.arg = (void *) context;
+	cb.previous = error_context_stack;
+	if (context)
+		error_context_stack = &cb;
+	gpudl_install_host();
+	prog = gdl_parse(text);
+	if (context)
+		error_context_stack = cb.previous;
+	return prog;
+}
+
+/* Map a PostgreSQL column type to an engine type. */
+GdlType
+gpudl_type_from_oid(Oid typid)
+{
+	switch (typid)
+	{
+		case INT2OID:
+		case INT4OID:
+			return GDL_TYPE_INT;
+		case INT8OID:
+			return GDL_TYPE_BIGINT;
+		case TEXTOID:
+		case VARCHAROID:
+		case NAMEOID:
+		case BPCHAROID:
+			return GDL_TYPE_TEXT;
+		case BOOLOID:
+			return GDL_TYPE_BOOL;
+		case FLOAT8OID:
+		case FLOAT4OID:
+			return GDL_TYPE_FLOAT8;
+		default:
+			return GDL_TYPE_UNKNOWN;
+	}
+}
+
+/* Run a one-parameter text query through SPI (read only). */
+static void
+spi_exec_text(const char *sql, const char *param, bool read_only)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		values[1];
+	int			rc;
+
+	values[0] = CStringGetTextDatum(param);
+	rc = SPI_execute_with_args(sql, 1, argtypes, values, NULL, read_only, 0);
+	if (rc < 0)
+		elog(ERROR, "gpudl: catalog query failed: %s", SPI_result_code_string(rc));
+}
+
+/* The version of a program; raise 42704 when missing unless missing_ok. */
+int64
+gpudl_program_version(const char *name, bool missing_ok, bool *found)
+{
+	int64		version = 0;
+	bool		isnull;
+
+	SPI_connect();
+	spi_exec_text("SELECT version FROM gpudl.programs WHERE name = $1", name, true);
+	if (SPI_processed > 0)
+		version = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+											  SPI_tuptable->tupdesc, 1, &isnull));
+	if (found)
+		*found = SPI_processed > 0;
+	if (SPI_processed == 0 && !missing_ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("gpudl program \"%s\" does not exist", name),
+				 errhint("Create it with gpudl_create_program().")));
+	SPI_finish();
+	return version;
+}
+
+/* Raise 42704 unless the program exists. */
+void
+gpudl_require_program(const char *name)
+{
+	(void) gpudl_program_version(name, false, NULL);
+}
+
+/* Bump a program's version: compiled plans of the old version go stale. */
+void
+gpudl_bump_version(const char *name)
+{
+	SPI_connect();
+	spi_exec_text("UPDATE gpudl.programs SET version = version + 1, "
+				  "updated_at = now() WHERE name = $1", name, false);
+	SPI_finish();
+}
+
+/* Load a program's enabled rules (parsed) and its bindings. */
+GpudlProgramDef *
+gpudl_load_program(const char *name)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	GpudlProgramDef *def = palloc0(sizeof(GpudlProgramDef));
+	uint64		i;
+
+	def->name = pstrdup(name);
+	def->version = gpudl_program_version(name, false, NULL);
+	def->prog = gdl_alloc(sizeof(GdlProgram));
+
+	SPI_connect();
+	spi_exec_text("SELECT id, rule FROM gpudl.rules WHERE program = $1 AND enabled "
+				  "ORDER BY id", name, true);
+	for (i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		bool		isnull;
+		int64		id = DatumGetInt64(SPI_getbinval(tup, SPI_tuptable->tupdesc, 1, &isnull));
+		char	   *text = SPI_getvalue(tup, SPI_tuptable->tupdesc, 2);
+		MemoryContext old = MemoryContextSwitchTo(caller);
+		char	   *ctx = psprintf("gpudl rule %lld of program \"%s\"", (long long) id, name);
+		GdlProgram *one = gpudl_parse_text(text, ctx);
+		int			k;
+
+		for (k = 0; k < one->nitems; k++)
+			one->items[k].rule_id = id;
+		gdl_program_append(def->prog, one);
+		MemoryContextSwitchTo(old);
+	}
+
+	spi_exec_text("SELECT predicate, relation::oid, columns::text[] FROM gpudl.bindings "
+				  "WHERE program = $1 ORDER BY predicate", name, true);
+	for (i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+		bool		isnull;
+		Datum		cols;
+		MemoryContext old = MemoryContextSwitchTo(caller);
+		GpudlBinding *b = palloc0(sizeof(GpudlBinding));
+
+		b->predicate = SPI_getvalue(tup, desc, 1);
+		b->relid = DatumGetObjectId(SPI_getbinval(tup, desc, 2, &isnull));
+		cols = SPI_getbinval(tup, desc, 3, &isnull);
+		if (!isnull)
+		{
+			Datum	   *elems;
+			bool	   *nulls;
+			int			n,
+						k;
+
+			deconstruct_array(DatumGetArrayTypeP(cols), TEXTOID, -1, false,
+							  TYPALIGN_INT, &elems, &nulls, &n);
+			for (k = 0; k < n; k++)
+				b->columns = lappend(b->columns, TextDatumGetCString(elems[k]));
+		}
+		def->bindings = lappend(def->bindings, b);
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	return def;
+}
+
+/* Find the binding of a predicate, or NULL. */
+static GpudlBinding *
+find_binding(GpudlProgramDef *def, const char *pred)
+{
+	ListCell   *lc;
+
+	foreach(lc, def->bindings)
+	{
+		GpudlBinding *b = lfirst(lc);
+
+		if (strcmp(b->predicate, pred) == 0)
+			return b;
+	}
+	return NULL;
+}
+
+/* Look a relation up by "name" or "schema.name" on search_path. */
+static Oid
+lookup_relation(const char *name)
+{
+	const char *dot = strchr(name, '.');
+	RangeVar   *rv;
+
+	if (dot)
+		rv = makeRangeVar(pnstrdup(name, dot - name), pstrdup(dot + 1), -1);
+	else
+		rv = makeRangeVar(NULL, pstrdup(name), -1);
+	return RangeVarGetRelid(rv, NoLock, true);
+}
+
+/* Describe the columns of relid (all, or the named ones) for the core. */
+static void
+describe_relation(Oid relid, List *columns, const char *pred, GdlRelInfo *out)
+{
+	Relation	rel = relation_open(relid, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	char		kind = rel->rd_rel->relkind;
+	int			n = 0;
+	int			i;
+
+	if (kind != RELKIND_RELATION && kind != RELKIND_VIEW && kind != RELKIND_MATVIEW &&
+		kind != RELKIND_FOREIGN_TABLE && kind != RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table, view or materialized view",
+						RelationGetRelationName(rel)),
+				 errdetail("Predicate \"%s\" must read a table.", pred)));
+
+	out->relid = relid;
+	out->display_name = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+												   RelationGetRelationName(rel));
+	out->types = palloc0(sizeof(GdlType) * (desc->natts + 1));
+	out->colnames = palloc0(sizeof(char *) * (desc->natts + 1));
+	out->typnames = palloc0(sizeof(char *) * (desc->natts + 1));
+	if (columns != NIL)
+	{
+		ListCell   *lc;
+
+		out->types = repalloc(out->types, sizeof(GdlType) * list_length(columns));
+		out->colnames = repalloc(out->colnames, sizeof(char *) * list_length(columns));
+		out->typnames = repalloc(out->typnames, sizeof(char *) * list_length(columns));
+		foreach(lc, columns)
+		{
+			const char *col = lfirst(lc);
+			AttrNumber	att = InvalidAttrNumber;
+
+			for (i = 0; i < desc->natts; i++)
+			{
+				Form_pg_attribute a = TupleDescAttr(desc, i);
+
+				if (!a->attisdropped && strcmp(NameStr(a->attname), col) == 0)
+					att = a->attnum;
+			}
+			if (att == InvalidAttrNumber)
+				ereport(ERROR,
+						(errcode(ERRCODE_UNDEFINED_COLUMN),
+						 errmsg("column \"%s\" of relation \"%s\" does not exist",
+								col, RelationGetRelationName(rel)),
+						 errdetail("Predicate \"%s\" is bound to these columns.", pred)));
+			out->colnames[n] = pstrdup(col);
+			out->types[n] = gpudl_type_from_oid(TupleDescAttr(desc, att - 1)->atttypid);
+			out->typnames[n] = format_type_be(TupleDescAttr(desc, att - 1)->atttypid);
+			n++;
+		}
+	}
+	else
+	{
+		for (i = 0; i < desc->natts; i++)
+		{
+			Form_pg_attribute a = TupleDescAttr(desc, i);
+
+			if (a->attisdropped)
+				continue;
+			out->colnames[n] = pstrdup(NameStr(a->attname));
+			out->types[n] = gpudl_type_from_oid(a->atttypid);
+			out->typnames[n] = format_type_be(a->atttypid);
+			n++;
+		}
+	}
+	out->ncols = n;
+	relation_close(rel, NoLock);
+}
+
+/* Resolver callback for gdl_analyze: bindings, then search_path. */
+static bool
+resolve_predicate(void *arg, const char *name, GdlRelInfo *out)
+{
+	GpudlProgramDef *def = arg;
+	GpudlBinding *b = find_binding(def, name);
+	Oid			relid;
+
+	if (b)
+	{
+		if (!OidIsValid(b->relid) || !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(b->relid)))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_TABLE),
+					 errmsg("the table bound to predicate \"%s\" of program \"%s\" no longer exists",
+							name, def->name),
+					 errhint("Bind the predicate again with gpudl_bind().")));
+		describe_relation(b->relid, b->columns, name, out);
+		return true;
+	}
+	relid = lookup_relation(name);
+	if (!OidIsValid(relid))
+		return false;
+	describe_relation(relid, NIL, name, out);
+	return true;
+}
+
+/* Analyse a loaded program; bound predicates must be extensional. */
+GdlAnalysis *
+gpudl_analyze_program(GpudlProgramDef *def)
+{
+	GdlAnalysis *a;
+	ListCell   *lc;
+
+	gpudl_install_host();
+	a = gdl_analyze(def->prog, resolve_predicate, def);
+	foreach(lc, def->bindings)
+	{
+		GpudlBinding *b = lfirst(lc);
+		int			p = gdl_analysis_find_pred(a, b->predicate);
+
+		if (p >= 0 && !a->preds[p].is_edb)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("predicate \"%s\" of program \"%s\" is defined by rules and cannot be bound to a table",
+							b->predicate, def->name),
+					 errhint("Bind only predicates that no rule defines, or rename the derived predicate.")));
+	}
+	return a;
+}
+
+/* Validate a stored program as a whole; used after catalog changes. */
+void
+gpudl_validate_stored_program(const char *name)
+{
+	bool		found;
+	GpudlProgramDef *def;
+
+	(void) gpudl_program_version(name, true, &found);
+	if (!found)
+		return;					/* dropped in the same statement */
+	def = gpudl_load_program(name);
+	(void) gpudl_analyze_program(def);
+}

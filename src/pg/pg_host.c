@@ -1,0 +1,102 @@
+/*
+ * pg_host.c — the core's host hooks inside a PostgreSQL backend: memory from
+ * CurrentMemoryContext (so an ERROR frees it with the context), errors as
+ * ereport with a SQLSTATE per error class, CHECK_FOR_INTERRUPTS for cancel
+ * and statement_timeout, and DEBUG logging.
+ */
+#include "gpudl_pg.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+/* Zeroed, possibly huge allocation in the current memory context. */
+static void *
+pg_alloc(size_t size)
+{
+	return MemoryContextAllocExtended(CurrentMemoryContext, size,
+									  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+}
+
+/* Resize a block (huge sizes allowed). */
+static void *
+pg_realloc(void *ptr, size_t size)
+{
+	return repalloc_huge(ptr, size);
+}
+
+static void
+pg_free(void *ptr)
+{
+	pfree(ptr);
+}
+
+/* The SQLSTATE for each core error class (PRODUCT.md section 6). */
+static int
+sqlstate_for(GdlErrCode code)
+{
+	switch (code)
+	{
+		case GDL_ERR_SYNTAX:
+			return ERRCODE_SYNTAX_ERROR;
+		case GDL_ERR_UNDEFINED:
+			return ERRCODE_UNDEFINED_TABLE;
+		case GDL_ERR_DATATYPE:
+			return ERRCODE_DATATYPE_MISMATCH;
+		case GDL_ERR_UNSAFE:
+		case GDL_ERR_STRATIFY:
+			return ERRCODE_INVALID_OBJECT_DEFINITION;
+		case GDL_ERR_PRIVILEGE:
+			return ERRCODE_INSUFFICIENT_PRIVILEGE;
+		case GDL_ERR_PARAM:
+			return ERRCODE_INVALID_PARAMETER_VALUE;
+		case GDL_ERR_LIMIT:
+			return ERRCODE_PROGRAM_LIMIT_EXCEEDED;
+		case GDL_ERR_DEVICE_MEMORY:
+		case GDL_ERR_OUT_OF_MEMORY:
+			return ERRCODE_OUT_OF_MEMORY;
+		case GDL_ERR_DIVISION_BY_ZERO:
+			return ERRCODE_DIVISION_BY_ZERO;
+		case GDL_ERR_OVERFLOW:
+			return ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE;
+		case GDL_ERR_DEVICE:
+			return ERRCODE_SYSTEM_ERROR;
+		case GDL_ERR_INTERNAL:
+			break;
+	}
+	return ERRCODE_INTERNAL_ERROR;
+}
+
+/* Turn a core error into an ERROR; never returns. */
+static void
+pg_error(const GdlError *err)
+{
+	ereport(ERROR,
+			(errcode(sqlstate_for(err->code)),
+			 errmsg_internal("%s", err->message),
+			 err->detail ? errdetail_internal("%s", err->detail) : 0,
+			 err->hint ? errhint("%s", err->hint) : 0));
+	pg_unreachable();
+}
+
+static void
+pg_check_interrupts(void)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
+static void
+pg_log(const char *msg)
+{
+	elog(DEBUG1, "gpudl: %s", msg);
+}
+
+static const GdlHost pg_host = {
+	pg_alloc, pg_realloc, pg_free, pg_error, pg_check_interrupts, pg_log
+};
+
+/* Install the hooks; cheap, so every entry point may call it. */
+void
+gpudl_install_host(void)
+{
+	gdl_set_host(&pg_host);
+}
