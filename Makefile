@@ -24,12 +24,12 @@ PG_CFLAGS    = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare \
                -Wno-declaration-after-statement
 SHLIB_LINK   = -ldl -lpthread -lm
 
+# bitcode for JIT inlining is optional and needs clang; keep the build portable
+override with_llvm = no
+
 PG_CONFIG   ?= pg_config
 PGXS        := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
-
-# bitcode for JIT inlining is optional and needs clang; keep the build portable
-override with_llvm = no
 
 # ------------------------------------------------------------- CUDA module
 # gpudl_cuda.so is the GPU backend, dlopen'ed by a backend on first use.  It is

@@ -8,6 +8,8 @@
  */
 #include "gpudl_pg.h"
 
+#include <limits.h>
+
 #include "utils/guc.h"
 
 PG_MODULE_MAGIC;

@@ -1,0 +1,103 @@
+-- 05_api_pgtap: the API contract of PRODUCT.md sections 1 and 3 (pgTAP).
+\set QUIET on
+SET client_min_messages = warning;
+SELECT plan(62);
+
+-- schema layout: functions in the extension's schema, catalog in gpudl
+SELECT has_schema('gpudl');
+SELECT has_table('gpudl', 'programs', 'catalog table programs');
+SELECT has_table('gpudl', 'rules', 'catalog table rules');
+SELECT has_table('gpudl', 'bindings', 'catalog table bindings');
+SELECT has_table('gpudl', 'learn_runs', 'catalog table learn_runs');
+SELECT has_table('gpudl', 'learned_rules', 'catalog table learned_rules');
+
+SELECT columns_are('gpudl', 'programs',
+    ARRAY['name', 'description', 'version', 'created_at', 'updated_at']);
+SELECT col_is_pk('gpudl', 'programs', 'name');
+SELECT col_type_is('gpudl', 'programs', 'version', 'bigint');
+
+SELECT columns_are('gpudl', 'rules',
+    ARRAY['id', 'program', 'rule', 'head', 'learned', 'enabled', 'weight', 'created_at']);
+SELECT col_is_pk('gpudl', 'rules', 'id');
+SELECT col_type_is('gpudl', 'rules', 'id', 'bigint');
+SELECT col_not_null('gpudl', 'rules', 'rule');
+SELECT col_default_is('gpudl', 'rules', 'learned', 'false');
+SELECT col_default_is('gpudl', 'rules', 'enabled', 'true');
+SELECT col_type_is('gpudl', 'rules', 'weight', 'double precision');
+SELECT fk_ok('gpudl', 'rules', 'program', 'gpudl', 'programs', 'name');
+
+SELECT columns_are('gpudl', 'bindings', ARRAY['program', 'predicate', 'relation', 'columns']);
+SELECT col_is_pk('gpudl', 'bindings', ARRAY['program', 'predicate']);
+SELECT col_type_is('gpudl', 'bindings', 'relation', 'regclass');
+SELECT col_type_is('gpudl', 'bindings', 'columns', 'name[]');
+
+SELECT columns_are('gpudl', 'learn_runs',
+    ARRAY['id', 'program', 'target', 'status', 'device', 'params', 'started_at',
+          'finished_at', 'epochs', 'final_loss', 'message']);
+SELECT col_type_is('gpudl', 'learn_runs', 'params', 'jsonb');
+SELECT columns_are('gpudl', 'learned_rules',
+    ARRAY['run_id', 'rank', 'rule', 'probability', 'loss', 'precision', 'recall',
+          'support', 'head_coverage', 'std_confidence', 'pca_confidence', 'committed']);
+
+-- pg_dump keeps the user's rows
+SELECT set_eq(
+    $$SELECT unnest(extconfig)::regclass::text FROM pg_extension WHERE extname = 'gpudl'$$,
+    ARRAY['gpudl.programs', 'gpudl.rules', 'gpudl.rules_id_seq', 'gpudl.bindings',
+          'gpudl.learn_runs', 'gpudl.learn_runs_id_seq', 'gpudl.learned_rules'],
+    'catalog tables are registered with pg_extension_config_dump');
+SELECT is((SELECT extrelocatable FROM pg_extension WHERE extname = 'gpudl'), false,
+    'the extension is not relocatable');
+
+-- function signatures of PRODUCT.md section 3 (those implemented so far)
+SELECT has_function('public', 'gpudl_create_program', ARRAY['text', 'text', 'text']);
+SELECT function_returns('public', 'gpudl_create_program', ARRAY['text', 'text', 'text'], 'text');
+SELECT has_function('public', 'gpudl_add_rules', ARRAY['text', 'text']);
+SELECT function_returns('public', 'gpudl_add_rules', ARRAY['text', 'text'], 'setof bigint');
+SELECT has_function('public', 'gpudl_drop_program', ARRAY['text']);
+SELECT function_returns('public', 'gpudl_drop_program', ARRAY['text'], 'void');
+SELECT has_function('public', 'gpudl_bind', ARRAY['text', 'text', 'regclass', 'name[]']);
+SELECT function_returns('public', 'gpudl_bind', ARRAY['text', 'text', 'regclass', 'name[]'], 'void');
+SELECT has_function('public', 'gpudl_explain', ARRAY['text']);
+SELECT function_returns('public', 'gpudl_explain', ARRAY['text'], 'setof text');
+SELECT is(pg_get_function_arguments('gpudl_create_program(text,text,text)'::regprocedure),
+    'name text, rules text DEFAULT NULL::text, description text DEFAULT NULL::text',
+    'gpudl_create_program argument names and defaults');
+SELECT is(pg_get_function_arguments('gpudl_bind(text,text,regclass,name[])'::regprocedure),
+    'program text, predicate text, relation regclass, columns name[] DEFAULT NULL::name[]',
+    'gpudl_bind argument names and defaults');
+SELECT is(pg_get_function_arguments('gpudl_add_rules(text,text)'::regprocedure),
+    'program text, rules text', 'gpudl_add_rules argument names');
+SELECT hasnt_function('gpudl', 'gpudl_create_program', 'user functions are not in the catalog schema');
+
+-- settings of PRODUCT.md section 4
+SELECT is(current_setting('gpudl.device'), 'auto', 'gpudl.device defaults to auto');
+SELECT is(current_setting('gpudl.device_memory_limit'), '0', 'gpudl.device_memory_limit defaults to 0');
+SELECT is(current_setting('gpudl.max_iterations'), '100000', 'gpudl.max_iterations defaults to 100000');
+SELECT is(current_setting('gpudl.cuda_library'), '$libdir/gpudl_cuda.so', 'gpudl.cuda_library default');
+SELECT throws_ok($$SET gpudl.device = 'tpu'$$, '22023', NULL, 'gpudl.device accepts only auto/cpu/gpu');
+SELECT throws_ok($$SET gpudl.max_iterations = 0$$, '22023', NULL, 'gpudl.max_iterations must be positive');
+SELECT throws_ok($$SET gpudl.no_such_setting = 1$$, '42602', NULL, 'the gpudl prefix is reserved');
+
+-- behaviour of the catalog functions
+CREATE TABLE tap_edge(a int, b int);
+SELECT is(gpudl_create_program('tap', 'p(X, Y) :- tap_edge(X, Y).'), 'tap', 'create returns the name');
+SELECT is((SELECT version FROM gpudl.programs WHERE name = 'tap'), 2::bigint, 'creating with rules bumps the version once');
+SELECT is((SELECT head FROM gpudl.rules WHERE program = 'tap'), 'p', 'head is filled in');
+SELECT is((SELECT count(*) FROM gpudl_add_rules('tap', 'q(X) :- p(X, _). r(X) :- q(X).')), 2::bigint,
+    'add_rules returns one id per clause');
+SELECT is((SELECT version FROM gpudl.programs WHERE name = 'tap'), 3::bigint, 'add_rules bumps the version');
+SELECT throws_ok($$SELECT gpudl_create_program('tap')$$, '42710', 'gpudl program "tap" already exists');
+SELECT throws_ok($$SELECT gpudl_add_rules('nope', 'p(1).')$$, '42704', 'gpudl program "nope" does not exist');
+SELECT throws_ok($$SELECT gpudl_drop_program('nope')$$, '42704', 'gpudl program "nope" does not exist');
+SELECT throws_ok($$SELECT gpudl_add_rules('tap', 'p(X, Y) :- ')$$, '42601', NULL, 'syntax error');
+SELECT throws_ok($$SELECT gpudl_add_rules('tap', 's(X) :- nowhere(X).')$$, '42P01', NULL, 'unknown table');
+SELECT throws_ok($$SELECT gpudl_add_rules('tap', 's(X) :- tap_edge(X).')$$, '42804', NULL, 'arity mismatch');
+SELECT throws_ok($$SELECT gpudl_add_rules('tap', 's(X, Y) :- tap_edge(X, Z).')$$, '42P17', NULL, 'unsafe rule');
+SELECT throws_ok($$SELECT gpudl_add_rules('tap', 'n(X) :- tap_edge(X, _), !n(X).')$$, '42P17', NULL, 'unstratifiable');
+SELECT is((SELECT count(*) FROM gpudl.rules WHERE program = 'tap'), 3::bigint, 'failed calls wrote nothing');
+SELECT lives_ok($$SELECT gpudl_bind('tap', 'e2', 'tap_edge')$$, 'bind a predicate');
+SELECT throws_ok($$SELECT gpudl_bind('tap', 'p', 'tap_edge')$$, '42P17', NULL, 'a derived predicate cannot be bound');
+SELECT lives_ok($$SELECT gpudl_drop_program('tap')$$, 'drop the program');
+SELECT is((SELECT count(*) FROM gpudl.rules WHERE program = 'tap'), 0::bigint, 'rules go with the program');
+
+SELECT * FROM finish();

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# tools/test.sh — run every test of gpudl: build (warnings are errors, CUDA
+# module too where nvcc exists), the standalone core tests, a short parser
+# fuzz, pg_regress + pgTAP suites (make installcheck) and the shell tests of
+# test/t/ against this checkout's private cluster.  Ends with PASS or FAIL.
+#
+#   bash tools/test.sh            # FUZZ_SECONDS=60 for a longer fuzz
+source "$(dirname "$0")/pgenv.sh"
+set +e
+cd "$GPUDL_ROOT"
+failed=()
+
+step() { echo; echo "=== $*"; }
+
+step "build"
+make -s -j2 || { echo "build failed"; exit 1; }
+
+step "standalone core tests (test/unit)"
+make -s -C test/unit check || failed+=("unit")
+
+step "parser fuzz (${FUZZ_SECONDS:-20} s, gcc build, random mutations)"
+if ls test/unit/fuzz_parse.c >/dev/null 2>&1; then
+  make -s -C test/unit bin/fuzz_parse_standalone >/dev/null && \
+    GDL_FUZZ_SECONDS="${FUZZ_SECONDS:-20}" test/unit/bin/fuzz_parse_standalone test/unit/corpus/* \
+    || failed+=("fuzz")
+fi
+
+step "install and start the private cluster"
+gpudl_build_install || { echo "install failed"; exit 1; }
+pg_start || { echo "server start failed"; exit 1; }
+
+step "pg_regress and pgTAP (make installcheck)"
+rm -rf test/out; mkdir -p test/out
+[ "$(id -u)" = 0 ] && chmod -R a+rwX test/out
+if ! make -s installcheck; then
+  failed+=("installcheck")
+  echo "----- test/out/regression.diffs"
+  cat test/out/regression.diffs 2>/dev/null
+fi
+
+step "shell tests (test/t)"
+for t in test/t/*.sh; do
+  [ -e "$t" ] || continue
+  echo "--- $t"
+  if bash "$t"; then echo "ok: $t"; else echo "FAILED: $t"; failed+=("$t"); fi
+done
+
+echo
+if [ ${#failed[@]} -eq 0 ]; then
+  echo "gpudl tests: PASS"
+else
+  echo "gpudl tests: FAIL (${failed[*]})"
+  exit 1
+fi
