@@ -153,3 +153,30 @@ CREATE FUNCTION gpudl_explain(program text)
     AS 'MODULE_PATHNAME', 'gpudl_explain' LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION gpudl_explain(text) IS
     'strata, rule order and join plan of a program';
+
+-------------------------------------------------------------- evaluation
+
+CREATE FUNCTION gpudl_query(program text, goal text)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'gpudl_query' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION gpudl_query(text, text) IS
+    'answers of a goal, e.g. SELECT * FROM gpudl_query(''p'', ''anc(X, Y)'') AS t(a text, b text)';
+
+CREATE FUNCTION gpudl_count(program text, goal text)
+    RETURNS bigint
+    AS 'MODULE_PATHNAME', 'gpudl_count' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION gpudl_count(text, text) IS
+    'number of answers of a goal; no tuple leaves the engine';
+
+CREATE FUNCTION gpudl_materialize(program text, predicate text, target text,
+                                  mode text DEFAULT 'replace')
+    RETURNS bigint
+    AS 'MODULE_PATHNAME', 'gpudl_materialize' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION gpudl_materialize(text, text, text, text) IS
+    'write a derived relation into a table (created when missing); returns rows written';
+
+CREATE FUNCTION gpudl_stats()
+    RETURNS TABLE(name text, value bigint)
+    AS 'MODULE_PATHNAME', 'gpudl_stats' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION gpudl_stats() IS
+    'plan cache hits and misses, run counters, last run''s iterations and phase times';

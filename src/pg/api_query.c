@@ -1,0 +1,367 @@
+/*
+ * api_query.c — answers back in SQL: gpudl_query (rows), gpudl_count (a
+ * number; no tuple leaves the engine) and gpudl_materialize (rows written
+ * into a table, created with the inferred column types when missing).
+ */
+#include "gpudl_run.h"
+
+#include "access/heapam.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/regproc.h"
+#include "utils/varlena.h"
+
+PG_FUNCTION_INFO_V1(gpudl_query);
+PG_FUNCTION_INFO_V1(gpudl_count);
+PG_FUNCTION_INFO_V1(gpudl_materialize);
+
+/* Can an engine column of type t be returned as PostgreSQL type typid? */
+static bool
+type_compatible(GdlType t, Oid typid)
+{
+	switch (t)
+	{
+		case GDL_TYPE_INT:
+			return typid == INT4OID || typid == INT8OID || typid == NUMERICOID;
+		case GDL_TYPE_BIGINT:
+			return typid == INT8OID || typid == NUMERICOID;
+		case GDL_TYPE_TEXT:
+			return typid == TEXTOID || typid == VARCHAROID || typid == NAMEOID;
+		case GDL_TYPE_BOOL:
+			return typid == BOOLOID;
+		case GDL_TYPE_FLOAT8:
+			return typid == FLOAT8OID;
+		case GDL_TYPE_UNKNOWN:
+			break;
+	}
+	return false;
+}
+
+/* The column definition list must match the goal predicate, column by column. */
+static void
+check_result_desc(TupleDesc desc, const GpudlRun *run, const char *goal_text)
+{
+	const GdlAnalysis *a = gdl_plan_analysis(run->plan);
+	const GdlPred *p = &a->preds[run->goal->pred];
+	int			i;
+
+	if (desc->natts != p->arity)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the column definition list has %d columns but goal \"%s\" has %d",
+						desc->natts, goal_text, p->arity),
+				 errhint("Write one column per argument: AS t(%s).",
+						 p->arity == 2 ? "a type, b type" : "...")));
+	for (i = 0; i < p->arity; i++)
+	{
+		Oid			typid = TupleDescAttr(desc, i)->atttypid;
+
+		if (!type_compatible(p->types[i], typid))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("column %d of the column definition list has type %s but argument %d of \"%s\" is %s",
+							i + 1, format_type_be(typid), i + 1, p->name,
+							gdl_type_name(p->types[i])),
+					 errhint("Declare the column as %s.",
+							 format_type_be(gpudl_type_oid(p->types[i])))));
+	}
+}
+
+/* Text argument, or 22004 naming it. */
+static char *
+text_arg(FunctionCallInfo fcinfo, int n, const char *what)
+{
+	if (PG_ARGISNULL(n))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not be null", what)));
+	return text_to_cstring(PG_GETARG_TEXT_PP(n));
+}
+
+/*
+ * gpudl_query(program, goal) RETURNS SETOF record: every answer of the goal,
+ * typed by the caller's column definition list.
+ */
+Datum
+gpudl_query(PG_FUNCTION_ARGS)
+{
+	char	   *program = text_arg(fcinfo, 0, "program name");
+	char	   *goal_text = text_arg(fcinfo, 1, "goal");
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MemoryContext percall;
+	MemoryContext old;
+	GpudlRun   *run;
+	TupleDesc	desc;
+	Datum	   *values;
+	bool	   *nulls;
+	size_t		r;
+	int			c;
+
+	InitMaterializedSRF(fcinfo, 0);
+	desc = rsinfo->setDesc;
+	percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl query", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(percall);
+	run = gpudl_run_goal(program, goal_text, true);
+	check_result_desc(desc, run, goal_text);
+
+	values = palloc(sizeof(Datum) * (desc->natts + 1));
+	nulls = palloc0(sizeof(bool) * (desc->natts + 1));
+	for (r = 0; r < run->result->rows.nrows; r++)
+	{
+		for (c = 0; c < desc->natts; c++)
+			values[c] = gpudl_value_to_datum(run->result->rows.cols[c][r], run->result->types[c],
+											 TupleDescAttr(desc, c)->atttypid, run->dict);
+		tuplestore_putvalues(rsinfo->setResult, desc, values, nulls);
+		if ((r & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(percall);
+	return (Datum) 0;
+}
+
+/* gpudl_count(program, goal) RETURNS bigint: answers counted in the engine. */
+Datum
+gpudl_count(PG_FUNCTION_ARGS)
+{
+	char	   *program = text_arg(fcinfo, 0, "program name");
+	char	   *goal_text = text_arg(fcinfo, 1, "goal");
+	MemoryContext percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl count",
+												  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(percall);
+	int64		count = gpudl_run_goal(program, goal_text, false)->result->count;
+
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(percall);
+	PG_RETURN_INT64(count);
+}
+
+/* Create the target table with one column per argument of the predicate. */
+static void
+create_target(const char *target, const GdlPred *p)
+{
+	StringInfoData sql;
+	int			i;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "CREATE TABLE %s (", target);
+	for (i = 0; i < p->arity; i++)
+	{
+		const char *col = (p->decl && p->decl->argnames && p->decl->argnames[i])
+			? p->decl->argnames[i] : psprintf("c%d", i + 1);
+
+		appendStringInfo(&sql, "%s%s %s", i ? ", " : "", quote_identifier(col),
+						 format_type_be(gpudl_type_oid(p->types[i])));
+	}
+	appendStringInfoString(&sql, ")");
+	SPI_connect();
+	if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "gpudl: could not create \"%s\"", target);
+	SPI_finish();
+}
+
+/* Empty the target for mode 'replace' (DELETE: works with the INSERT-style rights). */
+static void
+empty_target(Oid relid)
+{
+	SPI_connect();
+	if (SPI_execute(psprintf("DELETE FROM %s", quote_qualified_identifier(
+								 get_namespace_name(get_rel_namespace(relid)),
+								 get_rel_name(relid))), false, 0) != SPI_OK_DELETE)
+		elog(ERROR, "gpudl: could not empty the target table");
+	SPI_finish();
+}
+
+/*
+ * Append rows with table_multi_insert when the table is a plain heap
+ * without indexes or triggers, else through the executor (SPI INSERT).
+ */
+static void
+insert_rows(Oid relid, GpudlRun *run)
+{
+	Relation	rel = table_open(relid, RowExclusiveLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	GdlResult  *res = run->result;
+	size_t		r;
+	int			c;
+	bool		fast;
+
+	if (desc->natts != res->rows.ncols)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("table \"%s\" has %d columns but the predicate has %d",
+						RelationGetRelationName(rel), desc->natts, res->rows.ncols)));
+	for (c = 0; c < desc->natts; c++)
+		if (TupleDescAttr(desc, c)->attisdropped ||
+			!type_compatible(res->types[c], TupleDescAttr(desc, c)->atttypid))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("column %d of table \"%s\" has type %s but the predicate's argument is %s",
+							c + 1, RelationGetRelationName(rel),
+							format_type_be(TupleDescAttr(desc, c)->atttypid),
+							gdl_type_name(res->types[c]))));
+	if (pg_class_aclcheck(relid, GetUserId(), ACL_INSERT) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for table %s", RelationGetRelationName(rel))));
+
+	fast = rel->rd_rel->relkind == RELKIND_RELATION && !rel->rd_rel->relhasindex &&
+		rel->trigdesc == NULL && !rel->rd_rel->relrowsecurity &&
+		(desc->constr == NULL || (desc->constr->num_check == 0 && !desc->constr->has_not_null));
+	if (fast)
+	{
+		const int	batch = 1000;
+		TupleTableSlot **slots = palloc(sizeof(TupleTableSlot *) * batch);
+		BulkInsertState bistate = GetBulkInsertState();
+		CommandId	cid = GetCurrentCommandId(true);
+		MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "gpudl rows",
+													 ALLOCSET_DEFAULT_SIZES);
+		int			k;
+
+		for (k = 0; k < batch; k++)
+			slots[k] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+		for (r = 0; r < res->rows.nrows;)
+		{
+			MemoryContext old = MemoryContextSwitchTo(rowcxt);
+			int			m = 0;
+
+			for (; m < batch && r < res->rows.nrows; m++, r++)
+			{
+				TupleTableSlot *s = slots[m];
+
+				ExecClearTuple(s);
+				for (c = 0; c < desc->natts; c++)
+				{
+					s->tts_values[c] = gpudl_value_to_datum(res->rows.cols[c][r], res->types[c],
+															TupleDescAttr(desc, c)->atttypid,
+															run->dict);
+					s->tts_isnull[c] = false;
+				}
+				ExecStoreVirtualTuple(s);
+			}
+			table_multi_insert(rel, slots, m, cid, 0, bistate);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(rowcxt);
+			CHECK_FOR_INTERRUPTS();
+		}
+		FreeBulkInsertState(bistate);
+		for (k = 0; k < batch; k++)
+			ExecDropSingleTupleTableSlot(slots[k]);
+		MemoryContextDelete(rowcxt);
+	}
+	else
+	{
+		StringInfoData sql;
+		Oid		   *argtypes = palloc(sizeof(Oid) * (desc->natts + 1));
+		Datum	   *values = palloc(sizeof(Datum) * (desc->natts + 1));
+		SPIPlanPtr	plan;
+
+		initStringInfo(&sql);
+		appendStringInfo(&sql, "INSERT INTO %s VALUES (",
+						 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+													RelationGetRelationName(rel)));
+		for (c = 0; c < desc->natts; c++)
+		{
+			argtypes[c] = TupleDescAttr(desc, c)->atttypid;
+			appendStringInfo(&sql, "%s$%d", c ? ", " : "", c + 1);
+		}
+		appendStringInfoChar(&sql, ')');
+		SPI_connect();
+		plan = SPI_prepare(sql.data, desc->natts, argtypes);
+		for (r = 0; r < res->rows.nrows; r++)
+		{
+			for (c = 0; c < desc->natts; c++)
+				values[c] = gpudl_value_to_datum(res->rows.cols[c][r], res->types[c],
+												 argtypes[c], run->dict);
+			if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_INSERT)
+				elog(ERROR, "gpudl: insert into the target failed");
+			if ((r & 0x3FF) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+		SPI_finish();
+	}
+	table_close(rel, NoLock);
+}
+
+/*
+ * gpudl_materialize(program, predicate, target, mode): write the derived
+ * relation into a table; returns the number of rows written.
+ */
+Datum
+gpudl_materialize(PG_FUNCTION_ARGS)
+{
+	char	   *program = text_arg(fcinfo, 0, "program name");
+	char	   *predicate = text_arg(fcinfo, 1, "predicate");
+	char	   *target = text_arg(fcinfo, 2, "target");
+	char	   *mode = PG_ARGISNULL(3) ? "replace" : text_to_cstring(PG_GETARG_TEXT_PP(3));
+	bool		replace;
+	MemoryContext percall;
+	MemoryContext old;
+	GpudlRun   *run;
+	GdlPlan    *plan;
+	const GdlAnalysis *a;
+	int			p;
+	bool		hit;
+	int64		version;
+	StringInfoData goal;
+	RangeVar   *rv;
+	Oid			relid;
+	int64		written;
+	int			i;
+
+	if (strcmp(mode, "replace") == 0)
+		replace = true;
+	else if (strcmp(mode, "append") == 0)
+		replace = false;
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid mode \"%s\"", mode),
+				 errhint("Use 'replace' or 'append'.")));
+
+	percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl materialize", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(percall);
+	gpudl_install_host();
+	plan = gpudl_plan_acquire(program, &hit, &version);
+	a = gdl_plan_analysis(plan);
+	p = gdl_analysis_find_pred(a, predicate);
+	if (p < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("predicate \"%s\" does not occur in program \"%s\"", predicate, program)));
+	initStringInfo(&goal);
+	appendStringInfo(&goal, "%s(", predicate);
+	for (i = 0; i < a->preds[p].arity; i++)
+		appendStringInfo(&goal, "%sV%d", i ? ", " : "", i);
+	appendStringInfoChar(&goal, ')');
+
+	rv = makeRangeVarFromNameList(textToQualifiedNameList(cstring_to_text(target)));
+	relid = RangeVarGetRelid(rv, NoLock, true);
+	run = gpudl_run_goal(program, goal.data, true);
+	if (!OidIsValid(relid))
+	{
+		create_target(quote_qualified_identifier(rv->schemaname, rv->relname), &a->preds[p]);
+		relid = RangeVarGetRelid(rv, NoLock, false);
+		CommandCounterIncrement();
+	}
+	else if (replace)
+		empty_target(relid);
+	insert_rows(relid, run);
+	written = (int64) run->result->rows.nrows;
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(percall);
+	PG_RETURN_INT64(written);
+}

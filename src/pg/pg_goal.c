@@ -1,0 +1,148 @@
+/*
+ * pg_goal.c — goals of gpudl_query / gpudl_count / gpudl_materialize:
+ * "anc(X, Y)", "anc(\"alice\", Y)", "path(1, _)".  A goal is one atom; its
+ * constants filter the answer, repeated variables require equal columns.
+ */
+#include "gpudl_run.h"
+
+/* Parse a goal and check it against the program's predicates. */
+GpudlGoalSpec *
+gpudl_parse_goal(const GdlAnalysis *a, const char *goal_text)
+{
+	size_t		len = strlen(goal_text);
+	char	   *src;
+	GdlProgram *prog;
+	GdlClause  *c;
+	GpudlGoalSpec *g;
+	int			i;
+
+	/* the goal is written without the final period; accept it with one too */
+	while (len > 0 && (goal_text[len - 1] == ' ' || goal_text[len - 1] == '\n' ||
+					   goal_text[len - 1] == '\t'))
+		len--;
+	if (len > 0 && goal_text[len - 1] == '.')
+		src = pnstrdup(goal_text, len);
+	else
+		src = psprintf("%.*s.", (int) len, goal_text);
+	prog = gpudl_parse_text(src, NULL);
+	if (prog->nitems != 1 || prog->items[0].kind != GDL_ITEM_CLAUSE ||
+		prog->items[0].clause->nbody != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("a goal must be a single atom, like \"path(X, Y)\""),
+				 errdetail("The goal was \"%s\".", goal_text)));
+	c = prog->items[0].clause;
+
+	g = palloc0(sizeof(GpudlGoalSpec));
+	g->pred = gdl_analysis_find_pred(a, c->head.name);
+	if (g->pred < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("predicate \"%s\" does not occur in the program", c->head.name),
+				 errhint("Query a predicate that the program's rules define or read.")));
+	g->arity = c->head.nargs;
+	if (g->arity != a->preds[g->pred].arity)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("goal \"%s\" has %d arguments but predicate \"%s\" has %d",
+						goal_text, g->arity, c->head.name, a->preds[g->pred].arity)));
+	g->args = c->head.args;
+	g->types = a->preds[g->pred].types;
+	for (i = 0; i < g->arity; i++)
+	{
+		GdlTerm    *t = g->args[i];
+		GdlType		want = g->types[i];
+		bool		ok = true;
+
+		switch (t->kind)
+		{
+			case GDL_TERM_VAR:
+			case GDL_TERM_ANON:
+				break;
+			case GDL_TERM_INT:
+				ok = want == GDL_TYPE_INT || want == GDL_TYPE_BIGINT || want == GDL_TYPE_FLOAT8;
+				break;
+			case GDL_TERM_FLOAT:
+				ok = want == GDL_TYPE_FLOAT8;
+				break;
+			case GDL_TERM_TEXT:
+				ok = want == GDL_TYPE_TEXT;
+				break;
+			case GDL_TERM_BOOL:
+				ok = want == GDL_TYPE_BOOL;
+				break;
+			default:
+				ereport(ERROR,
+						(errcode(ERRCODE_SYNTAX_ERROR),
+						 errmsg("goal arguments must be variables or constants"),
+						 errdetail("Argument %d of goal \"%s\" is an expression.", i + 1, goal_text)));
+		}
+		if (!ok)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("argument %d of goal \"%s\" does not match the type %s of predicate \"%s\"",
+							i + 1, goal_text, gdl_type_name(want), c->head.name)));
+	}
+	return g;
+}
+
+/* Turn the goal's constants and repeated variables into an engine filter. */
+GdlGoal *
+gpudl_encode_goal(const GpudlGoalSpec *g, GdlDict *dict)
+{
+	GdlGoal    *goal = palloc0(sizeof(GdlGoal));
+	int			i,
+				j;
+
+	goal->pred = g->pred;
+	goal->bindings = palloc0(sizeof(GdlGoalBinding) * (g->arity + 1));
+	goal->equal_a = palloc0(sizeof(int) * (g->arity + 1));
+	goal->equal_b = palloc0(sizeof(int) * (g->arity + 1));
+	for (i = 0; i < g->arity; i++)
+	{
+		GdlTerm    *t = g->args[i];
+		GdlGoalBinding *b = &goal->bindings[goal->nbindings];
+
+		b->arg = i;
+		switch (t->kind)
+		{
+			case GDL_TERM_INT:
+				if (g->types[i] == GDL_TYPE_FLOAT8)
+				{
+					double		f = (double) t->ival;
+
+					memcpy(&b->value, &f, sizeof(f));
+				}
+				else
+					b->value = t->ival;
+				goal->nbindings++;
+				break;
+			case GDL_TERM_FLOAT:
+				memcpy(&b->value, &t->fval, sizeof(double));
+				goal->nbindings++;
+				break;
+			case GDL_TERM_BOOL:
+				b->value = t->bval ? 1 : 0;
+				goal->nbindings++;
+				break;
+			case GDL_TERM_TEXT:
+				b->value = gdl_dict_intern(dict, t->text, strlen(t->text));
+				goal->nbindings++;
+				break;
+			case GDL_TERM_VAR:
+				/* the first earlier occurrence of the same variable */
+				for (j = 0; j < i; j++)
+					if (g->args[j]->kind == GDL_TERM_VAR && g->args[j]->var == t->var)
+					{
+						goal->equal_a[goal->nequal] = j;
+						goal->equal_b[goal->nequal] = i;
+						goal->nequal++;
+						break;
+					}
+				break;
+			default:
+				break;
+		}
+	}
+	return goal;
+}

@@ -1,0 +1,204 @@
+/*
+ * pg_io.c — tables into engine columns and engine values back into Datums.
+ *
+ * Tables are read through SPI with the caller's rights, so a rule never
+ * reads a table (or row, under row-level security) the caller may not:
+ * PostgreSQL itself raises 42501.  Text is dictionary-encoded to 32-bit ids
+ * as it is read.  Rows with a NULL in a read column are skipped: NULL never
+ * equals anything, so such a row could never take part in a derivation.
+ */
+#include "gpudl_run.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#define FETCH_BATCH 20000
+
+/* Engine value of a non-null Datum of PostgreSQL type typid. */
+static int64_t
+datum_to_value(Datum d, Oid typid, GdlDict *dict)
+{
+	switch (typid)
+	{
+		case INT2OID:
+			return DatumGetInt16(d);
+		case INT4OID:
+			return DatumGetInt32(d);
+		case INT8OID:
+			return DatumGetInt64(d);
+		case BOOLOID:
+			return DatumGetBool(d) ? 1 : 0;
+		case FLOAT4OID:
+		case FLOAT8OID:
+			{
+				double		f = typid == FLOAT4OID ? DatumGetFloat4(d) : DatumGetFloat8(d);
+				int64_t		v;
+
+				memcpy(&v, &f, sizeof(v));
+				return v;
+			}
+		case NAMEOID:
+			{
+				const char *s = NameStr(*DatumGetName(d));
+
+				return gdl_dict_intern(dict, s, strlen(s));
+			}
+		default:
+			{
+				/* text, varchar, bpchar: varlena strings */
+				text	   *t = DatumGetTextPP(d);
+				int64_t		id = gdl_dict_intern(dict, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+
+				if ((Pointer) t != DatumGetPointer(d))
+					pfree(t);
+				return id;
+			}
+	}
+}
+
+/*
+ * The engine's loader: read the columns of a predicate's table into
+ * gdl_alloc'ed arrays in the caller's memory context.
+ */
+void
+gpudl_load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	StringInfoData sql;
+	SPIPlanPtr	plan;
+	Portal		portal;
+	size_t		cap = 1024;
+	size_t		n = 0;
+	int			ncols = pred->arity;
+	int			c;
+
+	initStringInfo(&sql);
+	appendStringInfoString(&sql, "SELECT ");
+	for (c = 0; c < ncols; c++)
+		appendStringInfo(&sql, "%s%s", c ? ", " : "", quote_identifier(pred->rel.colnames[c]));
+	if (ncols == 0)
+		appendStringInfoString(&sql, "1");
+	appendStringInfo(&sql, " FROM %s", pred->rel.display_name);
+
+	out->ncols = ncols;
+	out->cols = gdl_alloc(sizeof(int64_t *) * (ncols + 1));
+	for (c = 0; c < ncols; c++)
+		out->cols[c] = gdl_alloc(sizeof(int64_t) * cap);
+
+	SPI_connect();
+	plan = SPI_prepare(sql.data, 0, NULL);
+	if (plan == NULL)
+		elog(ERROR, "gpudl: could not prepare \"%s\": %s", sql.data,
+			 SPI_result_code_string(SPI_result));
+	portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
+	for (;;)
+	{
+		uint64		i;
+		TupleDesc	desc;
+
+		SPI_cursor_fetch(portal, true, FETCH_BATCH);
+		if (SPI_processed == 0)
+			break;
+		desc = SPI_tuptable->tupdesc;
+		MemoryContextSwitchTo(caller);
+		if (n + SPI_processed > cap)
+		{
+			while (n + SPI_processed > cap)
+				cap *= 2;
+			for (c = 0; c < ncols; c++)
+				out->cols[c] = gdl_realloc(out->cols[c], sizeof(int64_t) * cap);
+		}
+		for (i = 0; i < SPI_processed; i++)
+		{
+			HeapTuple	tup = SPI_tuptable->vals[i];
+			bool		has_null = false;
+
+			for (c = 0; c < ncols && !has_null; c++)
+			{
+				bool		isnull;
+				Datum		d = SPI_getbinval(tup, desc, c + 1, &isnull);
+
+				if (isnull)
+					has_null = true;
+				else
+					out->cols[c][n] = datum_to_value(d, TupleDescAttr(desc, c)->atttypid, dict);
+			}
+			if (!has_null)
+				n++;
+		}
+		SPI_freetuptable(SPI_tuptable);
+		CHECK_FOR_INTERRUPTS();
+	}
+	SPI_cursor_close(portal);
+	SPI_finish();
+	out->nrows = n;
+	gpudl_counters.rows_loaded += n;
+}
+
+/* The PostgreSQL type an engine type is returned as by default. */
+Oid
+gpudl_type_oid(GdlType t)
+{
+	switch (t)
+	{
+		case GDL_TYPE_INT:
+			return INT4OID;
+		case GDL_TYPE_BIGINT:
+			return INT8OID;
+		case GDL_TYPE_TEXT:
+			return TEXTOID;
+		case GDL_TYPE_BOOL:
+			return BOOLOID;
+		case GDL_TYPE_FLOAT8:
+			return FLOAT8OID;
+		case GDL_TYPE_UNKNOWN:
+			break;
+	}
+	return InvalidOid;
+}
+
+/* A Datum of type typid (already checked compatible) for an engine value. */
+Datum
+gpudl_value_to_datum(int64_t v, GdlType t, Oid typid, GdlDict *dict)
+{
+	switch (t)
+	{
+		case GDL_TYPE_TEXT:
+			{
+				size_t		len;
+				const char *s = gdl_dict_string(dict, (int32_t) v, &len);
+
+				if (typid == NAMEOID)
+				{
+					Name		nm = palloc0(NAMEDATALEN);
+
+					memcpy(NameStr(*nm), s, Min(len, NAMEDATALEN - 1));
+					return NameGetDatum(nm);
+				}
+				return PointerGetDatum(cstring_to_text_with_len(s, (int) len));
+			}
+		case GDL_TYPE_BOOL:
+			return BoolGetDatum(v != 0);
+		case GDL_TYPE_FLOAT8:
+			{
+				double		f;
+
+				memcpy(&f, &v, sizeof(f));
+				return Float8GetDatum(f);
+			}
+		default:
+			if (typid == INT4OID)
+				return Int32GetDatum((int32) v);
+			if (typid == INT2OID)
+				return Int16GetDatum((int16) v);
+			if (typid == FLOAT8OID)
+				return Float8GetDatum((double) v);
+			if (typid == NUMERICOID)
+				return DirectFunctionCall1(int8_numeric, Int64GetDatum(v));
+			return Int64GetDatum(v);
+	}
+}
