@@ -73,6 +73,7 @@ typedef struct GdlTerm
 	double		fval;			/* FLOAT */
 	bool		bval;			/* BOOL */
 	char	   *text;			/* TEXT: the string, quotes removed */
+	bool		quoted;			/* TEXT: written in quotes (else a bare symbol) */
 	GdlArithOp	op;				/* BINOP */
 	struct GdlTerm *left;		/* BINOP, NEG */
 	struct GdlTerm *right;		/* BINOP */
@@ -169,6 +170,12 @@ extern const char *gdl_item_head(const GdlItem *item);
 /* Print a term / clause back as Datalog source (canonical spacing). */
 extern char *gdl_clause_to_string(const GdlClause *c);
 
+/* Print one term of clause c (c names the variables; may be NULL). */
+extern char *gdl_term_to_string(const GdlClause *c, const GdlTerm *t);
+
+/* Print a declaration back as ".decl name(arg: type, ...)". */
+extern char *gdl_decl_to_string(const GdlDecl *d);
+
 /* ------------------------------------------------------------- analysis */
 
 /* What the host knows about a table an extensional predicate reads. */
@@ -248,10 +255,11 @@ extern GdlAnalysis *gdl_analyze(GdlProgram *prog, GdlResolveFn resolve, void *re
 extern int	gdl_analysis_find_pred(const GdlAnalysis *a, const char *name);
 
 /*
- * Lines describing strata and rules, for gpudl_explain:
- *   "stratum 0 (recursive): path/2"
- *   "  rule 12: path(X, Z) :- path(X, Y), edge(Y, Z)."
- *   "edb edge/2 = public.edge(int, int)" ...
+ * Lines describing strata and rules, for gpudl_explain (see lang_explain.c):
+ *   "stratum 0: path/2 (recursive)"
+ *   "  [rule 12] path(X, Z) :- path(X, Y), edge(Y, Z)."   (no [rule] when id 0)
+ *   "idb path/2: path(int, int)"
+ *   "edb edge/2: public.edge(int, int)" ...
  * Returns the number of lines; *lines_out is a gdl_alloc'ed array.
  */
 extern int	gdl_explain_strata(const GdlAnalysis *a, char ***lines_out);
