@@ -190,21 +190,31 @@ check_edges(GdlAnalysis *a, const Graph *g, const int *comp)
 		const char *from = a->preds[e->from].name;
 		const char *to = a->preds[e->to].name;
 		char	   *cycle;
-		char	   *detail = gdl_sprintf("rule at line %d: %s", c->loc.line, gdl_clause_to_string(c));
+		char	   *detail;
 		const char *hint = "stratified Datalog: a predicate can be negated or aggregated over only "
 			"once it is fully computed, so it must not depend on the rule's head";
 
 		if (!e->neg || comp[e->from] != comp[e->to])
 			continue;
-		cycle = e->from == e->to ? gdl_sprintf("%s depends on itself", from) :
-			gdl_sprintf("cycle: %s", component_names(a, comp, comp[e->from]));
+		detail = gdl_sprintf("rule at line %d: %s", c->loc.line, gdl_clause_to_string(c));
+		if (e->from == e->to)
+		{
+			if (e->viaagg)
+				gdl_error(GDL_ERR_STRATIFY, detail, hint,
+						  "recursion through aggregation is not allowed: the aggregate rule for \"%s\" "
+						  "reads \"%s\" itself", from, to);
+			gdl_error(GDL_ERR_STRATIFY, detail, hint,
+					  "recursion through negation is not allowed: a rule for \"%s\" negates \"%s\" itself",
+					  from, to);
+		}
+		cycle = component_names(a, comp, comp[e->from]);
 		if (e->viaagg)
 			gdl_error(GDL_ERR_STRATIFY, detail, hint,
 					  "recursion through aggregation is not allowed: the aggregate rule for \"%s\" "
-					  "reads \"%s\", which depends on \"%s\" (%s)", from, to, from, cycle);
+					  "reads \"%s\", which depends on \"%s\" (cycle: %s)", from, to, from, cycle);
 		gdl_error(GDL_ERR_STRATIFY, detail, hint,
 				  "recursion through negation is not allowed: a rule for \"%s\" negates \"%s\", "
-				  "which depends on \"%s\" (%s)", from, to, from, cycle);
+				  "which depends on \"%s\" (cycle: %s)", from, to, from, cycle);
 	}
 }
 

@@ -167,6 +167,7 @@ expr_type(ClauseTypes *ct, const GdlTerm *t)
 	int			res;
 	const GdlTerm *ops[2];
 	int			i;
+	bool		unknown = false;
 
 	switch (t->kind)
 	{
@@ -187,6 +188,8 @@ expr_type(ClauseTypes *ct, const GdlTerm *t)
 										   gdl_clause_where(ct->c),
 										   gdl_term_to_string(ct->c, ops[i]),
 										   gdl_itype_name(ot)));
+				if (ot == GDL_TYPE_UNKNOWN)
+					unknown = true;
 				if (ot == GDL_TYPE_BIGINT || ot == GDL_ITYPE_BLIT || res == GDL_TYPE_BIGINT)
 					res = GDL_TYPE_BIGINT;
 				else if (ot == GDL_TYPE_INT || res == GDL_TYPE_INT)
@@ -194,6 +197,9 @@ expr_type(ClauseTypes *ct, const GdlTerm *t)
 				else if (ot == GDL_ITYPE_ILIT || res == GDL_ITYPE_ILIT)
 					res = GDL_ITYPE_ILIT;
 			}
+			/* wait for unknown operands unless bigint is already certain */
+			if (unknown && res != GDL_TYPE_BIGINT)
+				return GDL_TYPE_UNKNOWN;
 			/* arithmetic on constants alone is bigint */
 			if (res == GDL_ITYPE_ILIT)
 				res = GDL_TYPE_BIGINT;
