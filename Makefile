@@ -16,7 +16,7 @@ DATA         = sql/gpudl--$(EXTVERSION).sql
 
 # pg_regress suites: every sql/*.sql except the install scripts, in name order
 REGRESS      = $(sort $(notdir $(basename $(filter-out sql/gpudl--%,$(wildcard sql/*.sql)))))
-REGRESS_OPTS = --inputdir=. --outputdir=test/out --load-extension=pgtap
+REGRESS_OPTS = --inputdir=. --outputdir=test/out --load-extension=gpudl --load-extension=pgtap
 
 PG_CPPFLAGS  = -Isrc -std=gnu11
 PG_CFLAGS    = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare \

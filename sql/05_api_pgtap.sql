@@ -1,7 +1,12 @@
 -- 05_api_pgtap: the API contract of PRODUCT.md sections 1 and 3 (pgTAP).
-\set QUIET on
+\set ECHO none
+\set QUIET 1
+\pset format unaligned
+\pset tuples_only true
+\pset pager off
 SET client_min_messages = warning;
-SELECT plan(62);
+LOAD 'gpudl';  -- settings exist once the library is loaded
+SELECT plan(65);
 
 -- schema layout: functions in the extension's schema, catalog in gpudl
 SELECT has_schema('gpudl');
@@ -13,28 +18,28 @@ SELECT has_table('gpudl', 'learned_rules', 'catalog table learned_rules');
 
 SELECT columns_are('gpudl', 'programs',
     ARRAY['name', 'description', 'version', 'created_at', 'updated_at']);
-SELECT col_is_pk('gpudl', 'programs', 'name');
-SELECT col_type_is('gpudl', 'programs', 'version', 'bigint');
+SELECT col_is_pk('gpudl', 'programs', 'name', 'col_is_pk gpudl, programs, name');
+SELECT col_type_is('gpudl', 'programs', 'version', 'bigint', 'col_type_is gpudl, programs, version, bigint');
 
 SELECT columns_are('gpudl', 'rules',
     ARRAY['id', 'program', 'rule', 'head', 'learned', 'enabled', 'weight', 'created_at']);
-SELECT col_is_pk('gpudl', 'rules', 'id');
-SELECT col_type_is('gpudl', 'rules', 'id', 'bigint');
-SELECT col_not_null('gpudl', 'rules', 'rule');
-SELECT col_default_is('gpudl', 'rules', 'learned', 'false');
-SELECT col_default_is('gpudl', 'rules', 'enabled', 'true');
-SELECT col_type_is('gpudl', 'rules', 'weight', 'double precision');
+SELECT col_is_pk('gpudl', 'rules', 'id', 'col_is_pk gpudl, rules, id');
+SELECT col_type_is('gpudl', 'rules', 'id', 'bigint', 'col_type_is gpudl, rules, id, bigint');
+SELECT col_not_null('gpudl', 'rules', 'rule', 'col_not_null gpudl, rules, rule');
+SELECT col_default_is('gpudl', 'rules', 'learned', 'false', 'col_default_is gpudl, rules, learned, false');
+SELECT col_default_is('gpudl', 'rules', 'enabled', 'true', 'col_default_is gpudl, rules, enabled, true');
+SELECT col_type_is('gpudl', 'rules', 'weight', 'double precision', 'col_type_is gpudl, rules, weight, double precision');
 SELECT fk_ok('gpudl', 'rules', 'program', 'gpudl', 'programs', 'name');
 
 SELECT columns_are('gpudl', 'bindings', ARRAY['program', 'predicate', 'relation', 'columns']);
-SELECT col_is_pk('gpudl', 'bindings', ARRAY['program', 'predicate']);
-SELECT col_type_is('gpudl', 'bindings', 'relation', 'regclass');
-SELECT col_type_is('gpudl', 'bindings', 'columns', 'name[]');
+SELECT col_is_pk('gpudl', 'bindings', ARRAY['program', 'predicate'], 'col_is_pk gpudl, bindings, array[program, predicate]');
+SELECT col_type_is('gpudl', 'bindings', 'relation', 'regclass', 'col_type_is gpudl, bindings, relation, regclass');
+SELECT col_type_is('gpudl', 'bindings', 'columns', 'name[]', 'col_type_is gpudl, bindings, columns, name[]');
 
 SELECT columns_are('gpudl', 'learn_runs',
     ARRAY['id', 'program', 'target', 'status', 'device', 'params', 'started_at',
           'finished_at', 'epochs', 'final_loss', 'message']);
-SELECT col_type_is('gpudl', 'learn_runs', 'params', 'jsonb');
+SELECT col_type_is('gpudl', 'learn_runs', 'params', 'jsonb', 'col_type_is gpudl, learn_runs, params, jsonb');
 SELECT columns_are('gpudl', 'learned_rules',
     ARRAY['run_id', 'rank', 'rule', 'probability', 'loss', 'precision', 'recall',
           'support', 'head_coverage', 'std_confidence', 'pca_confidence', 'committed']);

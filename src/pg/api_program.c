@@ -8,6 +8,7 @@
  * (pg_triggers.c) then bump the program's version.
  */
 #include "gpudl_pg.h"
+#include "gpudl_run.h"
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -34,44 +35,53 @@ required_text_arg(FunctionCallInfo fcinfo, int n, const char *what)
 	return text_to_cstring(PG_GETARG_TEXT_PP(n));
 }
 
-/* Insert the items of a parsed text as rows of gpudl.rules; return ids. */
+/*
+ * Insert the items of a parsed text as rows of gpudl.rules in ONE statement
+ * (so the catalog triggers validate and bump the version once); return the
+ * new ids in source order.
+ */
 static List *
 insert_rules(const char *program, GdlProgram *prog, bool learned)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	List	   *ids = NIL;
-	Oid			argtypes[4] = {TEXTOID, TEXTOID, TEXTOID, BOOLOID};
-	SPIPlanPtr	plan;
-	int			i;
+	Oid			argtypes[4] = {TEXTOID, TEXTARRAYOID, TEXTARRAYOID, BOOLOID};
+	Datum		values[4];
+	Datum	   *rules = palloc(sizeof(Datum) * (prog->nitems + 1));
+	Datum	   *heads = palloc(sizeof(Datum) * (prog->nitems + 1));
+	uint64		i;
 
-	SPI_connect();
-	plan = SPI_prepare("INSERT INTO gpudl.rules(program, rule, head, learned) "
-					   "VALUES ($1, $2, $3, $4) RETURNING id", 4, argtypes);
-	if (plan == NULL)
-		elog(ERROR, "gpudl: SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
 	for (i = 0; i < prog->nitems; i++)
 	{
 		GdlItem    *item = &prog->items[i];
-		Datum		values[4];
+
+		rules[i] = CStringGetTextDatum(item->kind == GDL_ITEM_CLAUSE ?
+									   item->clause->text : item->decl->text);
+		heads[i] = CStringGetTextDatum(gdl_item_head(item));
+	}
+	values[0] = CStringGetTextDatum(program);
+	values[1] = PointerGetDatum(construct_array(rules, prog->nitems, TEXTOID, -1, false, TYPALIGN_INT));
+	values[2] = PointerGetDatum(construct_array(heads, prog->nitems, TEXTOID, -1, false, TYPALIGN_INT));
+	values[3] = BoolGetDatum(learned);
+
+	SPI_connect();
+	/* no row limit: it would stop ModifyTable before its statement triggers */
+	if (SPI_execute_with_args("INSERT INTO gpudl.rules(program, rule, head, learned) "
+							  "SELECT $1, u.r, u.h, $4 FROM unnest($2, $3) WITH ORDINALITY AS u(r, h, o) "
+							  "ORDER BY u.o RETURNING id",
+							  4, argtypes, values, NULL, false, 0) != SPI_OK_INSERT_RETURNING)
+		elog(ERROR, "gpudl: could not insert rules");
+	for (i = 0; i < SPI_processed; i++)
+	{
 		bool		isnull;
-		int64		id;
-		const char *text = item->kind == GDL_ITEM_CLAUSE ? item->clause->text : item->decl->text;
+		int64		id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+		MemoryContext old = MemoryContextSwitchTo(caller);
 
-		values[0] = CStringGetTextDatum(program);
-		values[1] = CStringGetTextDatum(text);
-		values[2] = CStringGetTextDatum(gdl_item_head(item));
-		values[3] = BoolGetDatum(learned);
-		if (SPI_execute_plan(plan, values, NULL, false, 1) != SPI_OK_INSERT_RETURNING)
-			elog(ERROR, "gpudl: could not insert rule");
-		id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-		{
-			MemoryContext old = MemoryContextSwitchTo(caller);
-
-			ids = lappend(ids, (void *) (intptr_t) id);
-			MemoryContextSwitchTo(old);
-		}
+		ids = lappend(ids, (void *) (intptr_t) id);
+		MemoryContextSwitchTo(old);
 	}
 	SPI_finish();
+	/* RETURNING gives rows in insertion order, which follows ORDER BY */
 	return ids;
 }
 
@@ -204,6 +214,7 @@ gpudl_drop_program(PG_FUNCTION_ARGS)
 	Datum		values[1];
 
 	gpudl_require_program(name);
+	gpudl_plan_forget(name);
 	SPI_connect();
 	values[0] = CStringGetTextDatum(name);
 	if (SPI_execute_with_args("DELETE FROM gpudl.programs WHERE name = $1",
@@ -211,6 +222,47 @@ gpudl_drop_program(PG_FUNCTION_ARGS)
 		elog(ERROR, "gpudl: could not delete program");
 	SPI_finish();
 	PG_RETURN_VOID();
+}
+
+/*
+ * Validate the program as it would be with the new binding, before writing
+ * it, so errors name the binding rather than a catalog statement.
+ */
+static void
+validate_binding(const char *program, const char *predicate, Oid relid, ArrayType *columns)
+{
+	GpudlProgramDef *def = gpudl_load_program(program);
+	GpudlBinding *b = NULL;
+	ListCell   *lc;
+
+	foreach(lc, def->bindings)
+	{
+		GpudlBinding *old = lfirst(lc);
+
+		if (strcmp(old->predicate, predicate) == 0)
+			b = old;
+	}
+	if (b == NULL)
+	{
+		b = palloc0(sizeof(GpudlBinding));
+		b->predicate = pstrdup(predicate);
+		def->bindings = lappend(def->bindings, b);
+	}
+	b->relid = relid;
+	b->columns = NIL;
+	if (columns != NULL)
+	{
+		Datum	   *elems;
+		bool	   *nulls;
+		int			n,
+					k;
+
+		deconstruct_array(columns, NAMEOID, NAMEDATALEN, false, TYPALIGN_CHAR,
+						  &elems, &nulls, &n);
+		for (k = 0; k < n; k++)
+			b->columns = lappend(b->columns, pstrdup(NameStr(*DatumGetName(elems[k]))));
+	}
+	(void) gpudl_analyze_program(def);
 }
 
 /*
@@ -248,6 +300,11 @@ gpudl_bind(PG_FUNCTION_ARGS)
 					 errmsg("columns must be a one-dimensional array of column names without nulls")));
 	}
 
+	validate_binding(program, predicate, relid, PG_ARGISNULL(3) ? NULL : PG_GETARG_ARRAYTYPE_P(3));
+
+	gpudl_catalog_write_depth++;
+	PG_TRY();
+	{
 	SPI_connect();
 	values[0] = CStringGetTextDatum(program);
 	values[1] = CStringGetTextDatum(predicate);
@@ -265,6 +322,12 @@ gpudl_bind(PG_FUNCTION_ARGS)
 							  4, argtypes, values, nulls, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "gpudl: could not write binding");
 	SPI_finish();
+	}
+	PG_FINALLY();
+	{
+		gpudl_catalog_write_depth--;
+	}
+	PG_END_TRY();
 	PG_RETURN_VOID();
 }
 

@@ -76,7 +76,11 @@ gpudl_type_from_oid(Oid typid)
 	}
 }
 
-/* Run a one-parameter text query through SPI (read only). */
+/*
+ * Run a one-parameter text query through SPI.  Reads are not read_only on
+ * purpose: SPI then takes a fresh snapshot, so the catalog triggers see the
+ * rows of the statement that fired them.
+ */
 static void
 spi_exec_text(const char *sql, const char *param, bool read_only)
 {
@@ -98,7 +102,7 @@ gpudl_program_version(const char *name, bool missing_ok, bool *found)
 	bool		isnull;
 
 	SPI_connect();
-	spi_exec_text("SELECT version FROM gpudl.programs WHERE name = $1", name, true);
+	spi_exec_text("SELECT version FROM gpudl.programs WHERE name = $1", name, false);
 	if (SPI_processed > 0)
 		version = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
 											  SPI_tuptable->tupdesc, 1, &isnull));
@@ -144,7 +148,7 @@ gpudl_load_program(const char *name)
 
 	SPI_connect();
 	spi_exec_text("SELECT id, rule FROM gpudl.rules WHERE program = $1 AND enabled "
-				  "ORDER BY id", name, true);
+				  "ORDER BY id", name, false);
 	for (i = 0; i < SPI_processed; i++)
 	{
 		HeapTuple	tup = SPI_tuptable->vals[i];
@@ -163,7 +167,7 @@ gpudl_load_program(const char *name)
 	}
 
 	spi_exec_text("SELECT predicate, relation::oid, columns::text[] FROM gpudl.bindings "
-				  "WHERE program = $1 ORDER BY predicate", name, true);
+				  "WHERE program = $1 ORDER BY predicate", name, false);
 	for (i = 0; i < SPI_processed; i++)
 	{
 		HeapTuple	tup = SPI_tuptable->vals[i];

@@ -66,6 +66,21 @@ sqlstate_for(GdlErrCode code)
 	return ERRCODE_INTERNAL_ERROR;
 }
 
+/*
+ * A hint in PostgreSQL's style: a sentence with a capital first letter and
+ * a final period (the core writes hints as fragments).
+ */
+static char *
+sentence(const char *s)
+{
+	size_t		n = strlen(s);
+	char	   *r = psprintf("%s%s", s, (n > 0 && s[n - 1] != '.') ? "." : "");
+
+	if (r[0] >= 'a' && r[0] <= 'z')
+		r[0] = r[0] - 'a' + 'A';
+	return r;
+}
+
 /* Turn a core error into an ERROR; never returns. */
 static void
 pg_error(const GdlError *err)
@@ -74,7 +89,7 @@ pg_error(const GdlError *err)
 			(errcode(sqlstate_for(err->code)),
 			 errmsg_internal("%s", err->message),
 			 err->detail ? errdetail_internal("%s", err->detail) : 0,
-			 err->hint ? errhint("%s", err->hint) : 0));
+			 err->hint ? errhint("%s", sentence(err->hint)) : 0));
 	pg_unreachable();
 }
 

@@ -9,6 +9,7 @@
  */
 #include "gpudl_pg.h"
 
+#include "catalog/namespace.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "utils/builtins.h"
@@ -95,7 +96,13 @@ validate_and_bump(TriggerData *td)
 	{
 		const char *name = lfirst(lc);
 
-		if (gpudl_catalog_write_depth == 0)
+		/*
+		 * pg_restore and psql scripts of pg_dump load the catalog with an
+		 * empty search_path, before or without the user's tables being
+		 * visible by name: validating there would refuse a good dump.  The
+		 * rows were validated when first written.
+		 */
+		if (gpudl_catalog_write_depth == 0 && namespace_search_path[0] != '\0')
 			gpudl_validate_stored_program(name);
 		gpudl_bump_version(name);
 	}
@@ -113,19 +120,6 @@ gpudl_rules_after_change(PG_FUNCTION_ARGS)
 Datum
 gpudl_bindings_after_change(PG_FUNCTION_ARGS)
 {
-	TriggerData *td = trigger_data(fcinfo, "gpudl_bindings_after_change");
-	int			depth = gpudl_catalog_write_depth;
-
-	/* a binding always needs validating, even from gpudl_bind */
-	gpudl_catalog_write_depth = 0;
-	PG_TRY();
-	{
-		validate_and_bump(td);
-	}
-	PG_FINALLY();
-	{
-		gpudl_catalog_write_depth = depth;
-	}
-	PG_END_TRY();
+	validate_and_bump(trigger_data(fcinfo, "gpudl_bindings_after_change"));
 	return PointerGetDatum(NULL);
 }

@@ -1,0 +1,29 @@
+-- 01_install: what CREATE EXTENSION makes, and where.
+-- (pg_regress created the extension already; start from scratch)
+DROP EXTENSION gpudl;
+CREATE EXTENSION gpudl;
+-- user functions live in the extension's schema (public here)
+SELECT p.proname, pg_get_function_identity_arguments(p.oid) AS args
+FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'gpudl'
+WHERE p.pronamespace = 'public'::regnamespace
+ORDER BY 1, 2;
+-- the catalog lives in schema gpudl
+SELECT c.relname, c.relkind FROM pg_class c
+WHERE c.relnamespace = 'gpudl'::regnamespace AND c.relkind IN ('r', 'S')
+ORDER BY 1;
+-- settings
+SELECT name, setting, context FROM pg_settings WHERE name LIKE 'gpudl.%' ORDER BY 1;
+-- the extension cannot be moved after creation
+ALTER EXTENSION gpudl SET SCHEMA pg_catalog;
+-- CREATE EXTENSION ... SCHEMA puts the functions elsewhere, the catalog stays in gpudl
+DROP EXTENSION gpudl;
+CREATE SCHEMA dl;
+CREATE EXTENSION gpudl SCHEMA dl;
+SELECT count(*) AS functions_in_dl FROM pg_proc WHERE pronamespace = 'dl'::regnamespace AND proname LIKE 'gpudl\_%';
+SELECT dl.gpudl_create_program('moved', 'p(1).');
+SELECT name, version FROM gpudl.programs;
+DROP EXTENSION gpudl;
+DROP SCHEMA dl;
+-- leave the extension installed for the tests that follow
+CREATE EXTENSION gpudl;
