@@ -1,0 +1,111 @@
+-- 10_eval: answers back in SQL — gpudl_query, gpudl_count, gpudl_materialize —
+-- goals with constants, types, max_iterations, privileges and counters.
+CREATE SCHEMA t10;
+SET search_path = t10, public;
+CREATE TABLE parent(p text, c text);
+INSERT INTO parent VALUES ('abe', 'homer'), ('mona', 'homer'), ('homer', 'bart'),
+  ('homer', 'lisa'), ('marge', 'bart'), ('marge', 'lisa'), ('lisa', 'zia');
+SELECT gpudl_create_program('family', $$
+  anc(X, Y) :- parent(X, Y).
+  anc(X, Z) :- anc(X, Y), parent(Y, Z).
+  root(X) :- parent(X, _), !parent(_, X).
+  kids(X, count(Y)) :- parent(X, Y).
+  gen(X, 0) :- root(X).
+  gen(Y, N) :- gen(X, M), parent(X, Y), N = M + 1.
+  .decl label(who: text, tag: text)
+  label(X, "ancestor of lisa") :- anc(X, lisa).
+$$);
+
+-- rows, typed by the column definition list
+SELECT * FROM gpudl_query('family', 'anc(X, Y)') AS t(a text, b text) ORDER BY 1, 2;
+-- constants in the goal filter (quoted or lowercase); _ and repeated variables
+SELECT * FROM gpudl_query('family', 'anc("abe", Y)') AS t(a text, b text) ORDER BY 2;
+SELECT * FROM gpudl_query('family', 'anc(X, lisa)') AS t(a text, b text) ORDER BY 1;
+SELECT * FROM gpudl_query('family', 'anc(X, X)') AS t(a text, b text);
+SELECT * FROM gpudl_query('family', 'root(X)') AS t(a text) ORDER BY 1;
+SELECT * FROM gpudl_query('family', 'kids(X, N)') AS t(a text, n bigint) ORDER BY 1;
+SELECT * FROM gpudl_query('family', 'gen(X, N)') AS t(a text, n int) ORDER BY 2, 1;
+SELECT * FROM gpudl_query('family', 'label(X, T)') AS t(a text, tag text) ORDER BY 1;
+-- a goal on a table predicate reads the table
+SELECT count(*) FROM gpudl_query('family', 'parent(X, Y)') AS t(a text, b text);
+-- a constant that occurs nowhere gives no rows
+SELECT count(*) FROM gpudl_query('family', 'anc(nobody, Y)') AS t(a text, b text);
+-- varchar and int8 columns are accepted where text and int are inferred
+SELECT * FROM gpudl_query('family', 'gen(X, 3)') AS t(a varchar, n bigint);
+
+-- counting in the engine
+SELECT gpudl_count('family', 'anc(X, Y)');
+SELECT gpudl_count('family', 'anc(X, "bart")');
+SELECT gpudl_count('family', 'root(_)');
+
+-- materialize: create the table with inferred types (decl names columns), replace, append
+SELECT gpudl_materialize('family', 'anc', 'anc_table');
+SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
+WHERE attrelid = 't10.anc_table'::regclass AND attnum > 0 ORDER BY attnum;
+SELECT count(*) FROM anc_table;
+SELECT gpudl_materialize('family', 'label', 'labels');
+SELECT * FROM labels ORDER BY 1;
+SELECT gpudl_materialize('family', 'anc', 'anc_table', 'append');
+SELECT count(*) FROM anc_table;
+SELECT gpudl_materialize('family', 'anc', 'anc_table', 'replace');
+SELECT count(*) FROM anc_table;
+-- into an existing table with an index (the executor path)
+CREATE TABLE gens(who text PRIMARY KEY, n int);
+SELECT gpudl_materialize('family', 'gen', 'gens');
+SELECT * FROM gens ORDER BY 2, 1;
+
+-- errors: the column definition list, goals, modes
+SELECT * FROM gpudl_query('family', 'anc(X, Y)') AS t(a text);
+SELECT * FROM gpudl_query('family', 'anc(X, Y)') AS t(a int, b text);
+SELECT * FROM gpudl_query('family', 'anc(X)') AS t(a text);
+SELECT * FROM gpudl_query('family', 'nope(X)') AS t(a text);
+SELECT * FROM gpudl_query('family', 'anc(1, Y)') AS t(a text, b text);
+SELECT * FROM gpudl_query('family', 'anc(X, Y) :- parent(X, Y)') AS t(a text, b text);
+SELECT * FROM gpudl_query('family', 'anc(X, Y') AS t(a text, b text);
+SELECT * FROM gpudl_query('nosuch', 'anc(X, Y)') AS t(a text, b text);
+SELECT gpudl_count('family', NULL);
+SELECT gpudl_materialize('family', 'anc', 'anc_table', 'upsert');
+SELECT gpudl_materialize('family', 'nope', 'x');
+SELECT gpudl_materialize('family', 'anc', 'gens');
+
+-- a run that derives without bound stops at gpudl.max_iterations
+SELECT gpudl_create_program('count_up', 'n(0). n(Y) :- n(X), Y = X + 1.');
+SET gpudl.max_iterations = 50;
+SELECT gpudl_count('count_up', 'n(X)');
+RESET gpudl.max_iterations;
+SELECT gpudl_create_program('bounded', 'n(0). n(Y) :- n(X), Y = X + 1, Y <= 500.');
+SELECT gpudl_count('bounded', 'n(X)');
+-- division by zero is an error, not a crash
+SELECT gpudl_create_program('divzero', 'd(X, Y) :- n(X), Y = 10 / X. n(0). n(1).');
+SELECT gpudl_count('divzero', 'd(X, Y)');
+SELECT gpudl_create_program('divguard', 'd(X, Y) :- n(X), X != 0, Y = 10 / X. n(0). n(2).');
+SELECT * FROM gpudl_query('divguard', 'd(X, Y)') AS t(x int, y int);
+
+-- rules never read what the caller cannot
+CREATE ROLE gpudl_reader;
+GRANT USAGE ON SCHEMA t10 TO gpudl_reader;
+CREATE TABLE secret(p text, c text);
+INSERT INTO secret VALUES ('x', 'y');
+SELECT gpudl_create_program('spy', 'leak(X, Y) :- secret(X, Y).');
+SET ROLE gpudl_reader;
+SELECT gpudl_count('spy', 'leak(X, Y)');
+SELECT * FROM gpudl_query('spy', 'leak(X, Y)') AS t(a text, b text);
+RESET ROLE;
+GRANT SELECT ON secret TO gpudl_reader;
+SET ROLE gpudl_reader;
+SELECT gpudl_count('spy', 'leak(X, Y)');
+RESET ROLE;
+-- row-level security applies too
+ALTER TABLE secret ENABLE ROW LEVEL SECURITY;
+CREATE POLICY only_x ON secret FOR SELECT USING (p = 'z');
+SET ROLE gpudl_reader;
+SELECT gpudl_count('spy', 'leak(X, Y)');
+RESET ROLE;
+DROP TABLE secret;
+SELECT gpudl_drop_program('spy');
+REVOKE ALL ON SCHEMA t10 FROM gpudl_reader;
+DROP ROLE gpudl_reader;
+
+-- counters of this backend
+SELECT name FROM gpudl_stats() ORDER BY 1;
+SELECT value > 0 AS positive FROM gpudl_stats() WHERE name IN ('runs', 'rows_loaded') ORDER BY name;
