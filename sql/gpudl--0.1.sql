@@ -180,3 +180,9 @@ CREATE FUNCTION gpudl_stats()
     AS 'MODULE_PATHNAME', 'gpudl_stats' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION gpudl_stats() IS
     'plan cache hits and misses, run counters, last run''s iterations and phase times';
+
+CREATE FUNCTION gpudl_device_info()
+    RETURNS TABLE(backend text, device text, memory_total bigint, memory_free bigint)
+    AS 'MODULE_PATHNAME', 'gpudl_device_info' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION gpudl_device_info() IS
+    'the devices gpudl can run on: the CPU, and the GPU when one works';

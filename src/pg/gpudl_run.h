@@ -79,4 +79,8 @@ extern void gpudl_load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlCol
 extern Datum gpudl_value_to_datum(int64_t v, GdlType t, Oid typid, GdlDict *dict);
 extern Oid	gpudl_type_oid(GdlType t);
 
+/* The GPU backend to use under gpudl.device, or NULL for the CPU (pg_device.c). */
+struct GdlBackend;
+extern const struct GdlBackend *gpudl_choose_gpu_backend(void);
+
 #endif							/* GPUDL_RUN_H */

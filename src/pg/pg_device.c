@@ -1,0 +1,150 @@
+/*
+ * pg_device.c — the GPU backend seen from a PostgreSQL backend: loading
+ * gpudl_cuda.so with dlopen on first use (never in the postmaster: nothing
+ * here runs from _PG_init), checking once that a device works, choosing the
+ * device of a run from gpudl.device, and gpudl_device_info().
+ *
+ * Without the module, a driver or a device, gpudl.device = auto logs once at
+ * DEBUG1 and runs on the CPU; gpudl.device = gpu raises an error saying why.
+ */
+#include "gpudl_run.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include "exec/gdl_backend.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(gpudl_device_info);
+
+/* Signature of the module's optional device description. */
+typedef int (*DeviceInfoFn) (char *name, size_t namelen, int64_t *total, int64_t *free_bytes);
+
+static bool probed = false;
+static const GdlBackend *gpu_backend = NULL;
+static DeviceInfoFn gpu_device_info = NULL;
+static char gpu_unavailable[512];
+
+/* "$libdir/x" -> pkglib_path/x, as the dynamic loader does for modules. */
+static char *
+expand_libdir(const char *path)
+{
+	if (strncmp(path, "$libdir", 7) == 0)
+		return psprintf("%s%s", pkglib_path, path + 7);
+	return pstrdup(path);
+}
+
+/*
+ * Load the module and check that a context can be created, once per
+ * backend process; the outcome (or the reason for failure) is remembered.
+ */
+static void
+probe_gpu(void)
+{
+	char	   *path;
+	void	   *handle;
+	GdlBackendEntryFn entry;
+	const GdlBackend *b;
+	const char *why = NULL;
+	void	   *ctx;
+	GdlBkConfig cfg;
+
+	if (probed)
+		return;
+	probed = true;
+	path = expand_libdir(gpudl_cuda_library);
+	handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (handle == NULL)
+	{
+		snprintf(gpu_unavailable, sizeof(gpu_unavailable),
+				 "could not load the GPU backend \"%s\": %s", path, dlerror());
+		return;
+	}
+	entry = (GdlBackendEntryFn) dlsym(handle, GDL_BACKEND_ENTRY_SYMBOL);
+	if (entry == NULL || (b = entry()) == NULL || b->abi != GDL_BACKEND_ABI)
+	{
+		snprintf(gpu_unavailable, sizeof(gpu_unavailable),
+				 "\"%s\" is not a gpudl backend of this version", path);
+		return;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	ctx = b->ctx_create(&cfg, &why);
+	if (ctx == NULL)
+	{
+		snprintf(gpu_unavailable, sizeof(gpu_unavailable),
+				 "no usable GPU: %s", why ? why : "unknown reason");
+		return;
+	}
+	b->ctx_destroy(ctx);
+	gpu_backend = b;
+	gpu_device_info = (DeviceInfoFn) dlsym(handle, "gdl_cuda_device_info");
+}
+
+/*
+ * The backend a run should use under gpudl.device, or NULL for the CPU.
+ * Raises when gpudl.device = gpu and no GPU works.
+ */
+const GdlBackend *
+gpudl_choose_gpu_backend(void)
+{
+	if (gpudl_device_setting == GPUDL_DEVICE_CPU)
+		return NULL;
+	probe_gpu();
+	if (gpu_backend == NULL && gpudl_device_setting == GPUDL_DEVICE_GPU)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("gpudl.device is \"gpu\" but no GPU can be used"),
+				 errdetail("%s", gpu_unavailable),
+				 errhint("Set gpudl.device to 'auto' or 'cpu' to run on the CPU.")));
+	if (gpu_backend == NULL)
+		elog(DEBUG1, "gpudl: running on the CPU: %s", gpu_unavailable);
+	return gpu_backend;
+}
+
+/* Add one row to gpudl_device_info's result. */
+static void
+put_device(ReturnSetInfo *rsinfo, const char *backend, const char *device,
+		   int64 total, int64 free_bytes)
+{
+	Datum		values[4];
+	bool		nulls[4] = {false, false, total < 0, free_bytes < 0};
+
+	values[0] = CStringGetTextDatum(backend);
+	values[1] = CStringGetTextDatum(device);
+	values[2] = Int64GetDatum(total);
+	values[3] = Int64GetDatum(free_bytes);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/*
+ * gpudl_device_info(): the CPU always, and the GPU when one works (or a
+ * row saying why not).
+ */
+Datum
+gpudl_device_info(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	long		pages = sysconf(_SC_PHYS_PAGES);
+	long		avail = sysconf(_SC_AVPHYS_PAGES);
+	long		pagesize = sysconf(_SC_PAGESIZE);
+
+	InitMaterializedSRF(fcinfo, 0);
+	put_device(rsinfo, "cpu", psprintf("%ld cores", sysconf(_SC_NPROCESSORS_ONLN)),
+			   (int64) pages * pagesize, (int64) avail * pagesize);
+	probe_gpu();
+	if (gpu_backend != NULL)
+	{
+		char		name[256] = "cuda device";
+		int64_t		total = -1,
+					free_bytes = -1;
+
+		if (gpu_device_info)
+			(void) gpu_device_info(name, sizeof(name), &total, &free_bytes);
+		put_device(rsinfo, "cuda", name, total, free_bytes);
+	}
+	else
+		put_device(rsinfo, "none", gpu_unavailable, -1, -1);
+	return (Datum) 0;
+}
