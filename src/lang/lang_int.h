@@ -58,6 +58,9 @@ typedef struct GdlToken
 /* Deepest nesting of parentheses / unary minus the parser accepts. */
 #define GDL_MAX_NESTING 256
 
+/* Most binary operators one clause may hold (bounds recursion later on). */
+#define GDL_MAX_OPERATORS 1000
+
 extern GdlToken *gdl_lex(const char *src, int *ntoks);
 
 /* Quote the source line holding 'offset' with a caret under the column. */

@@ -430,7 +430,25 @@ gdl_lex(const char *src, int *ntoks)
 		c2 = c ? src[lx.pos + 1] : '\0';
 		if (c == '\0')
 		{
-			push_token(&lx, TK_EOF, start, loc);
+			GdlToken   *t;
+
+			/*
+			 * Place end of input right after the last token, so "expected
+			 * ..." errors quote the line where something is missing.
+			 */
+			if (lx.ntoks > 0)
+			{
+				GdlToken   *prev = &lx.toks[lx.ntoks - 1];
+				int			i;
+
+				start = prev->end;
+				loc = prev->loc;
+				for (i = prev->start; i < prev->end; i++)
+					if ((src[i] & 0xC0) != 0x80)
+						loc.col++;
+			}
+			t = push_token(&lx, TK_EOF, start, loc);
+			t->end = start;
 			break;
 		}
 		if (c >= '0' && c <= '9')

@@ -23,6 +23,7 @@ typedef struct Parser
 	int			ntoks;
 	int			pos;
 	int			depth;			/* expression nesting */
+	int			nops;			/* operators in the current clause */
 	/* variables of the clause being parsed */
 	int			nvars;
 	int			capvars;
@@ -264,6 +265,18 @@ parse_unary(Parser *p)
 	return term;
 }
 
+/*
+ * Count an operator of the clause: long operator chains make deep trees,
+ * and every later pass walks them recursively.
+ */
+static void
+count_op(Parser *p, const GdlToken *t)
+{
+	if (++p->nops > GDL_MAX_OPERATORS)
+		error_at(p, t, "split the computation over several assignments",
+				 "too many operators in one clause");
+}
+
 /* Build a binary operation node. */
 static GdlTerm *
 binop(GdlArithOp op, GdlTerm *l, GdlTerm *r, const GdlToken *t)
@@ -296,6 +309,7 @@ parse_mul(Parser *p)
 			op = GDL_OP_MOD;
 		else
 			return l;
+		count_op(p, t);
 		next(p);
 		l = binop(op, l, parse_unary(p), t);
 	}
@@ -318,6 +332,7 @@ parse_expr(Parser *p)
 			op = GDL_OP_SUB;
 		else
 			return l;
+		count_op(p, t);
 		next(p);
 		l = binop(op, l, parse_mul(p), t);
 	}
@@ -494,6 +509,7 @@ parse_clause(Parser *p)
 	int			naggs = 0;
 
 	p->nvars = 0;
+	p->nops = 0;
 	p->capvars = 0;
 	p->varnames = NULL;
 	c->loc = first->loc;

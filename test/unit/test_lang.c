@@ -388,6 +388,17 @@ test_syntax_errors(void)
 		for (i = 0; i < 5000; i++)
 			gdl_buf_putc(&b, '(');
 		EXPECT_ERR(b.data, GDL_ERR_SYNTAX, "nested too deeply", NULL);
+		gdl_buf_init(&b);
+		gdl_buf_append(&b, "p(N) :- e(N), N = 1");
+		for (i = 0; i < 5000; i++)
+			gdl_buf_append(&b, " + 1");
+		EXPECT_ERR(b.data, GDL_ERR_SYNTAX, "too many operators in one clause", NULL);
+		gdl_buf_init(&b);
+		gdl_buf_append(&b, "p(N) :- e(N), N = ");
+		for (i = 0; i < 5000; i++)
+			gdl_buf_append(&b, "- ");
+		gdl_buf_append(&b, "N.");
+		EXPECT_ERR(b.data, GDL_ERR_SYNTAX, "nested too deeply", NULL);
 	}
 }
 
