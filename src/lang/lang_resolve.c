@@ -197,10 +197,12 @@ arity_origin(ResolveState *st, const GdlPred *pred)
 
 /*
  * Check one use of a predicate (n arguments at loc) against its arity, or
- * fix the arity on first use.  'how' is ARITY_USE or ARITY_DECL.
+ * fix the arity on first use.  'how' is ARITY_USE or ARITY_DECL; the use
+ * is in clause c or declaration d (for the message).
  */
 static void
-check_arity(ResolveState *st, int id, int n, GdlLoc loc, int how, const char *detail)
+check_arity(ResolveState *st, int id, int n, GdlLoc loc, int how,
+			const GdlClause *c, const GdlDecl *d)
 {
 	GdlPred    *pred = &st->a->preds[id];
 
@@ -221,7 +223,7 @@ check_arity(ResolveState *st, int id, int n, GdlLoc loc, int how, const char *de
 		}
 		return;
 	}
-	gdl_error(GDL_ERR_DATATYPE, detail,
+	gdl_error(GDL_ERR_DATATYPE, c ? clause_detail(c) : d->text,
 			  st->arity_from[id] == ARITY_TABLE ?
 			  "give one argument per column of the table, in column order; use _ for columns you do not need" :
 			  "a predicate has the same number of arguments everywhere",
@@ -342,7 +344,7 @@ gdl_lang_resolve(GdlAnalysis *a, GdlResolveFn resolve, void *arg)
 			GdlDecl    *d = item->decl;
 
 			id = get_pred(&st, d->name, d->loc, NULL);
-			check_arity(&st, id, d->nargs, d->loc, ARITY_DECL, d->text);
+			check_arity(&st, id, d->nargs, d->loc, ARITY_DECL, NULL, d);
 			a->preds[id].decl = d;
 			continue;
 		}
@@ -355,7 +357,7 @@ gdl_lang_resolve(GdlAnalysis *a, GdlResolveFn resolve, void *arg)
 		info->var_types = gdl_alloc(sizeof(GdlType) * (c->nvars + 1));
 
 		id = get_pred(&st, c->head.name, c->head.loc, c);
-		check_arity(&st, id, c->head.nargs, c->head.loc, ARITY_USE, clause_detail(c));
+		check_arity(&st, id, c->head.nargs, c->head.loc, ARITY_USE, c, NULL);
 		info->head_pred = id;
 		add_defining_clause(&st, id, ci);
 		for (j = 0; j < c->head.nargs; j++)
@@ -371,7 +373,7 @@ gdl_lang_resolve(GdlAnalysis *a, GdlResolveFn resolve, void *arg)
 			if (l->kind == GDL_LIT_CMP)
 				continue;
 			bid = get_pred(&st, l->atom.name, l->atom.loc, c);
-			check_arity(&st, bid, l->atom.nargs, l->atom.loc, ARITY_USE, clause_detail(c));
+			check_arity(&st, bid, l->atom.nargs, l->atom.loc, ARITY_USE, c, NULL);
 			if (a->preds[bid].is_edb)
 				check_edb_columns(&st, &a->preds[bid], &l->atom, c);
 			info->lit_pred[j] = bid;

@@ -10,12 +10,22 @@
 
 #include <string.h>
 
+/* Where a variable's type came from: an atom argument or an assignment. */
+typedef struct Why
+{
+	const char *pred;			/* argument 'argno' of this predicate, or NULL */
+	int			argno;
+	GdlLoc		loc;			/* the assignment, when pred is NULL */
+} Why;
+
 typedef struct TypeState
 {
 	GdlAnalysis *a;
 	int		  **ptype;			/* per pred, per argument: internal type */
 	char	 ***pwhy;			/* per pred, per argument: where it came from */
 	bool		changed;
+	int		   *vt;				/* scratch for ClauseTypes, sized for any clause */
+	Why		   *why;
 } TypeState;
 
 /* Per-clause inference scratch. */
@@ -25,7 +35,7 @@ typedef struct ClauseTypes
 	GdlClauseInfo *info;
 	GdlClause  *c;
 	int		   *vt;				/* per variable: internal type */
-	char	  **why;			/* per variable: where the type came from */
+	Why		   *why;			/* per variable: where the type came from */
 	bool		final;
 } ClauseTypes;
 
@@ -139,9 +149,18 @@ symbol_hint(const GdlTerm *t)
 	return NULL;
 }
 
+/* Describe a Why for messages. */
+static char *
+why_string(const Why *w)
+{
+	if (w->pred)
+		return gdl_sprintf("argument %d of \"%s\"", w->argno + 1, w->pred);
+	return gdl_sprintf("the assignment at line %d, column %d", w->loc.line, w->loc.col);
+}
+
 /* Join type t (from 'why') into variable v of the clause. */
 static void
-unify_var(ClauseTypes *ct, int v, int t, const char *why)
+unify_var(ClauseTypes *ct, int v, int t, Why why)
 {
 	int			old = ct->vt[v];
 	int			nt = gdl_itype_join(old, t);
@@ -152,11 +171,12 @@ unify_var(ClauseTypes *ct, int v, int t, const char *why)
 		type_error(ct->c, "a variable has one type in all of its occurrences",
 				   gdl_sprintf("type mismatch for variable %s in %s: %s from %s, but %s from %s",
 							   ct->c->varnames[v], gdl_clause_where(ct->c),
-							   gdl_itype_name(old), ct->why[v], gdl_itype_name(t), why));
+							   gdl_itype_name(old), why_string(&ct->why[v]), gdl_itype_name(t),
+							   why_string(&why)));
 	if (nt != old)
 	{
 		ct->vt[v] = nt;
-		ct->why[v] = gdl_strdup(why);
+		ct->why[v] = why;
 	}
 }
 
@@ -224,8 +244,11 @@ infer_atom(ClauseTypes *ct, const GdlAtom *atom, int pid)
 		if (t->kind == GDL_TERM_VAR)
 		{
 			if (pt != GDL_TYPE_UNKNOWN)
-				unify_var(ct, t->var, pt,
-						  gdl_sprintf("argument %d of \"%s\"", j + 1, pred->name));
+			{
+				Why			w = {pred->name, j, atom->loc};
+
+				unify_var(ct, t->var, pt, w);
+			}
 		}
 		else if (t->kind != GDL_TERM_ANON && pt != GDL_TYPE_UNKNOWN &&
 				 gdl_itype_join(pt, literal_type(t)) == GDL_ITYPE_CONFLICT)
@@ -277,20 +300,20 @@ join_head(ClauseTypes *ct, int pid, int j, const GdlTerm *arg, int t)
 
 	if (t == GDL_TYPE_UNKNOWN)
 		return;
+	nt = gdl_itype_join(old, t);
+	if (nt == old)
+		return;
 	what = arg->kind == GDL_TERM_VAR ?
 		gdl_sprintf("%s (variable %s)", gdl_clause_where(ct->c), ct->c->varnames[arg->var]) :
 		gdl_sprintf("%s (%s)", gdl_clause_where(ct->c), gdl_term_to_string(ct->c, arg));
-	nt = gdl_itype_join(old, t);
 	if (pred->decl)
 	{
-		if (nt != old)
-			type_error(ct->c,
-					   gdl_itype_join(old, t) == GDL_TYPE_BIGINT ?
-					   "declare the argument as bigint, or keep the values within int" :
-					   symbol_hint(arg) ? symbol_hint(arg) : "a declared type cannot change",
-					   gdl_sprintf("type mismatch for argument %d of predicate \"%s\": declared %s, but %s gives %s",
-								   j + 1, pred->name, gdl_itype_name(old), what, gdl_itype_name(t)));
-		return;
+		type_error(ct->c,
+				   nt == GDL_TYPE_BIGINT ?
+				   "declare the argument as bigint, or keep the values within int" :
+				   symbol_hint(arg) ? symbol_hint(arg) : "a declared type cannot change",
+				   gdl_sprintf("type mismatch for argument %d of predicate \"%s\": declared %s, but %s gives %s",
+							   j + 1, pred->name, gdl_itype_name(old), what, gdl_itype_name(t)));
 	}
 	if (nt == GDL_ITYPE_CONFLICT)
 		type_error(ct->c, symbol_hint(arg) ? symbol_hint(arg) :
@@ -298,12 +321,9 @@ join_head(ClauseTypes *ct, int pid, int j, const GdlTerm *arg, int t)
 				   gdl_sprintf("type mismatch for argument %d of predicate \"%s\": %s from %s, but %s from %s",
 							   j + 1, pred->name, gdl_itype_name(old), ct->ts->pwhy[pid][j],
 							   gdl_itype_name(t), what));
-	if (nt != old)
-	{
-		ct->ts->ptype[pid][j] = nt;
-		ct->ts->pwhy[pid][j] = what;
-		ct->ts->changed = true;
-	}
+	ct->ts->ptype[pid][j] = nt;
+	ct->ts->pwhy[pid][j] = what;
+	ct->ts->changed = true;
 }
 
 /* Check that the two sides of a comparison can be compared. */
@@ -340,8 +360,10 @@ infer_clause(TypeState *ts, GdlClauseInfo *info, bool final)
 	ct.info = info;
 	ct.c = c;
 	ct.final = final;
-	ct.vt = gdl_alloc(sizeof(int) * (c->nvars + 1));
-	ct.why = gdl_alloc(sizeof(char *) * (c->nvars + 1));
+	ct.vt = ts->vt;
+	ct.why = ts->why;
+	memset(ct.vt, 0, sizeof(int) * (c->nvars + 1));
+	memset(ct.why, 0, sizeof(Why) * (c->nvars + 1));
 
 	for (i = 0; i < c->nbody; i++)
 		if (c->body[i].kind != GDL_LIT_CMP)
@@ -353,12 +375,12 @@ infer_clause(TypeState *ts, GdlClauseInfo *info, bool final)
 		{
 			GdlLiteral *l = &c->body[i];
 			int			before;
+			Why			w = {NULL, 0, l->loc};
 
 			if (!info->lit_assigns[i])
 				continue;
 			before = ct.vt[l->lhs->var];
-			unify_var(&ct, l->lhs->var, expr_type(&ct, l->rhs),
-					  gdl_sprintf("the assignment at line %d, column %d", l->loc.line, l->loc.col));
+			unify_var(&ct, l->lhs->var, expr_type(&ct, l->rhs), w);
 			if (ct.vt[l->lhs->var] != before)
 				changed = true;
 		}
@@ -394,9 +416,15 @@ gdl_lang_types(GdlAnalysis *a)
 	int			i;
 	int			j;
 	int			rounds = 0;
+	int			maxvars = 0;
 
 	memset(&ts, 0, sizeof(ts));
 	ts.a = a;
+	for (i = 0; i < a->nclauses; i++)
+		if (a->clauses[i].clause->nvars > maxvars)
+			maxvars = a->clauses[i].clause->nvars;
+	ts.vt = gdl_alloc(sizeof(int) * (maxvars + 1));
+	ts.why = gdl_alloc(sizeof(Why) * (maxvars + 1));
 	ts.ptype = gdl_alloc(sizeof(int *) * (a->npreds + 1));
 	ts.pwhy = gdl_alloc(sizeof(char **) * (a->npreds + 1));
 	for (i = 0; i < a->npreds; i++)

@@ -64,7 +64,7 @@ fake_resolve(void *arg, const char *name, GdlRelInfo *out)
 static GdlProgram *
 parse_ok(const char *src)
 {
-	GdlProgram *p = NULL;
+	GdlProgram *volatile p = NULL;
 	GdlError   *e = GDL_TRY(p = gdl_parse(src));
 
 	CHECK_MSG(e == NULL, "parse of <%s> failed: %s", src, e ? e->message : "");
@@ -75,8 +75,8 @@ parse_ok(const char *src)
 static GdlAnalysis *
 analyze_ok(const char *src)
 {
-	GdlProgram *p = NULL;
-	GdlAnalysis *a = NULL;
+	GdlProgram *volatile p = NULL;
+	GdlAnalysis *volatile a = NULL;
 	GdlError   *e = GDL_TRY(p = gdl_parse(src); a = gdl_analyze(p, fake_resolve, NULL));
 
 	CHECK_MSG(e == NULL, "analysis of <%s> failed: %s / %s", src, e ? e->message : "",
@@ -88,7 +88,7 @@ analyze_ok(const char *src)
 static GdlError *
 run_err(const char *src)
 {
-	GdlProgram *p = NULL;
+	GdlProgram *volatile p = NULL;
 
 	return GDL_TRY(p = gdl_parse(src); (void) gdl_analyze(p, fake_resolve, NULL));
 }
