@@ -106,6 +106,8 @@ typedef struct GdlRunStats
 	int			nstrata;
 	int64_t    *stratum_iterations;
 	int64_t    *stratum_tuples;
+	int64_t		peak_bytes;		/* most bytes the backend held at once */
+	const char *backend;		/* "cpu" or "cuda" */
 } GdlRunStats;
 
 typedef struct GdlResult
@@ -119,5 +121,27 @@ typedef struct GdlResult
 /* Evaluate what the goal needs to its least fixpoint and answer the goal. */
 extern GdlResult *gdl_run(const GdlPlan *plan, const GdlRunInput *in,
 						  GdlDict *dict, const GdlGoal *goal);
+
+/* -------------------------------------------------------------- backends */
+
+struct GdlBackend;				/* src/exec/gdl_backend.h */
+
+/*
+ * The backend gdl_run uses for a device: the CPU backend is built in; the
+ * GPU one exists once the host registered it (after dlopen'ing the CUDA
+ * module and checking its ABI).  NULL when there is none for the device.
+ */
+extern const struct GdlBackend *gdl_backend_for(GdlDevice device);
+extern void gdl_backend_register_gpu(const struct GdlBackend *backend);
+
+/* Worker threads of the CPU backend; 0 (the default) = one per CPU, at most 16. */
+extern void gdl_engine_set_threads(int nthreads);
+
+/*
+ * Call after an error escaped gdl_run (e.g. from PG_CATCH or a memory
+ * context reset callback): releases what the run's backend context holds
+ * outside host memory (device memory).  Harmless when no run is active.
+ */
+extern void gdl_engine_abort_cleanup(void);
 
 #endif							/* GDL_ENGINE_H */

@@ -1,0 +1,614 @@
+/*
+ * cpu_set.c — set operations of the CPU backend: dedup (sort + unique),
+ * difference, merge (union) and absorb (the semi-naive step: new delta and
+ * new full in one go).  Packed relations work on sorted uint64 keys, split
+ * over threads; wide ones fall back to a row-by-row merge.
+ */
+#include "cpu_int.h"
+
+#include <string.h>
+
+/* Compare row i of a with row j of b lexicographically (signed values). */
+int
+cpu_row_cmp(const CpuRel *a, int64_t i, const CpuRel *b, int64_t j)
+{
+	int			c;
+
+	for (c = 0; c < a->arity; c++)
+	{
+		int64_t		x = cpu_get(a, i, c);
+		int64_t		y = cpu_get(b, j, c);
+
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return 0;
+}
+
+/* First index in sorted k[from..to) with k[i] >= x. */
+static int64_t
+lower_bound(const uint64_t *k, int64_t from, int64_t to, uint64_t x)
+{
+	while (from < to)
+	{
+		int64_t		mid = from + (to - from) / 2;
+
+		if (k[mid] < x)
+			from = mid + 1;
+		else
+			to = mid;
+	}
+	return from;
+}
+
+/* First index >= pos in sorted k[pos..n) with k[i] >= x, by galloping. */
+static inline int64_t
+gallop(const uint64_t *k, int64_t pos, int64_t n, uint64_t x)
+{
+	int64_t		step = 1,
+				hi;
+
+	if (pos >= n || k[pos] >= x)
+		return pos;
+	/* k[pos] < x: find hi with k[hi] >= x */
+	hi = pos + 1;
+	while (hi < n && k[hi] < x)
+	{
+		pos = hi;
+		step <<= 1;
+		hi = pos + step;
+	}
+	if (hi > n)
+		hi = n;
+	return lower_bound(k, pos + 1, hi, x);
+}
+
+/* Shared state of a parallel key set operation. */
+typedef struct KeyOp
+{
+	const uint64_t *a;
+	int64_t		na;
+	const uint64_t *b;
+	int64_t		nb;
+	uint64_t   *out;
+	int64_t		abeg[CPU_MAX_THREADS + 1];	/* split of a */
+	int64_t		bbeg[CPU_MAX_THREADS + 1];	/* matching split of b */
+	int64_t		cnt[CPU_MAX_THREADS];
+} KeyOp;
+
+/* Split a and b into nt aligned parts: b's part t holds keys in a's part t's range. */
+static void
+keyop_split(KeyOp *op, int nt)
+{
+	int			t;
+
+	op->abeg[0] = 0;
+	op->bbeg[0] = 0;
+	for (t = 1; t < nt; t++)
+	{
+		op->abeg[t] = (int64_t) ((__int128) op->na * t / nt);
+		op->bbeg[t] = op->abeg[t] < op->na ?
+			lower_bound(op->b, op->bbeg[t - 1], op->nb, op->a[op->abeg[t]]) : op->nb;
+	}
+	op->abeg[nt] = op->na;
+	op->bbeg[nt] = op->nb;
+}
+
+/* Task: a \ b for this part, written at out + abeg. */
+static void
+diff_task(void *arg, int tid, int nt)
+{
+	KeyOp	   *op = arg;
+	int64_t		i,
+				j = op->bbeg[tid],
+				jend = op->bbeg[tid + 1];
+	uint64_t   *o = op->out + op->abeg[tid];
+	int64_t		m = 0;
+
+	for (i = op->abeg[tid]; i < op->abeg[tid + 1]; i++)
+	{
+		uint64_t	x = op->a[i];
+
+		j = gallop(op->b, j, jend, x);
+		if (j < jend && op->b[j] == x)
+			continue;
+		o[m++] = x;
+	}
+	op->cnt[tid] = m;
+}
+
+/* Task: a U b for this part, written at out + abeg + bbeg. */
+static void
+union_task(void *arg, int tid, int nt)
+{
+	KeyOp	   *op = arg;
+	int64_t		i = op->abeg[tid],
+				iend = op->abeg[tid + 1];
+	int64_t		j = op->bbeg[tid],
+				jend = op->bbeg[tid + 1];
+	uint64_t   *o = op->out + op->abeg[tid] + op->bbeg[tid];
+	int64_t		m = 0;
+
+	while (i < iend && j < jend)
+	{
+		uint64_t	x = op->a[i],
+					y = op->b[j];
+
+		if (x < y)
+		{
+			o[m++] = x;
+			i++;
+		}
+		else if (y < x)
+		{
+			o[m++] = y;
+			j++;
+		}
+		else
+		{
+			o[m++] = x;
+			i++;
+			j++;
+		}
+	}
+	if (i < iend)
+	{
+		memcpy(o + m, op->a + i, (size_t) (iend - i) * sizeof(uint64_t));
+		m += iend - i;
+	}
+	if (j < jend)
+	{
+		memcpy(o + m, op->b + j, (size_t) (jend - j) * sizeof(uint64_t));
+		m += jend - j;
+	}
+	op->cnt[tid] = m;
+}
+
+/* Move the parts written at 'starts' together; returns the total. */
+static int64_t
+keyop_compact(KeyOp *op, int nt, bool with_b)
+{
+	int64_t		pos = 0;
+	int			t;
+
+	for (t = 0; t < nt; t++)
+	{
+		int64_t		start = op->abeg[t] + (with_b ? op->bbeg[t] : 0);
+
+		if (start != pos && op->cnt[t] > 0)
+			memmove(op->out + pos, op->out + start, (size_t) op->cnt[t] * sizeof(uint64_t));
+		pos += op->cnt[t];
+	}
+	return pos;
+}
+
+/* Threads worth using for n items. */
+static int
+threads_for(CpuCtx *ctx, int64_t n)
+{
+	return n < (1 << 16) ? 1 : ctx->nthreads;
+}
+
+/* out = a \ b (sorted unique keys); returns the count.  out has room for na. */
+static int64_t
+keys_diff(CpuCtx *ctx, const uint64_t *a, int64_t na, const uint64_t *b, int64_t nb,
+		  uint64_t *out)
+{
+	KeyOp		op;
+	int			nt = threads_for(ctx, na);
+
+	op.a = a;
+	op.na = na;
+	op.b = b;
+	op.nb = nb;
+	op.out = out;
+	keyop_split(&op, nt);
+	cpu_parallel(nt, diff_task, &op);
+	return keyop_compact(&op, nt, false);
+}
+
+/* out = a U b (sorted unique keys); returns the count.  out has room for na + nb. */
+static int64_t
+keys_union(CpuCtx *ctx, const uint64_t *a, int64_t na, const uint64_t *b, int64_t nb,
+		   uint64_t *out)
+{
+	KeyOp		op;
+	int			nt = threads_for(ctx, na + nb);
+
+	if (na < nb)
+	{
+		const uint64_t *t = a;
+		int64_t		tn = na;
+
+		a = b;
+		na = nb;
+		b = t;
+		nb = tn;
+	}
+	op.a = a;
+	op.na = na;
+	op.b = b;
+	op.nb = nb;
+	op.out = out;
+	keyop_split(&op, nt);
+	cpu_parallel(nt, union_task, &op);
+	return keyop_compact(&op, nt, true);
+}
+
+/* A packed set relation with schema s and bounds (lo, hi) around keys. */
+static CpuRel *
+packed_set(CpuCtx *ctx, int arity, const CpuSchema *s, const int64_t *lo, const int64_t *hi)
+{
+	CpuRel	   *r = cpu_rel_new(ctx, arity);
+
+	r->sch = *s;
+	memcpy(r->lo, lo, sizeof(int64_t) * arity);
+	memcpy(r->hi, hi, sizeof(int64_t) * arity);
+	r->is_set = true;
+	r->sorted_cols = arity;
+	return r;
+}
+
+/* Dedup of wide rows: permutation sort then unique gather. */
+static CpuRel *
+dedup_wide(CpuCtx *ctx, int nin, GdlBkRel *const *in, const int64_t *lo, const int64_t *hi)
+{
+	int			arity = in[0]->arity;
+	CpuRel	   *all = cpu_rel_new(ctx, arity);
+	CpuRel	   *r;
+	int64_t		total = 0,
+				pos = 0,
+				i,
+				m = 0;
+	int64_t    *perm;
+	int			cols[CPU_MAX_ARITY];
+	int			k,
+				c;
+
+	for (k = 0; k < nin; k++)
+		total += in[k]->n;
+	cpu_rel_alloc_cols(ctx, all, total);
+	for (k = 0; k < nin; k++)
+	{
+		for (c = 0; c < arity; c++)
+			cpu_rel_decode_col(in[k], c, 0, in[k]->n, all->cols[c] + pos);
+		pos += in[k]->n;
+	}
+	all->n = total;
+	for (c = 0; c < arity; c++)
+		cols[c] = c;
+	perm = cpu_sort_perm_cols(ctx, all, arity, cols);
+	r = cpu_rel_new(ctx, arity);
+	memcpy(r->lo, lo, sizeof(int64_t) * arity);
+	memcpy(r->hi, hi, sizeof(int64_t) * arity);
+	cpu_rel_alloc_cols(ctx, r, total);
+	for (i = 0; i < total; i++)
+	{
+		if (m > 0)
+		{
+			for (c = 0; c < arity; c++)
+				if (all->cols[c][perm[i]] != r->cols[c][m - 1])
+					break;
+			if (c == arity)
+				continue;
+		}
+		for (c = 0; c < arity; c++)
+			r->cols[c][m] = all->cols[c][perm[i]];
+		m++;
+	}
+	gdl_free(perm);
+	cpu_rel_free(ctx, all);
+	cpu_rel_shrink(ctx, r, m);
+	r->is_set = true;
+	r->sorted_cols = arity;
+	return r;
+}
+
+/* Backend op: the set of rows of the union of the inputs. */
+int
+cpu_op_dedup(void *vctx, int nin, GdlBkRel *const *in, GdlBkRel **result)
+{
+	CpuCtx	   *ctx = vctx;
+	int			arity = in[0]->arity;
+	int64_t		lo[CPU_MAX_ARITY],
+				hi[CPU_MAX_ARITY];
+	int64_t		total = 0,
+				pos = 0,
+				m;
+	CpuSchema	s;
+	CpuRel	   *r;
+	uint64_t   *tmp,
+			   *sorted;
+	int			k,
+				c;
+
+	*result = NULL;
+	cpu_bounds_empty(arity, lo, hi);
+	for (k = 0; k < nin; k++)
+	{
+		if (in[k]->arity != arity)
+			return cpu_fail(ctx, GDL_BK_ERR_INVALID, "dedup of relations of different arity");
+		cpu_bounds_union(arity, lo, hi, in[k]->lo, in[k]->hi);
+		total += in[k]->n;
+	}
+	if (!cpu_schema_make(arity, lo, hi, &s))
+	{
+		*result = dedup_wide(ctx, nin, in, lo, hi);
+		return GDL_BK_OK;
+	}
+	/* keep the input's schema when it is compatible: cheaper and stable */
+	if (in[0]->packed && cpu_schema_compatible(&in[0]->sch, &s) &&
+		in[0]->sch.bits[0] >= s.bits[0])
+		s = in[0]->sch;
+	r = packed_set(ctx, arity, &s, lo, hi);
+	cpu_rel_alloc_keys(ctx, r, total);
+	for (k = 0; k < nin; k++)
+	{
+		CpuRel	   *x = in[k];
+
+		if (x->packed && cpu_schema_compatible(&x->sch, &s))
+			memcpy(r->keys + pos, x->keys, (size_t) x->n * sizeof(uint64_t));
+		else
+		{
+			int64_t		i;
+
+			for (i = 0; i < x->n; i++)
+			{
+				uint64_t	key = 0;
+
+				for (c = 0; c < arity; c++)
+					key |= cpu_enc(&s, c, cpu_get(x, i, c));
+				r->keys[pos + i] = key;
+			}
+		}
+		pos += x->n;
+	}
+	if (nin == 1 && in[0]->is_set)
+	{
+		r->n = total;
+		*result = r;
+		return GDL_BK_OK;
+	}
+	tmp = gdl_alloc(sizeof(uint64_t) * (total > 0 ? total : 1));
+	if (nin == 1 && in[0]->sorted_cols > 0 && arity > 0)
+	{
+		cpu_sort_segments(ctx, r->keys, tmp, total, s.shift[in[0]->sorted_cols - 1]);
+		sorted = r->keys;
+	}
+	else
+		sorted = cpu_sort_u64(ctx, r->keys, tmp, total);
+	if (sorted != r->keys)
+	{
+		/* the result landed in tmp: swap buffers */
+		gdl_free(r->keys);
+		r->keys = tmp;
+	}
+	else
+		gdl_free(tmp);
+	m = cpu_unique_u64(ctx, r->keys, total);
+	cpu_rel_shrink(ctx, r, m);
+	*result = r;
+	return GDL_BK_OK;
+}
+
+/*
+ * Bring two relations to one packed schema, when their union bounds fit:
+ * The outputs pa and pb are A and B or repacked copies (to be freed by the caller when they
+ * differ).  Returns false when the rows need the wide path.
+ */
+static bool
+unify_packed(CpuCtx *ctx, CpuRel *A, CpuRel *B, CpuRel **pa, CpuRel **pb, CpuSchema *s)
+{
+	int64_t		lo[CPU_MAX_ARITY],
+				hi[CPU_MAX_ARITY];
+	int			arity = A->arity;
+
+	*pa = A;
+	*pb = B;
+	if (A->packed && B->packed && cpu_schema_compatible(&A->sch, &B->sch))
+	{
+		*s = A->sch.bits[0] >= B->sch.bits[0] ? A->sch : B->sch;
+		return true;
+	}
+	memcpy(lo, A->lo, sizeof(int64_t) * arity);
+	memcpy(hi, A->hi, sizeof(int64_t) * arity);
+	cpu_bounds_union(arity, lo, hi, B->lo, B->hi);
+	if (!cpu_schema_make(arity, lo, hi, s))
+		return false;
+	if (!A->packed || !cpu_schema_compatible(&A->sch, s))
+		*pa = cpu_rel_repack(ctx, A, s);
+	if (!B->packed || !cpu_schema_compatible(&B->sch, s))
+		*pb = cpu_rel_repack(ctx, B, s);
+	return true;
+}
+
+/* Free the copies unify_packed made. */
+static void
+unify_done(CpuCtx *ctx, CpuRel *A, CpuRel *B, CpuRel *pa, CpuRel *pb)
+{
+	if (pa != A)
+		cpu_rel_free(ctx, pa);
+	if (pb != B)
+		cpu_rel_free(ctx, pb);
+}
+
+/* Wide set difference (diff) or union of two sets, row by row. */
+static CpuRel *
+wide_setop(CpuCtx *ctx, CpuRel *A, CpuRel *B, bool diff)
+{
+	int			arity = A->arity;
+	CpuRel	   *r = cpu_rel_new(ctx, arity);
+	int64_t		i = 0,
+				j = 0,
+				m = 0;
+	int			c;
+
+	memcpy(r->lo, A->lo, sizeof(r->lo));
+	memcpy(r->hi, A->hi, sizeof(r->hi));
+	if (!diff)
+		cpu_bounds_union(arity, r->lo, r->hi, B->lo, B->hi);
+	cpu_rel_alloc_cols(ctx, r, A->n + (diff ? 0 : B->n));
+	while (i < A->n || j < B->n)
+	{
+		int			cmp;
+		const CpuRel *src;
+		int64_t		row;
+
+		if (i >= A->n)
+			cmp = 1;
+		else if (j >= B->n)
+			cmp = -1;
+		else
+			cmp = cpu_row_cmp(A, i, B, j);
+		if (diff)
+		{
+			if (i >= A->n)
+				break;
+			if (cmp > 0)
+			{
+				j++;
+				continue;
+			}
+			if (cmp == 0)
+			{
+				i++;
+				j++;
+				continue;
+			}
+			src = A;
+			row = i++;
+		}
+		else if (cmp < 0)
+		{
+			src = A;
+			row = i++;
+		}
+		else if (cmp > 0)
+		{
+			src = B;
+			row = j++;
+		}
+		else
+		{
+			src = A;
+			row = i++;
+			j++;
+		}
+		for (c = 0; c < arity; c++)
+			r->cols[c][m] = cpu_get(src, row, c);
+		m++;
+	}
+	cpu_rel_shrink(ctx, r, m);
+	r->is_set = true;
+	r->sorted_cols = arity;
+	return r;
+}
+
+/* Check that two inputs of a set operation are sets of one arity. */
+static int
+check_sets(CpuCtx *ctx, CpuRel *A, CpuRel *B, const char *op)
+{
+	if (A->arity != B->arity)
+		return cpu_fail(ctx, GDL_BK_ERR_INVALID, "%s of relations of different arity", op);
+	if (!A->is_set || !B->is_set)
+		return cpu_fail(ctx, GDL_BK_ERR_INVALID, "%s of a relation that is not a set", op);
+	return GDL_BK_OK;
+}
+
+/* Backend op: set A minus set B. */
+int
+cpu_op_difference(void *vctx, GdlBkRel *A, GdlBkRel *B, GdlBkRel **result)
+{
+	CpuCtx	   *ctx = vctx;
+	CpuRel	   *pa,
+			   *pb,
+			   *r;
+	CpuSchema	s;
+	int			st;
+
+	*result = NULL;
+	if ((st = check_sets(ctx, A, B, "difference")) != GDL_BK_OK)
+		return st;
+	if (!unify_packed(ctx, A, B, &pa, &pb, &s))
+	{
+		*result = wide_setop(ctx, A, B, true);
+		return GDL_BK_OK;
+	}
+	r = packed_set(ctx, A->arity, &s, A->lo, A->hi);
+	cpu_rel_alloc_keys(ctx, r, pa->n);
+	cpu_rel_shrink(ctx, r, keys_diff(ctx, pa->keys, pa->n, pb->keys, pb->n, r->keys));
+	unify_done(ctx, A, B, pa, pb);
+	*result = r;
+	return GDL_BK_OK;
+}
+
+/* Backend op: union of sets A and B. */
+int
+cpu_op_merge(void *vctx, GdlBkRel *A, GdlBkRel *B, GdlBkRel **result)
+{
+	CpuCtx	   *ctx = vctx;
+	CpuRel	   *pa,
+			   *pb,
+			   *r;
+	CpuSchema	s;
+	int			st;
+
+	*result = NULL;
+	if ((st = check_sets(ctx, A, B, "merge")) != GDL_BK_OK)
+		return st;
+	if (!unify_packed(ctx, A, B, &pa, &pb, &s))
+	{
+		*result = wide_setop(ctx, A, B, false);
+		return GDL_BK_OK;
+	}
+	r = packed_set(ctx, A->arity, &s, A->lo, A->hi);
+	cpu_bounds_union(A->arity, r->lo, r->hi, B->lo, B->hi);
+	cpu_rel_alloc_keys(ctx, r, pa->n + pb->n);
+	cpu_rel_shrink(ctx, r, keys_union(ctx, pa->keys, pa->n, pb->keys, pb->n, r->keys));
+	unify_done(ctx, A, B, pa, pb);
+	*result = r;
+	return GDL_BK_OK;
+}
+
+/* Backend op: delta = cand \ full and new_full = full U cand, in one step. */
+int
+cpu_op_absorb(void *vctx, GdlBkRel *full, GdlBkRel *cand,
+			  GdlBkRel **new_full, GdlBkRel **delta)
+{
+	CpuCtx	   *ctx = vctx;
+	CpuRel	   *pf,
+			   *pc,
+			   *d,
+			   *nf;
+	CpuSchema	s;
+	int64_t		lo[CPU_MAX_ARITY],
+				hi[CPU_MAX_ARITY];
+	int			st;
+
+	*new_full = NULL;
+	*delta = NULL;
+	if ((st = check_sets(ctx, full, cand, "absorb")) != GDL_BK_OK)
+		return st;
+	if (!unify_packed(ctx, full, cand, &pf, &pc, &s))
+	{
+		d = wide_setop(ctx, cand, full, true);
+		nf = wide_setop(ctx, full, d, false);
+		*delta = d;
+		*new_full = nf;
+		return GDL_BK_OK;
+	}
+	memcpy(lo, full->lo, sizeof(lo));
+	memcpy(hi, full->hi, sizeof(hi));
+	cpu_bounds_union(full->arity, lo, hi, cand->lo, cand->hi);
+	/* the delta shares the new full's bounds, so both keep one schema */
+	d = packed_set(ctx, full->arity, &s, lo, hi);
+	cpu_rel_alloc_keys(ctx, d, pc->n);
+	cpu_rel_shrink(ctx, d, keys_diff(ctx, pc->keys, pc->n, pf->keys, pf->n, d->keys));
+	nf = packed_set(ctx, full->arity, &s, lo, hi);
+	cpu_rel_alloc_keys(ctx, nf, pf->n + d->n);
+	nf->n = keys_union(ctx, pf->keys, pf->n, d->keys, d->n, nf->keys);
+	unify_done(ctx, full, cand, pf, pc);
+	*delta = d;
+	*new_full = nf;
+	return GDL_BK_OK;
+}

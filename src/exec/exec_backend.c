@@ -1,0 +1,110 @@
+/*
+ * exec_backend.c — which backend runs an evaluation: the built-in CPU
+ * backend, or the GPU backend the host registered after loading the CUDA
+ * module.  Also turns backend status codes into host errors, and remembers
+ * the live backend context so that an error escaping gdl_run can release
+ * the device resources it holds (gdl_engine_abort_cleanup).
+ */
+#include "exec_int.h"
+
+extern const GdlBackend *gdl_cpu_backend(void);
+
+static const GdlBackend *gpu_backend;
+static int	engine_threads;
+
+/* The live context of the running evaluation (NULL between runs). */
+static const GdlBackend *cur_bk;
+static void *cur_ctx;
+
+/* The backend for a device, or NULL when none is available. */
+const GdlBackend *
+gdl_backend_for(GdlDevice device)
+{
+	if (device == GDL_DEVICE_GPU)
+		return gpu_backend;
+	return gdl_cpu_backend();
+}
+
+/* Register (or with NULL, forget) the GPU backend. */
+void
+gdl_backend_register_gpu(const GdlBackend *backend)
+{
+	gpu_backend = backend;
+}
+
+/* Set the CPU backend's worker threads (0: one per CPU). */
+void
+gdl_engine_set_threads(int nthreads)
+{
+	engine_threads = nthreads < 0 ? 0 : nthreads;
+}
+
+/* The configured worker threads. */
+int
+exec_threads(void)
+{
+	return engine_threads;
+}
+
+/* Remember (or with NULL, forget) the live backend context. */
+void
+exec_set_current(const GdlBackend *bk, void *ctx)
+{
+	cur_bk = bk;
+	cur_ctx = ctx;
+}
+
+/* Release non-host resources of a run that an error interrupted. */
+void
+gdl_engine_abort_cleanup(void)
+{
+	const GdlBackend *bk = cur_bk;
+	void	   *ctx = cur_ctx;
+
+	cur_bk = NULL;
+	cur_ctx = NULL;
+	if (bk && ctx && bk->ctx_abort)
+		bk->ctx_abort(ctx);
+}
+
+/*
+ * Raise a host error for a failed backend operation.  The context is
+ * destroyed first (its relations are of no use any more).
+ */
+void
+exec_check(ExecState *es, int status, const char *what)
+{
+	GdlErrCode	code;
+	char	   *msg;
+
+	if (status == GDL_BK_OK)
+		return;
+	msg = gdl_strdup(es->bk->last_error(es->ctx));
+	switch (status)
+	{
+		case GDL_BK_ERR_DIV_ZERO:
+			code = GDL_ERR_DIVISION_BY_ZERO;
+			break;
+		case GDL_BK_ERR_OVERFLOW:
+			code = GDL_ERR_OVERFLOW;
+			break;
+		case GDL_BK_ERR_NO_MEMORY:
+			code = GDL_ERR_DEVICE_MEMORY;
+			break;
+		case GDL_BK_ERR_DEVICE:
+			code = GDL_ERR_DEVICE;
+			break;
+		default:
+			code = GDL_ERR_INTERNAL;
+			break;
+	}
+	exec_set_current(NULL, NULL);
+	es->bk->ctx_destroy(es->ctx);
+	es->ctx = NULL;
+	if (code == GDL_ERR_DIVISION_BY_ZERO || code == GDL_ERR_OVERFLOW)
+		gdl_error(code, NULL, NULL, "%s", msg);
+	if (code == GDL_ERR_DEVICE_MEMORY)
+		gdl_error(code, msg, "Lower the data size, raise gpudl.device_memory_limit, or use gpudl.device = cpu.",
+				  "out of device memory in %s", what);
+	gdl_error(code, msg, NULL, "%s backend failed in %s", es->bk->name, what);
+}

@@ -1,0 +1,89 @@
+/*
+ * exec_int.h — internals of the engine (src/exec): the state of one run,
+ * shared by the semi-naive driver (exec_seminaive.c), the rule executor
+ * (exec_rule.c), the expression compiler (exec_expr.c) and the backend
+ * registry (exec_backend.c).
+ */
+#ifndef EXEC_INT_H
+#define EXEC_INT_H
+
+#include "gdl_backend.h"
+#include "gdl_engine.h"
+#include "../plan/plan_int.h"
+
+/* The relations of one predicate during a run. */
+typedef struct ExecPred
+{
+	GdlBkRel   *full;			/* all tuples so far (a set) */
+	GdlBkRel   *delta;			/* new in the last round (recursive strata) */
+	GdlBkRel   *old;			/* full before the last round, when a rule reads it */
+	int64_t		version;		/* bumped whenever one of the three changes */
+	bool		ready;			/* loaded (EDB) or evaluated (IDB) */
+} ExecPred;
+
+/* A prepared (filtered/projected) atom relation kept while its source is unchanged. */
+typedef struct PrepCache
+{
+	const PlanAtom *atom;
+	int64_t		version;
+	GdlBkRel   *rel;
+} PrepCache;
+
+/* State of one gdl_run. */
+typedef struct ExecState
+{
+	const GdlPlan *plan;
+	const GdlAnalysis *a;
+	const GdlBackend *bk;
+	void	   *ctx;
+	GdlDict    *dict;
+	ExecPred   *preds;
+	GdlRunStats *stats;
+	GdlBkRel   *unit;			/* arity 0, one row */
+	int64_t		next_version;
+	int			nprep;
+	int			capprep;
+	PrepCache  *prep;
+} ExecState;
+
+/* A bytecode expression under construction. */
+typedef struct ExprBuf
+{
+	int			n;
+	int			cap;
+	GdlBkInsn  *code;
+} ExprBuf;
+
+/* What variable references in an expression resolve to. */
+typedef struct ExprEnv
+{
+	const GdlClauseInfo *info;
+	const GdlClause *c;
+	const int  *layout;			/* variable of each input column */
+	int			nlayout;
+	const int  *assign_lit;		/* per variable: assigning literal or -1 */
+	GdlDict    *dict;
+} ExprEnv;
+
+/* exec_backend.c */
+extern void exec_check(ExecState *es, int status, const char *what);
+extern void exec_set_current(const GdlBackend *bk, void *ctx);
+extern int	exec_threads(void);
+
+/* exec_expr.c */
+extern void expr_init(ExprBuf *e);
+extern void expr_emit(ExprBuf *e, GdlBkOp op, int32_t arg, int64_t imm);
+extern GdlBkExpr expr_done(ExprBuf *e);
+extern GdlType expr_term_type(const GdlClauseInfo *info, const GdlTerm *t);
+extern void expr_term(const ExprEnv *env, ExprBuf *e, const GdlTerm *t, GdlType want);
+extern void expr_cmp(const ExprEnv *env, ExprBuf *e, const GdlLiteral *lit);
+extern int64_t expr_const_value(const GdlTerm *t, GdlType want, GdlDict *dict);
+extern void expr_intern_clause(const GdlClause *c, GdlDict *dict);
+
+/* exec_rule.c */
+extern GdlBkRel *exec_rule(ExecState *es, const PlanRule *r);
+extern GdlBkRel *exec_empty(ExecState *es, int arity);
+extern void exec_prep_clear(ExecState *es);
+extern int64_t exec_size(ExecState *es, GdlBkRel *r);
+
+#endif							/* EXEC_INT_H */

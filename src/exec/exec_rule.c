@@ -1,0 +1,375 @@
+/*
+ * exec_rule.c — running one rule version of the plan on the backend: the
+ * steps of a PlanRule (start, joins, maps, anti-joins) turned into backend
+ * operations on an intermediate relation, then the head projection, or the
+ * aggregation of an aggregate rule.  Returns a bag of head tuples.
+ */
+#include "exec_int.h"
+
+#include <string.h>
+
+/* Number of rows of a relation. */
+int64_t
+exec_size(ExecState *es, GdlBkRel *r)
+{
+	int64_t		n = 0;
+
+	exec_check(es, es->bk->size(es->ctx, r, &n), "size");
+	return n;
+}
+
+/* An empty relation of the given arity. */
+GdlBkRel *
+exec_empty(ExecState *es, int arity)
+{
+	GdlBkRel   *r = NULL;
+	const int64_t *cols[GDL_BK_MAX_ARITY];
+
+	memset(cols, 0, sizeof(cols));
+	exec_check(es, es->bk->upload(es->ctx, arity, 0, cols, &r), "upload");
+	return r;
+}
+
+/* Drop every cached prepared atom. */
+void
+exec_prep_clear(ExecState *es)
+{
+	int			i;
+
+	for (i = 0; i < es->nprep; i++)
+		es->bk->release(es->ctx, es->prep[i].rel);
+	es->nprep = 0;
+}
+
+/* The relation an atom reads (NULL when the predicate has none yet). */
+static GdlBkRel *
+atom_source(ExecState *es, const PlanAtom *pa)
+{
+	ExecPred   *p = &es->preds[pa->pred];
+
+	switch (pa->src)
+	{
+		case PLAN_SRC_DELTA:
+			return p->delta;
+		case PLAN_SRC_OLD:
+			return p->old;
+		default:
+			return p->full;
+	}
+}
+
+/*
+ * The atom's relation filtered by its constants and repeated variables and
+ * projected to its variables.  *owned tells whether the caller must release
+ * it (not when it is the source itself or a cached preparation).
+ */
+static GdlBkRel *
+prepare_atom(ExecState *es, const PlanRule *r, const PlanAtom *pa, bool *owned)
+{
+	GdlBkRel   *src = atom_source(es, pa);
+	const GdlAnalysis *a = es->a;
+	const GdlPred *pred = &a->preds[pa->pred];
+	const GdlClauseInfo *info = &a->clauses[r->clause];
+	GdlBkExpr  *filters,
+			   *outs;
+	ExprBuf		eb;
+	ExprEnv		env;
+	GdlBkRel   *res = NULL;
+	int			nf = 0,
+				k,
+				i;
+	int64_t		version = es->preds[pa->pred].version;
+
+	*owned = false;
+	if (src == NULL)
+		gdl_error(GDL_ERR_INTERNAL, NULL, NULL, "predicate %s has no relation", pred->name);
+	if (pa->trivial)
+		return src;
+	for (i = 0; i < es->nprep; i++)
+		if (es->prep[i].atom == pa)
+		{
+			if (es->prep[i].version == version)
+				return es->prep[i].rel;
+			/* stale: the source changed */
+			es->bk->release(es->ctx, es->prep[i].rel);
+			es->prep[i] = es->prep[--es->nprep];
+			break;
+		}
+	memset(&env, 0, sizeof(env));
+	env.info = info;
+	env.c = info->clause;
+	env.dict = es->dict;
+	filters = gdl_alloc(sizeof(GdlBkExpr) * (pa->nconst + pa->neq + 1));
+	outs = gdl_alloc(sizeof(GdlBkExpr) * (pa->nvars + 1));
+	for (k = 0; k < pa->nconst; k++)
+	{
+		GdlType		ty = pred->types ? pred->types[pa->const_col[k]] : GDL_TYPE_BIGINT;
+
+		expr_init(&eb);
+		expr_emit(&eb, GDL_BC_COL, pa->const_col[k], 0);
+		expr_emit(&eb, GDL_BC_CONST, 0, expr_const_value(pa->const_term[k], ty, es->dict));
+		expr_emit(&eb, ty == GDL_TYPE_FLOAT8 ? GDL_BC_FEQ : GDL_BC_EQ, 0, 0);
+		filters[nf++] = expr_done(&eb);
+	}
+	for (k = 0; k < pa->neq; k++)
+	{
+		GdlType		ty = pred->types ? pred->types[pa->eq_a[k]] : GDL_TYPE_BIGINT;
+
+		expr_init(&eb);
+		expr_emit(&eb, GDL_BC_COL, pa->eq_a[k], 0);
+		expr_emit(&eb, GDL_BC_COL, pa->eq_b[k], 0);
+		expr_emit(&eb, ty == GDL_TYPE_FLOAT8 ? GDL_BC_FEQ : GDL_BC_EQ, 0, 0);
+		filters[nf++] = expr_done(&eb);
+	}
+	for (k = 0; k < pa->nvars; k++)
+	{
+		expr_init(&eb);
+		expr_emit(&eb, GDL_BC_COL, pa->cols[k], 0);
+		outs[k] = expr_done(&eb);
+	}
+	exec_check(es, es->bk->map(es->ctx, src, nf, filters, pa->nvars, outs, &res), "filter");
+	for (k = 0; k < nf; k++)
+		gdl_free((void *) filters[k].code);
+	for (k = 0; k < pa->nvars; k++)
+		gdl_free((void *) outs[k].code);
+	gdl_free(filters);
+	gdl_free(outs);
+	/* keep it while the source does not change */
+	if (es->nprep == es->capprep)
+	{
+		es->capprep = es->capprep ? es->capprep * 2 : 16;
+		es->prep = gdl_realloc(es->prep, sizeof(PrepCache) * es->capprep);
+	}
+	es->prep[es->nprep].atom = pa;
+	es->prep[es->nprep].version = version;
+	es->prep[es->nprep].rel = res;
+	es->nprep++;
+	return res;
+}
+
+/* Run a MAP step: filters and outputs compiled against the input layout. */
+static GdlBkRel *
+run_map(ExecState *es, const PlanRule *r, const PlanStep *s, const int *layout, int nlayout,
+		GdlBkRel *in)
+{
+	const GdlAnalysis *a = es->a;
+	const GdlClauseInfo *info = &a->clauses[r->clause];
+	const GdlClause *c = info->clause;
+	const GdlPred *head = &a->preds[r->head_pred];
+	ExprEnv		env;
+	ExprBuf		eb;
+	GdlBkExpr  *filters = gdl_alloc(sizeof(GdlBkExpr) * (s->nfilters + 1));
+	GdlBkExpr  *outs = gdl_alloc(sizeof(GdlBkExpr) * (s->nvars + 1));
+	GdlBkRel   *res = NULL;
+	int			k;
+
+	env.info = info;
+	env.c = c;
+	env.layout = layout;
+	env.nlayout = nlayout;
+	env.assign_lit = r->assign_lit;
+	env.dict = es->dict;
+	for (k = 0; k < s->nfilters; k++)
+	{
+		expr_init(&eb);
+		expr_cmp(&env, &eb, &c->body[s->filters[k]]);
+		filters[k] = expr_done(&eb);
+	}
+	for (k = 0; k < s->nvars; k++)
+	{
+		expr_init(&eb);
+		if (s->vars[k] >= 0)
+		{
+			GdlTerm		v;
+
+			memset(&v, 0, sizeof(v));
+			v.kind = GDL_TERM_VAR;
+			v.var = s->vars[k];
+			expr_term(&env, &eb, &v, GDL_TYPE_UNKNOWN);
+		}
+		else
+			expr_term(&env, &eb, c->head.args[k],
+					  head->types ? head->types[k] : GDL_TYPE_UNKNOWN);
+		outs[k] = expr_done(&eb);
+	}
+	exec_check(es, es->bk->map(es->ctx, in, s->nfilters, filters, s->nvars, outs, &res), "map");
+	for (k = 0; k < s->nfilters; k++)
+		gdl_free((void *) filters[k].code);
+	for (k = 0; k < s->nvars; k++)
+		gdl_free((void *) outs[k].code);
+	gdl_free(filters);
+	gdl_free(outs);
+	return res;
+}
+
+/*
+ * The aggregate of a rule: 'in' holds every binding of the body variables
+ * (layout given); distinct bindings are grouped by the head's plain
+ * arguments and aggregated.
+ */
+static GdlBkRel *
+run_aggregate(ExecState *es, const PlanRule *r, const int *layout, int nlayout, GdlBkRel *in)
+{
+	const GdlAnalysis *a = es->a;
+	const GdlClauseInfo *info = &a->clauses[r->clause];
+	const GdlClause *c = info->clause;
+	const GdlPred *head = &a->preds[r->head_pred];
+	int			nargs = c->head.nargs;
+	GdlBkExpr  *outs = gdl_alloc(sizeof(GdlBkExpr) * (nargs + 1));
+	GdlBkAgg   *aggs = gdl_alloc(sizeof(GdlBkAgg) * (nargs + 1));
+	int		   *group = gdl_alloc(sizeof(int) * (nargs + 1));
+	int		   *pos = gdl_alloc(sizeof(int) * (nargs + 1));
+	int			ngroup = 0,
+				nagg = 0,
+				nout = 0,
+				k;
+	GdlBkRel   *distinct = NULL,
+			   *proj = NULL,
+			   *agg = NULL,
+			   *res = NULL;
+	ExprEnv		env;
+	ExprBuf		eb;
+
+	env.info = info;
+	env.c = c;
+	env.layout = layout;
+	env.nlayout = nlayout;
+	env.assign_lit = r->assign_lit;
+	env.dict = es->dict;
+	exec_check(es, es->bk->dedup(es->ctx, 1, &in, &distinct), "dedup");
+	/* group columns first, then the aggregated arguments */
+	for (k = 0; k < nargs; k++)
+		if (c->head.args[k]->kind != GDL_TERM_AGG)
+		{
+			expr_init(&eb);
+			expr_term(&env, &eb, c->head.args[k], head->types ? head->types[k] : GDL_TYPE_UNKNOWN);
+			outs[nout] = expr_done(&eb);
+			group[ngroup] = nout;
+			pos[k] = ngroup++;
+			nout++;
+		}
+	for (k = 0; k < nargs; k++)
+	{
+		const GdlTerm *t = c->head.args[k];
+		GdlType		ty;
+
+		if (t->kind != GDL_TERM_AGG)
+			continue;
+		ty = t->arg && t->arg->kind != GDL_TERM_ANON ? expr_term_type(info, t->arg) : GDL_TYPE_BIGINT;
+		aggs[nagg].kind = (int) t->agg;	/* GdlAggKind and GdlBkAggKind agree */
+		aggs[nagg].valkind = ty == GDL_TYPE_FLOAT8 ? GDL_BK_VAL_FLOAT :
+			(ty == GDL_TYPE_TEXT ? GDL_BK_VAL_TEXT : GDL_BK_VAL_INT);
+		aggs[nagg].col = -1;
+		if (t->agg != GDL_AGG_COUNT)
+		{
+			if (t->arg == NULL || t->arg->kind == GDL_TERM_ANON)
+				gdl_error(GDL_ERR_UNSAFE, NULL, NULL, "aggregate needs a variable or expression");
+			expr_init(&eb);
+			expr_term(&env, &eb, t->arg, ty);
+			outs[nout] = expr_done(&eb);
+			aggs[nagg].col = nout++;
+		}
+		pos[k] = ngroup + nagg++;
+	}
+	exec_check(es, es->bk->map(es->ctx, distinct, 0, NULL, nout, outs, &proj), "map");
+	es->bk->release(es->ctx, distinct);
+	exec_check(es, es->bk->aggregate(es->ctx, proj, ngroup, group, nagg, aggs, &agg), "aggregate");
+	es->bk->release(es->ctx, proj);
+	for (k = 0; k < nout; k++)
+		gdl_free((void *) outs[k].code);
+	/* back to the head's argument order */
+	for (k = 0; k < nargs; k++)
+	{
+		expr_init(&eb);
+		expr_emit(&eb, GDL_BC_COL, pos[k], 0);
+		if (c->head.args[k]->kind == GDL_TERM_AGG && head->types &&
+			head->types[k] == GDL_TYPE_FLOAT8 && aggs[pos[k] - ngroup].valkind == GDL_BK_VAL_INT &&
+			c->head.args[k]->agg != GDL_AGG_COUNT)
+			expr_emit(&eb, GDL_BC_I2F, 0, 0);
+		outs[k] = expr_done(&eb);
+	}
+	exec_check(es, es->bk->map(es->ctx, agg, 0, NULL, nargs, outs, &res), "map");
+	es->bk->release(es->ctx, agg);
+	for (k = 0; k < nargs; k++)
+		gdl_free((void *) outs[k].code);
+	gdl_free(outs);
+	gdl_free(aggs);
+	gdl_free(group);
+	gdl_free(pos);
+	return res;
+}
+
+/*
+ * Run one rule version; returns a bag of head tuples, or NULL when it
+ * derives nothing.
+ */
+GdlBkRel *
+exec_rule(ExecState *es, const PlanRule *r)
+{
+	GdlBkRel   *cur = NULL;
+	bool		cur_owned = false;
+	const int  *layout = NULL;
+	int			nlayout = 0;
+	int			i;
+
+	for (i = 0; i < r->nsteps; i++)
+	{
+		const PlanStep *s = &r->steps[i];
+		GdlBkRel   *next = NULL;
+		bool		atom_owned = false;
+		GdlBkRel   *R;
+
+		switch (s->kind)
+		{
+			case PSTEP_UNIT:
+				next = es->unit;
+				break;
+			case PSTEP_START:
+				next = prepare_atom(es, r, &s->atom, &atom_owned);
+				break;
+			case PSTEP_JOIN:
+				R = prepare_atom(es, r, &s->atom, &atom_owned);
+				exec_check(es, es->bk->join(es->ctx, cur, R, s->nkeys, s->lkeys, s->rkeys,
+											s->nvars, s->refs, &next), "join");
+				if (atom_owned)
+					es->bk->release(es->ctx, R);
+				atom_owned = true;
+				break;
+			case PSTEP_ANTI:
+				R = prepare_atom(es, r, &s->atom, &atom_owned);
+				exec_check(es, es->bk->antijoin(es->ctx, cur, R, s->nkeys, s->lkeys, s->rkeys,
+												&next), "anti-join");
+				if (atom_owned)
+					es->bk->release(es->ctx, R);
+				atom_owned = true;
+				break;
+			case PSTEP_MAP:
+				next = run_map(es, r, s, layout, nlayout, cur);
+				atom_owned = true;
+				break;
+		}
+		if (cur_owned)
+			es->bk->release(es->ctx, cur);
+		cur = next;
+		cur_owned = atom_owned;
+		layout = s->vars;
+		nlayout = s->nvars;
+		if (exec_size(es, cur) == 0)
+		{
+			if (cur_owned)
+				es->bk->release(es->ctx, cur);
+			return NULL;
+		}
+	}
+	if (r->is_agg)
+	{
+		GdlBkRel   *res = run_aggregate(es, r, layout, nlayout, cur);
+
+		if (cur_owned)
+			es->bk->release(es->ctx, cur);
+		return res;
+	}
+	if (!cur_owned)
+		gdl_error(GDL_ERR_INTERNAL, NULL, NULL, "rule plan does not end in a projection");
+	return cur;
+}

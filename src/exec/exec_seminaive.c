@@ -1,0 +1,505 @@
+/*
+ * exec_seminaive.c — gdl_run: the semi-naive driver.
+ *
+ * Loads the extensional predicates the goal depends on, evaluates the
+ * strata the goal depends on in order — a non-recursive stratum once, a
+ * recursive one to its least fixpoint: each round runs the delta versions of
+ * its rules, dedups what they derived per predicate, and absorbs it into
+ * full (delta = new minus full, full = full plus delta) — then filters the
+ * goal and returns its count and, when asked, its rows.  Everything stays on
+ * the backend between rounds; only sizes come back to the host.
+ */
+#include "exec_int.h"
+
+#include <string.h>
+#include <time.h>
+
+/* Monotonic clock in milliseconds. */
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+/*
+ * Replace a predicate's relations, releasing those no longer referenced
+ * (full, delta and old may share handles).
+ */
+static void
+set_rels(ExecState *es, ExecPred *p, GdlBkRel *full, GdlBkRel *delta, GdlBkRel *old)
+{
+	GdlBkRel   *cur[3];
+	int			i,
+				j;
+
+	cur[0] = p->full;
+	cur[1] = p->delta;
+	cur[2] = p->old;
+	for (i = 0; i < 3; i++)
+	{
+		bool		keep = cur[i] == NULL || cur[i] == full || cur[i] == delta || cur[i] == old;
+
+		for (j = 0; j < i && !keep; j++)
+			if (cur[j] == cur[i])
+				keep = true;	/* released already */
+		if (!keep)
+			es->bk->release(es->ctx, cur[i]);
+	}
+	p->full = full;
+	p->delta = delta;
+	p->old = old;
+	p->version = ++es->next_version;
+}
+
+/* Mark the predicates the goal depends on (transitively). */
+static bool *
+needed_preds(const GdlAnalysis *a, int goal)
+{
+	bool	   *need = gdl_alloc(sizeof(bool) * (a->npreds > 0 ? a->npreds : 1));
+	int		   *stack = gdl_alloc(sizeof(int) * (a->npreds > 0 ? a->npreds : 1));
+	int			sp = 0,
+				i,
+				l;
+
+	need[goal] = true;
+	stack[sp++] = goal;
+	while (sp > 0)
+	{
+		const GdlPred *p = &a->preds[stack[--sp]];
+
+		for (i = 0; i < p->nclauses; i++)
+		{
+			const GdlClauseInfo *info = &a->clauses[p->clauses[i]];
+
+			for (l = 0; l < info->clause->nbody; l++)
+			{
+				int			q = info->lit_pred[l];
+
+				if (q >= 0 && !need[q])
+				{
+					need[q] = true;
+					stack[sp++] = q;
+				}
+			}
+		}
+	}
+	gdl_free(stack);
+	return need;
+}
+
+/* Load an extensional predicate: host columns, upload, dedup. */
+static void
+load_edb(ExecState *es, const GdlRunInput *in, int pid)
+{
+	const GdlPred *pred = &es->a->preds[pid];
+	GdlColumns	cols;
+	GdlBkRel   *bag = NULL,
+			   *set = NULL;
+	int			c;
+
+	memset(&cols, 0, sizeof(cols));
+	if (in->load_edb == NULL)
+		gdl_error(GDL_ERR_INTERNAL, NULL, NULL, "no loader for table of predicate %s", pred->name);
+	in->load_edb(in->load_arg, pred, es->dict, &cols);
+	if (cols.ncols != pred->arity)
+		gdl_error(GDL_ERR_DATATYPE, NULL, NULL,
+				  "table of predicate %s has %d columns, expected %d",
+				  pred->name, cols.ncols, pred->arity);
+	exec_check(es, es->bk->upload(es->ctx, cols.ncols, (int64_t) cols.nrows,
+								  (const int64_t *const *) cols.cols, &bag), "upload");
+	es->stats->bytes_to_device += (int64_t) cols.nrows * cols.ncols * 8;
+	es->stats->transfers++;
+	for (c = 0; c < cols.ncols; c++)
+		gdl_free(cols.cols[c]);
+	gdl_free(cols.cols);
+	exec_check(es, es->bk->dedup(es->ctx, 1, &bag, &set), "dedup");
+	es->bk->release(es->ctx, bag);
+	set_rels(es, &es->preds[pid], set, NULL, NULL);
+	es->preds[pid].ready = true;
+}
+
+/* The facts (constant clauses) of one predicate of a stratum, as one bag. */
+static GdlBkRel *
+facts_bag(ExecState *es, const PlanStratum *ps, int pid)
+{
+	const GdlAnalysis *a = es->a;
+	const GdlPred *pred = &a->preds[pid];
+	int64_t    *cols[GDL_BK_MAX_ARITY];
+	int			n = 0,
+				i,
+				k;
+	GdlBkRel   *bag = NULL;
+
+	for (i = 0; i < ps->nfacts; i++)
+		if (a->clauses[ps->facts[i]].head_pred == pid)
+			n++;
+	if (n == 0)
+		return NULL;
+	for (k = 0; k < pred->arity; k++)
+		cols[k] = gdl_alloc(sizeof(int64_t) * n);
+	n = 0;
+	for (i = 0; i < ps->nfacts; i++)
+	{
+		const GdlClause *c = a->clauses[ps->facts[i]].clause;
+
+		if (a->clauses[ps->facts[i]].head_pred != pid)
+			continue;
+		for (k = 0; k < pred->arity; k++)
+			cols[k][n] = expr_const_value(c->head.args[k],
+										  pred->types ? pred->types[k] : GDL_TYPE_BIGINT, es->dict);
+		n++;
+	}
+	exec_check(es, es->bk->upload(es->ctx, pred->arity, n, (const int64_t *const *) cols, &bag),
+			   "upload");
+	es->stats->bytes_to_device += (int64_t) n * pred->arity * 8;
+	es->stats->transfers++;
+	for (k = 0; k < pred->arity; k++)
+		gdl_free(cols[k]);
+	return bag;
+}
+
+/* What the rules of a round derived, per predicate of the stratum. */
+typedef struct Outs
+{
+	int			n;
+	int			cap;
+	GdlBkRel  **v;
+} Outs;
+
+/* Add a derived bag (NULL is ignored). */
+static void
+outs_add(Outs *o, GdlBkRel *r)
+{
+	if (r == NULL)
+		return;
+	if (o->n == o->cap)
+	{
+		o->cap = o->cap ? o->cap * 2 : 4;
+		o->v = gdl_realloc(o->v, sizeof(GdlBkRel *) * o->cap);
+	}
+	o->v[o->n++] = r;
+}
+
+/* Position of predicate pid in the stratum. */
+static int
+local_index(const PlanStratum *ps, int pid)
+{
+	int			i;
+
+	for (i = 0; i < ps->npreds; i++)
+		if (ps->preds[i] == pid)
+			return i;
+	gdl_error(GDL_ERR_INTERNAL, NULL, NULL, "predicate not in its stratum");
+}
+
+/* Dedup what was derived for one predicate; NULL when nothing. */
+static GdlBkRel *
+dedup_outs(ExecState *es, Outs *o)
+{
+	GdlBkRel   *cand = NULL;
+	double		t0 = now_ms();
+	int			i;
+
+	if (o->n == 0)
+		return NULL;
+	exec_check(es, es->bk->dedup(es->ctx, o->n, o->v, &cand), "dedup");
+	for (i = 0; i < o->n; i++)
+		es->bk->release(es->ctx, o->v[i]);
+	o->n = 0;
+	es->stats->ms_dedup += now_ms() - t0;
+	return cand;
+}
+
+/* Run a rule version and time it as join work. */
+static GdlBkRel *
+timed_rule(ExecState *es, const PlanRule *r)
+{
+	double		t0 = now_ms();
+	GdlBkRel   *res = exec_rule(es, r);
+
+	es->stats->ms_join += now_ms() - t0;
+	return res;
+}
+
+/* Evaluate one stratum to its fixpoint. */
+static void
+eval_stratum(ExecState *es, const PlanStratum *ps, int64_t max_iterations)
+{
+	const GdlAnalysis *a = es->a;
+	Outs	   *outs = gdl_alloc(sizeof(Outs) * (ps->npreds > 0 ? ps->npreds : 1));
+	bool	   *need_old = gdl_alloc(sizeof(bool) * (ps->npreds > 0 ? ps->npreds : 1));
+	int64_t		rounds = 0,
+				tuples = 0;
+	int			i,
+				k;
+
+	/* which predicates a rule reads as "old" (full minus delta) */
+	for (i = 0; i < ps->nrec; i++)
+		for (k = 0; k < ps->rec[i].nsteps; k++)
+		{
+			const PlanStep *s = &ps->rec[i].steps[k];
+
+			if ((s->kind == PSTEP_START || s->kind == PSTEP_JOIN) && s->atom.src == PLAN_SRC_OLD)
+				need_old[local_index(ps, s->atom.pred)] = true;
+		}
+	for (i = 0; i < ps->npreds; i++)
+	{
+		GdlBkRel   *e = exec_empty(es, a->preds[ps->preds[i]].arity);
+
+		set_rels(es, &es->preds[ps->preds[i]], e, NULL, e);
+	}
+	/* facts and rules that run once */
+	for (i = 0; i < ps->npreds; i++)
+		outs_add(&outs[i], facts_bag(es, ps, ps->preds[i]));
+	for (i = 0; i < ps->ninit; i++)
+		outs_add(&outs[local_index(ps, ps->init[i].head_pred)], timed_rule(es, &ps->init[i]));
+	for (i = 0; i < ps->npreds; i++)
+	{
+		ExecPred   *p = &es->preds[ps->preds[i]];
+		GdlBkRel   *cand = dedup_outs(es, &outs[i]);
+
+		if (cand == NULL)
+			cand = p->full;		/* still empty */
+		set_rels(es, p, cand, ps->recursive ? cand : NULL, p->full);
+	}
+	/* the fixpoint */
+	while (ps->recursive)
+	{
+		bool		any = false;
+
+		for (i = 0; i < ps->npreds; i++)
+			if (exec_size(es, es->preds[ps->preds[i]].delta) > 0)
+				any = true;
+		if (!any)
+			break;
+		gdl_check_interrupts();
+		if (max_iterations > 0 && rounds >= max_iterations)
+			gdl_error(GDL_ERR_LIMIT, NULL,
+					  "Raise gpudl.max_iterations, or look for rules that derive new values without bound (arithmetic in recursion).",
+					  "fixpoint not reached after %lld iterations", (long long) rounds);
+		rounds++;
+		exec_prep_clear(es);
+		for (i = 0; i < ps->nrec; i++)
+		{
+			const PlanRule *r = &ps->rec[i];
+			int			dp = a->clauses[r->clause].lit_pred[r->delta_lit];
+
+			if (exec_size(es, es->preds[dp].delta) == 0)
+				continue;
+			outs_add(&outs[local_index(ps, r->head_pred)], timed_rule(es, r));
+		}
+		for (i = 0; i < ps->npreds; i++)
+		{
+			ExecPred   *p = &es->preds[ps->preds[i]];
+			GdlBkRel   *cand = dedup_outs(es, &outs[i]);
+			GdlBkRel   *nf = NULL,
+					   *nd = NULL;
+			double		t0 = now_ms();
+
+			if (cand == NULL)
+			{
+				/* nothing new: delta becomes empty, old becomes full */
+				GdlBkRel   *e = exec_empty(es, a->preds[ps->preds[i]].arity);
+
+				set_rels(es, p, p->full, e, need_old[i] ? p->full : NULL);
+				continue;
+			}
+			if (es->bk->absorb)
+			{
+				exec_check(es, es->bk->absorb(es->ctx, p->full, cand, &nf, &nd), "merge");
+				es->stats->ms_merge += now_ms() - t0;
+			}
+			else
+			{
+				exec_check(es, es->bk->difference(es->ctx, cand, p->full, &nd), "difference");
+				es->stats->ms_difference += now_ms() - t0;
+				t0 = now_ms();
+				exec_check(es, es->bk->merge(es->ctx, p->full, nd, &nf), "merge");
+				es->stats->ms_merge += now_ms() - t0;
+			}
+			es->bk->release(es->ctx, cand);
+			set_rels(es, p, nf, nd, need_old[i] ? p->full : NULL);
+		}
+	}
+	exec_prep_clear(es);
+	for (i = 0; i < ps->npreds; i++)
+	{
+		ExecPred   *p = &es->preds[ps->preds[i]];
+
+		set_rels(es, p, p->full, NULL, NULL);
+		p->ready = true;
+		tuples += exec_size(es, p->full);
+		gdl_free(outs[i].v);
+	}
+	es->stats->stratum_iterations[ps->index] = ps->recursive ? rounds + 1 : 1;
+	es->stats->stratum_tuples[ps->index] = tuples;
+	es->stats->iterations += ps->recursive ? rounds + 1 : 1;
+	es->stats->tuples_derived += tuples;
+	gdl_free(outs);
+	gdl_free(need_old);
+}
+
+/* The goal's tuples: its predicate's relation filtered by the goal. */
+static GdlBkRel *
+goal_filter(ExecState *es, const GdlGoal *goal, bool *owned)
+{
+	const GdlPred *pred = &es->a->preds[goal->pred];
+	GdlBkRel   *full = es->preds[goal->pred].full;
+	GdlBkExpr  *filters,
+			   *outs;
+	ExprBuf		eb;
+	GdlBkRel   *res = NULL;
+	int			nf = 0,
+				k;
+
+	*owned = false;
+	if (goal->nbindings == 0 && goal->nequal == 0)
+		return full;
+	filters = gdl_alloc(sizeof(GdlBkExpr) * (goal->nbindings + goal->nequal));
+	outs = gdl_alloc(sizeof(GdlBkExpr) * (pred->arity + 1));
+	for (k = 0; k < goal->nbindings; k++)
+	{
+		if (goal->bindings[k].arg < 0 || goal->bindings[k].arg >= pred->arity)
+			gdl_error(GDL_ERR_PARAM, NULL, NULL, "goal argument %d out of range", goal->bindings[k].arg);
+		expr_init(&eb);
+		expr_emit(&eb, GDL_BC_COL, goal->bindings[k].arg, 0);
+		expr_emit(&eb, GDL_BC_CONST, 0, goal->bindings[k].value);
+		expr_emit(&eb, GDL_BC_EQ, 0, 0);
+		filters[nf++] = expr_done(&eb);
+	}
+	for (k = 0; k < goal->nequal; k++)
+	{
+		if (goal->equal_a[k] < 0 || goal->equal_a[k] >= pred->arity ||
+			goal->equal_b[k] < 0 || goal->equal_b[k] >= pred->arity)
+			gdl_error(GDL_ERR_PARAM, NULL, NULL, "goal argument out of range");
+		expr_init(&eb);
+		expr_emit(&eb, GDL_BC_COL, goal->equal_a[k], 0);
+		expr_emit(&eb, GDL_BC_COL, goal->equal_b[k], 0);
+		expr_emit(&eb, GDL_BC_EQ, 0, 0);
+		filters[nf++] = expr_done(&eb);
+	}
+	for (k = 0; k < pred->arity; k++)
+	{
+		expr_init(&eb);
+		expr_emit(&eb, GDL_BC_COL, k, 0);
+		outs[k] = expr_done(&eb);
+	}
+	exec_check(es, es->bk->map(es->ctx, full, nf, filters, pred->arity, outs, &res), "goal filter");
+	*owned = true;
+	return res;
+}
+
+/* Evaluate what the goal needs to its least fixpoint and answer the goal. */
+GdlResult *
+gdl_run(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const GdlGoal *goal)
+{
+	const GdlAnalysis *a = plan->a;
+	GdlResult  *res = gdl_alloc(sizeof(GdlResult));
+	ExecState	es;
+	GdlBkConfig cfg;
+	GdlBkCounters cnt;
+	const char *errmsg = NULL;
+	double		t_start = now_ms(),
+				t0;
+	bool	   *need;
+	bool		owned;
+	GdlBkRel   *ans;
+	const GdlPred *gp;
+	int			i,
+				c;
+
+	if (goal->pred < 0 || goal->pred >= a->npreds)
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "goal predicate %d out of range", goal->pred);
+	memset(&es, 0, sizeof(es));
+	es.plan = plan;
+	es.a = a;
+	es.dict = dict;
+	es.stats = &res->stats;
+	es.bk = gdl_backend_for(in->device);
+	if (es.bk == NULL)
+		gdl_error(GDL_ERR_DEVICE, NULL, "Set gpudl.device = cpu or auto.",
+				  "no GPU backend is available");
+	res->stats.backend = es.bk->name;
+	res->stats.nstrata = a->nstrata;
+	res->stats.stratum_iterations = gdl_alloc(sizeof(int64_t) * (a->nstrata > 0 ? a->nstrata : 1));
+	res->stats.stratum_tuples = gdl_alloc(sizeof(int64_t) * (a->nstrata > 0 ? a->nstrata : 1));
+	es.preds = gdl_alloc(sizeof(ExecPred) * (a->npreds > 0 ? a->npreds : 1));
+	need = needed_preds(a, goal->pred);
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.nthreads = exec_threads();
+	es.ctx = es.bk->ctx_create(&cfg, &errmsg);
+	if (es.ctx == NULL)
+		gdl_error(GDL_ERR_DEVICE, errmsg, NULL, "could not start the %s backend", es.bk->name);
+	exec_set_current(es.bk, es.ctx);
+
+	/* inputs: tables, constants, ranks */
+	t0 = now_ms();
+	{
+		const int64_t *none[1] = {NULL};
+
+		exec_check(&es, es.bk->upload(es.ctx, 0, 1, none, &es.unit), "upload");
+	}
+	for (i = 0; i < a->npreds; i++)
+		if (need[i] && a->preds[i].is_edb)
+			load_edb(&es, in, i);
+	for (i = 0; i < a->nclauses; i++)
+		if (need[a->clauses[i].head_pred])
+			expr_intern_clause(a->clauses[i].clause, dict);
+	if (plan->needs_ranks)
+		exec_check(&es, es.bk->set_text_ranks(es.ctx, gdl_dict_ranks(dict), gdl_dict_size(dict)),
+				   "ranks");
+	res->stats.ms_load = now_ms() - t0;
+
+	/* strata the goal depends on, in order */
+	for (i = 0; i < plan->nstrata; i++)
+	{
+		const PlanStratum *ps = &plan->strata[i];
+		bool		wanted = false;
+		int			k;
+
+		for (k = 0; k < ps->npreds; k++)
+			if (need[ps->preds[k]])
+				wanted = true;
+		if (wanted)
+			eval_stratum(&es, ps, in->max_iterations);
+	}
+
+	/* the answer */
+	gp = &a->preds[goal->pred];
+	ans = goal_filter(&es, goal, &owned);
+	res->count = exec_size(&es, ans);
+	res->types = gp->types;
+	res->rows.ncols = gp->arity;
+	if (in->want_rows)
+	{
+		res->rows.nrows = (size_t) res->count;
+		res->rows.cols = gdl_alloc(sizeof(int64_t *) * (gp->arity > 0 ? gp->arity : 1));
+		for (c = 0; c < gp->arity; c++)
+			res->rows.cols[c] = gdl_alloc(sizeof(int64_t) * (res->count > 0 ? res->count : 1));
+		exec_check(&es, es.bk->download(es.ctx, ans, res->rows.cols), "download");
+		res->stats.bytes_from_device += res->count * gp->arity * 8;
+		res->stats.transfers++;
+	}
+	if (owned)
+		es.bk->release(es.ctx, ans);
+	if (es.bk->counters)
+	{
+		memset(&cnt, 0, sizeof(cnt));
+		es.bk->counters(es.ctx, &cnt);
+		res->stats.peak_bytes = cnt.peak_bytes;
+		res->stats.bytes_to_device += cnt.bytes_to_device;
+		res->stats.bytes_from_device += cnt.bytes_from_device;
+		res->stats.transfers += cnt.transfers;
+	}
+	exec_set_current(NULL, NULL);
+	es.bk->ctx_destroy(es.ctx);
+	gdl_free(es.prep);
+	gdl_free(es.preds);
+	gdl_free(need);
+	res->stats.ms_total = now_ms() - t_start;
+	return res;
+}
