@@ -390,6 +390,7 @@ main(int argc, char **argv)
 				add_input(buf, size);
 			runs++;
 		}
+		free(buf);
 		printf("fuzz_parse: %ld random runs in %s s, no failures\n", runs, secs);
 	}
 	return 0;
