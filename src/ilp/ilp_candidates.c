@@ -1,0 +1,336 @@
+/*
+ * ilp_candidates.c — the bias: candidate rules for the target, enumerated
+ * top-down (a body grows one atom at a time) and deduplicated up to variable
+ * renaming and atom order by their canonical form.
+ *
+ * A new atom is a unary or binary predicate (the target only when recursion
+ * is allowed, invented closures only when asked) whose arguments are
+ * variables already in the rule (of the argument's value class) and at most
+ * one fresh variable, so every body is connected to the head.  A rule is a
+ * candidate when every head variable occurs in its body; the target atom
+ * that repeats the head is never used.  "V != W" is added to a candidate when
+ * it matters structurally: two atoms of one predicate that would collapse
+ * into one if V = W, or the two head arguments.
+ *
+ * With examples, coverage prunes the search: adding a literal only shrinks
+ * the set of examples a body derives, so a body that covers fewer than
+ * min_support positives is not refined, a candidate that covers no negative
+ * is not refined either (a refinement can only lose positives), a refinement
+ * that covers exactly what its (candidate) parent covers is not kept, and an
+ * inequality is kept only when it removes some example ("where it helps").
+ * Ids are positions in the sorted canonical order, so runs reproduce.
+ */
+#include "ilp_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Search
+{
+	const IlpWorld *w;
+	const IlpBias *bias;
+	IlpRel	  **rels;
+	IlpRuleSet	seen;
+	IlpCandSet *out;
+	int32_t	   *buf[ILP_MAX_ATOMS + 2];	/* coverage scratch per depth */
+	bool	   *pred_ok;
+} Search;
+
+/* May this predicate appear in bodies under the bias? */
+static bool
+pred_allowed(const IlpWorld *w, const IlpBias *bias, int p)
+{
+	const IlpPred *pr = &w->preds[p];
+
+	switch (pr->kind)
+	{
+		case ILP_PRED_TARGET:
+			return bias->recursive;
+		case ILP_PRED_CLOSURE:
+			return bias->invented;
+		default:
+			return pr->rel->n > 0;
+	}
+}
+
+/* Record a candidate with a copy of its coverage. */
+static void
+keep(Search *s, const IlpRule *r, const int32_t *cov, int32_t ncov, int32_t npos)
+{
+	IlpCandSet *cs = s->out;
+	IlpCand    *c;
+
+	if (cs->n >= s->bias->max_candidates)
+		gdl_error(GDL_ERR_LIMIT, NULL, "Lower max_body or raise min_support.",
+				  "more than %lld candidate rules for \"%s\"",
+				  (long long) s->bias->max_candidates, s->w->target_name);
+	if (cs->n == cs->cap)
+	{
+		cs->cap = cs->cap * 2 + 64;
+		cs->c = gdl_realloc(cs->c, sizeof(IlpCand) * cs->cap);
+	}
+	c = &cs->c[cs->n++];
+	memset(c, 0, sizeof(*c));
+	c->rule = *r;
+	c->ncov = ncov;
+	c->npos = npos;
+	if (ncov > 0)
+	{
+		c->cov = gdl_alloc(sizeof(int32_t) * ncov);
+		memcpy(c->cov, cov, sizeof(int32_t) * ncov);
+	}
+	c->recursive = ilp_rule_uses(r, s->w, ILP_PRED_TARGET);
+	c->invented = ilp_rule_uses(r, s->w, ILP_PRED_CLOSURE);
+}
+
+/* Count the positives in an ascending coverage list (positives come first). */
+static int32_t
+count_pos(const IlpWorld *w, const int32_t *cov, int32_t n)
+{
+	int32_t		lo = 0,
+				hi = n;
+
+	while (lo < hi)
+	{
+		int32_t		mid = (lo + hi) / 2;
+
+		if (cov[mid] < w->npos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Would atoms i and j be the same atom if variable v were u? */
+static bool
+collapse(const IlpRule *r, int u, int v)
+{
+	for (int i = 0; i < r->natoms; i++)
+		for (int j = i + 1; j < r->natoms; j++)
+		{
+			const IlpLit *x = &r->lits[i];
+			const IlpLit *y = &r->lits[j];
+			int			xa = x->a == v ? u : x->a,
+						xb = x->b == v ? u : x->b;
+			int			ya = y->a == v ? u : y->a,
+						yb = y->b == v ? u : y->b;
+
+			if (x->pred == y->pred && xa == ya && xb == yb)
+				return true;
+		}
+	return false;
+}
+
+/* Add the useful "V != W" variants of a candidate (leaves of the search). */
+static void
+add_inequalities(Search *s, const IlpRule *r, const int32_t *cov, int32_t ncov)
+{
+	const IlpWorld *w = s->w;
+
+	for (int u = 0; u < r->nvars; u++)
+		for (int v = u + 1; v < r->nvars; v++)
+		{
+			IlpRule		c;
+			int32_t		nc = 0,
+						np = 0;
+
+			if (r->vcls[u] != r->vcls[v])
+				continue;
+			if (!((w->arity == 2 && u == 0 && v == 1) || collapse(r, u, v) || collapse(r, v, u)))
+				continue;
+			c = *r;
+			c.lits[c.nlits].pred = -1;
+			c.lits[c.nlits].a = u;
+			c.lits[c.nlits].b = v;
+			c.nlits++;
+			ilp_rule_canon(&c, w->arity);
+			if (!ilp_ruleset_add(&s->seen, &c))
+				continue;
+			if (s->bias->use_examples)
+			{
+				nc = ilp_cover(w, s->rels, &c, cov, ncov, s->buf[ILP_MAX_ATOMS + 1]);
+				np = count_pos(w, s->buf[ILP_MAX_ATOMS + 1], nc);
+				if (np < s->bias->min_support || nc == ncov)
+					continue;
+			}
+			keep(s, &c, s->buf[ILP_MAX_ATOMS + 1], nc, np);
+		}
+}
+
+/* Head variables that no atom of the rule binds yet. */
+static int
+unbound_head(const IlpRule *r, int arity)
+{
+	int			n = 0;
+
+	for (int v = 0; v < arity; v++)
+	{
+		bool		found = false;
+
+		for (int i = 0; i < r->natoms && !found; i++)
+			found = r->lits[i].a == v || r->lits[i].b == v;
+		n += found ? 0 : 1;
+	}
+	return n;
+}
+
+static void expand(Search *s, const IlpRule *r, const int32_t *cov, int32_t ncov,
+				   bool parent_safe);
+
+/*
+ * Consider the child of r with one more atom p(a, b): deduplicate it,
+ * compute its coverage, keep it when it is a useful candidate, refine it.
+ */
+static void
+visit(Search *s, const IlpRule *r, const int32_t *cov, int32_t ncov, bool parent_safe,
+	  int p, int a, int b)
+{
+	const IlpWorld *w = s->w;
+	const IlpBias *bias = s->bias;
+	IlpRule		c = *r;
+	int			depth = r->natoms + 1;
+	int32_t		nc = 0,
+				np = 0;
+	int32_t    *cbuf = s->buf[depth];
+	bool		safe;
+
+	/* the atom itself: not a repeat, not the head again */
+	for (int i = 0; i < r->natoms; i++)
+		if (r->lits[i].pred == p && r->lits[i].a == a && r->lits[i].b == b)
+			return;
+	if (w->preds[p].kind == ILP_PRED_TARGET && a == 0 && (w->arity == 1 || b == 1))
+		return;
+	c.lits[c.natoms].pred = p;
+	c.lits[c.natoms].a = a;
+	c.lits[c.natoms].b = b;
+	if (a >= c.nvars)
+		c.vcls[c.nvars++] = w->preds[p].cls[0];
+	if (b >= c.nvars)
+		c.vcls[c.nvars++] = w->preds[p].cls[1];
+	c.natoms++;
+	c.nlits++;
+	/* can the remaining atoms still bind the head? */
+	if (unbound_head(&c, w->arity) > 2 * (bias->max_body - depth))
+		return;
+	ilp_rule_canon(&c, w->arity);
+	if (!ilp_ruleset_add(&s->seen, &c))
+		return;
+	s->out->nodes++;
+	if ((s->out->nodes & 1023) == 0)
+		gdl_check_interrupts();
+	if (bias->use_examples)
+	{
+		nc = ilp_cover(w, s->rels, &c, cov, ncov, cbuf);
+		np = count_pos(w, cbuf, nc);
+		if (np < bias->min_support)
+			return;
+	}
+	safe = ilp_rule_safe(&c, w->arity);
+	if (safe)
+	{
+		bool		consistent = bias->use_examples && np == nc;
+
+		if (!(bias->use_examples && parent_safe && nc == ncov))
+			keep(s, &c, cbuf, nc, np);
+		if (consistent)
+			return;				/* refinements can only lose positives */
+		add_inequalities(s, &c, cbuf, nc);
+	}
+	expand(s, &c, cbuf, nc, safe);
+}
+
+/* Refine a rule by every allowed atom. */
+static void
+expand(Search *s, const IlpRule *r, const int32_t *cov, int32_t ncov, bool parent_safe)
+{
+	const IlpWorld *w = s->w;
+	int			nv = r->nvars;
+
+	if (r->natoms >= s->bias->max_body)
+		return;
+	for (int p = 0; p < w->npreds; p++)
+	{
+		const IlpPred *pr = &w->preds[p];
+
+		if (!s->pred_ok[p])
+			continue;
+		if (pr->arity == 1)
+		{
+			for (int a = 0; a < nv; a++)
+				if (r->vcls[a] == pr->cls[0])
+					visit(s, r, cov, ncov, parent_safe, p, a, -1);
+			continue;
+		}
+		/* binary: each argument an existing variable or the fresh one, not both fresh */
+		for (int a = 0; a <= nv; a++)
+		{
+			if (a < nv && r->vcls[a] != pr->cls[0])
+				continue;
+			if (a == nv && nv >= ILP_MAX_VARS)
+				continue;
+			for (int b = 0; b <= nv; b++)
+			{
+				if (b < nv && r->vcls[b] != pr->cls[1])
+					continue;
+				if (a == nv && b == nv)
+					continue;
+				if (b == nv && nv >= ILP_MAX_VARS)
+					continue;
+				visit(s, r, cov, ncov, parent_safe, p, a, b);
+			}
+		}
+	}
+}
+
+/* qsort comparator: candidates by canonical rule. */
+static int
+cmp_cand(const void *x, const void *y)
+{
+	return ilp_rule_cmp(&((const IlpCand *) x)->rule, &((const IlpCand *) y)->rule);
+}
+
+/*
+ * Enumerate the candidates of the bias over a world (with coverage of the
+ * examples when bias->use_examples), sorted; a candidate's id is its index.
+ */
+IlpCandSet *
+ilp_candidates(const IlpWorld *w, const IlpBias *bias)
+{
+	Search		s;
+	IlpRule		root;
+	int32_t		nex = bias->use_examples ? w->npos + w->nneg : 0;
+	int32_t    *all = gdl_alloc(sizeof(int32_t) * (nex + 1));
+
+	if (bias->max_body < 1 || bias->max_body > ILP_MAX_ATOMS)
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "max_body must be between 1 and %d", ILP_MAX_ATOMS);
+	memset(&s, 0, sizeof(s));
+	s.w = w;
+	s.bias = bias;
+	s.rels = ilp_world_rels(w);
+	s.out = gdl_alloc(sizeof(IlpCandSet));
+	s.pred_ok = gdl_alloc(sizeof(bool) * (w->npreds + 1));
+	for (int p = 0; p < w->npreds; p++)
+		s.pred_ok[p] = pred_allowed(w, bias, p);
+	for (int d = 0; d < ILP_MAX_ATOMS + 2; d++)
+		s.buf[d] = gdl_alloc(sizeof(int32_t) * (nex + 1));
+	for (int32_t i = 0; i < nex; i++)
+		all[i] = i;
+	ilp_ruleset_init(&s.seen);
+
+	memset(&root, 0, sizeof(root));
+	root.nvars = w->arity;
+	for (int v = 0; v < w->arity; v++)
+		root.vcls[v] = w->cls[v];
+	expand(&s, &root, all, nex, false);
+
+	if (s.out->n > 1)
+		qsort(s.out->c, s.out->n, sizeof(IlpCand), cmp_cand);
+	ilp_ruleset_free(&s.seen);
+	for (int d = 0; d < ILP_MAX_ATOMS + 2; d++)
+		gdl_free(s.buf[d]);
+	gdl_free(all);
+	gdl_free(s.pred_ok);
+	gdl_free(s.rels);
+	return s.out;
+}

@@ -1,0 +1,329 @@
+/*
+ * ilp_learn.c — the ILP driver behind gpudl_learn.
+ *
+ * One run: validate the parameters, build the world (indexed background,
+ * examples, negatives, invented closures), then try the bias in stages of
+ * growing size — body 1, body 2, body 1 with invented closures, body 3,
+ * body 2 with closures, body 3 with closures, up to max_body — and stop at
+ * the first stage whose selected program derives every positive and no
+ * negative at fixpoint (else keep the best stage).  Shorter bodies first is
+ * Occam's razor, and it keeps most runs far below the full bias.
+ *
+ * A stage: enumerate candidates with their coverage (ilp_candidates.c),
+ * merge candidates that cover exactly the same examples (the lowest id
+ * represents them: the loss cannot tell them apart), lay the coverage out as
+ * CSR, train probabilities with Adam on the noisy-or loss, select a program
+ * (ilp_select.c), and measure each selected rule (ilp_metrics.c).
+ */
+#include "ilp_int.h"
+
+#include <math.h>
+#include <string.h>
+
+/* PRODUCT.md defaults, and ours for the extensions. */
+void
+gdl_ilp_params_default(GdlIlpParams *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->max_body = 2;
+	p->max_rules = 32;
+	p->epochs = 200;
+	p->learning_rate = 0.1;
+	p->allow_recursive = false;
+	p->min_support = 1;
+	p->seed = 0;
+	p->neg_per_pos = 4;
+	p->max_candidates = 2000000;
+	p->deepen = true;
+	p->invent = true;
+	p->min_precision = 0.5;
+}
+
+/* Reject parameters outside their ranges with GDL_ERR_PARAM. */
+static void
+check_params(const GdlIlpParams *p)
+{
+	if (p->max_body < 1 || p->max_body > ILP_MAX_ATOMS)
+		gdl_error(GDL_ERR_PARAM, NULL, "Rule bodies have 1 to 3 atoms.",
+				  "max_body must be between 1 and %d, not %d", ILP_MAX_ATOMS, p->max_body);
+	if (p->max_rules < 1)
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "max_rules must be at least 1, not %d", p->max_rules);
+	if (p->epochs < 0 || p->epochs > 10000000)
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "epochs must be between 0 and 10000000, not %d",
+				  p->epochs);
+	if (!(p->learning_rate > 0.0) || !isfinite(p->learning_rate))
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "learning_rate must be a positive number, not %g",
+				  p->learning_rate);
+	if (p->min_support < 0)
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "min_support must not be negative, not %d",
+				  p->min_support);
+	if (p->neg_per_pos < 0)
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "neg_per_pos must not be negative");
+	if (p->max_candidates < 0)
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "max_candidates must not be negative");
+	if (!(p->min_precision >= 0.0 && p->min_precision <= 1.0))
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "min_precision must be between 0 and 1");
+}
+
+/* What one stage of the bias produced. */
+typedef struct StageRun
+{
+	int			body;
+	bool		invent;
+	IlpCandSet *cs;
+	int32_t		nreps;
+	int32_t    *col;			/* per candidate: its column (its representative's) */
+	bool	   *rep;			/* per candidate: it represents its column */
+	IlpCsr	   *m;				/* examples x representatives */
+	IlpTrainOut train;
+	double	   *prob;			/* per candidate */
+	IlpSelection sel;
+} StageRun;
+
+/* Hash of a coverage list. */
+static uint64_t
+cov_hash(const IlpCand *c)
+{
+	uint64_t	h = ilp_mix64((uint64_t) c->ncov);
+
+	for (int32_t k = 0; k < c->ncov; k++)
+		h = ilp_mix64(h ^ (uint64_t) c->cov[k]);
+	return h;
+}
+
+/* Do two candidates cover the same examples? */
+static bool
+cov_equal(const IlpCand *a, const IlpCand *b)
+{
+	return a->ncov == b->ncov && memcmp(a->cov, b->cov, sizeof(int32_t) * a->ncov) == 0;
+}
+
+/*
+ * Give every candidate a column: the first (lowest id) candidate of each
+ * group with identical coverage represents the group.
+ */
+static void
+merge_identical(StageRun *s)
+{
+	IlpCandSet *cs = s->cs;
+	int64_t		cap = 16;
+	int32_t    *slots;
+
+	while (cap < (int64_t) cs->n * 2)
+		cap <<= 1;
+	slots = gdl_alloc(sizeof(int32_t) * cap);	/* candidate + 1, 0 empty */
+	s->col = gdl_alloc(sizeof(int32_t) * (cs->n + 1));
+	s->rep = gdl_alloc(sizeof(bool) * (cs->n + 1));
+	s->nreps = 0;
+	for (int32_t c = 0; c < cs->n; c++)
+	{
+		int64_t		h = cov_hash(&cs->c[c]) & (cap - 1);
+
+		for (;;)
+		{
+			int32_t		o = slots[h];
+
+			if (o == 0)
+			{
+				slots[h] = c + 1;
+				s->rep[c] = true;
+				s->col[c] = s->nreps++;
+				break;
+			}
+			if (cov_equal(&cs->c[o - 1], &cs->c[c]))
+			{
+				s->col[c] = s->col[o - 1];
+				break;
+			}
+			h = (h + 1) & (cap - 1);
+		}
+	}
+	gdl_free(slots);
+}
+
+/* Is candidate c the representative of its column? */
+static bool
+is_rep(const StageRun *s, int32_t c)
+{
+	return s->rep[c];
+}
+
+/* Run one stage of the bias: candidates, matrix, training, selection. */
+static void
+run_stage(const IlpWorld *w, const GdlIlpParams *params, const GdlIlpEvalHook *hook,
+		  int body, bool invent, StageRun *s)
+{
+	IlpBias		bias;
+	int32_t   **cov;
+	int32_t    *ncov;
+	int32_t		r = 0;
+	bool	   *eligible;
+	double		p0 = ilp_initial_prob();
+	IlpSelectCtx ctx;
+
+	memset(s, 0, sizeof(*s));
+	s->body = body;
+	s->invent = invent;
+	bias.max_body = body;
+	bias.recursive = params->allow_recursive;
+	bias.invented = invent;
+	bias.use_examples = true;
+	bias.min_support = params->min_support > 0 ? params->min_support : 1;
+	bias.max_candidates = params->max_candidates > 0 ? params->max_candidates : 2000000;
+	s->cs = ilp_candidates(w, &bias);
+	merge_identical(s);
+
+	/* columns are the representatives, numbered in id order */
+	cov = gdl_alloc(sizeof(int32_t *) * (s->nreps + 1));
+	ncov = gdl_alloc(sizeof(int32_t) * (s->nreps + 1));
+	for (int32_t c = 0; c < s->cs->n; c++)
+		if (is_rep(s, c))
+		{
+			cov[r] = s->cs->c[c].cov;
+			ncov[r] = s->cs->c[c].ncov;
+			r++;
+		}
+	s->m = ilp_csr_build(w->npos + w->nneg, s->nreps, ncov, cov);
+	gdl_free(cov);
+	gdl_free(ncov);
+
+	ilp_train(s->m, w->npos, params->epochs, params->learning_rate, &s->train);
+	s->prob = gdl_alloc(sizeof(double) * (s->cs->n + 1));
+	eligible = gdl_alloc(sizeof(bool) * (s->cs->n + 1));
+	for (int32_t c = 0; c < s->cs->n; c++)
+	{
+		s->prob[c] = s->train.prob[s->col[c]];
+		eligible[c] = is_rep(s, c) && s->prob[c] >= p0 * (1.0 - 1e-12);
+	}
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.w = w;
+	ctx.cs = s->cs;
+	ctx.prob = s->prob;
+	ctx.eligible = eligible;
+	ctx.max_rules = params->max_rules;
+	ctx.min_support = bias.min_support;
+	ctx.min_precision = params->min_precision;
+	ctx.hook = hook;
+	ilp_select(&ctx, &s->sel);
+	gdl_free(eligible);
+}
+
+/* The stages of the bias to try, in order; returns how many. */
+static int
+stage_plan(const GdlIlpParams *p, bool closures, int *body, bool *invent)
+{
+	static const int order_body[] = {1, 2, 1, 3, 2, 3};
+	static const bool order_inv[] = {false, false, true, false, true, true};
+	int			n = 0;
+
+	if (!p->deepen)
+	{
+		body[0] = p->max_body;
+		invent[0] = closures;
+		return 1;
+	}
+	for (int i = 0; i < 6; i++)
+	{
+		if (order_body[i] > p->max_body || (order_inv[i] && !closures))
+			continue;
+		body[n] = order_body[i];
+		invent[n] = order_inv[i];
+		n++;
+	}
+	return n;
+}
+
+/* Turn the chosen stage into the result rows. */
+static GdlIlpResult *
+make_result(const IlpWorld *w, const StageRun *s, int stage, int nstages)
+{
+	GdlIlpResult *res = gdl_alloc(sizeof(GdlIlpResult));
+	bool	   *on = gdl_alloc(sizeof(bool) * (s->nreps + 1));
+
+	res->nrules = s->sel.n;
+	res->rules = gdl_alloc(sizeof(GdlIlpRule) * (s->sel.n + 1));
+	for (int i = 0; i < s->sel.n; i++)
+	{
+		int32_t		c = s->sel.ids[i];
+		const IlpCand *cd = &s->cs->c[c];
+		GdlIlpRule *r = &res->rules[i];
+		IlpMetrics	m;
+
+		gdl_check_interrupts();
+		on[s->col[c]] = true;
+		ilp_metrics(w, cd, &m);
+		r->rank = i + 1;
+		r->rule = ilp_rule_text(&cd->rule, w);
+		r->aux = ilp_rule_aux(&cd->rule, w);
+		r->probability = s->prob[c];
+		r->loss = ilp_loss_subset(s->m, w->npos, s->train.prob, on);
+		r->precision = m.precision;
+		r->recall = m.recall;
+		r->support = m.support;
+		r->head_coverage = m.head_coverage;
+		r->std_confidence = m.std_confidence;
+		r->pca_confidence = m.pca_confidence;
+		r->recursive = cd->recursive;
+		r->candidate_id = c;
+	}
+	gdl_free(on);
+	res->epochs = s->train.epochs;
+	res->final_loss = s->train.loss;
+	res->program = ilp_program_text(w, s->cs, s->sel.ids, s->sel.n);
+	res->npositives = w->npos;
+	res->nnegatives = w->nneg;
+	res->ncandidates = s->nreps;
+	res->max_body_used = s->body;
+	res->invented = s->invent;
+	res->train_precision = s->sel.tp + s->sel.fp > 0 ?
+		(double) s->sel.tp / (s->sel.tp + s->sel.fp) : 0.0;
+	res->train_recall = w->npos > 0 ? (double) s->sel.tp / w->npos : 0.0;
+	res->message = gdl_sprintf("stage %d of %d (max_body %d%s): %d candidates, "
+							   "%d distinct on %d+%d examples%s; %d rules, "
+							   "precision %.3f, recall %.3f on the examples",
+							   stage + 1, nstages, s->body,
+							   s->invent ? ", invented closures" : "",
+							   s->cs->n, s->nreps, w->npos, w->nneg,
+							   w->generated_neg ? " (negatives generated)" : "",
+							   s->sel.n, res->train_precision, res->train_recall);
+	return res;
+}
+
+/* Learn rules for the target; see gdl_ilp.h. */
+GdlIlpResult *
+gdl_ilp_learn(const GdlIlpProblem *prob, const GdlIlpParams *params, const GdlIlpEvalHook *hook)
+{
+	GdlIlpParams p = *params;
+	IlpWorld   *w;
+	int			body[6];
+	bool		invent[6];
+	int			nstages;
+	StageRun   *runs;
+	int			best = -1;
+	bool		closures;
+
+	check_params(&p);
+	if (p.neg_per_pos == 0)
+		p.neg_per_pos = 4;
+	closures = p.allow_recursive && p.invent;
+	w = ilp_world_build(prob, true, closures, p.neg_per_pos, p.seed);
+	closures = false;
+	for (int i = 0; i < w->npreds; i++)
+		closures = closures || w->preds[i].kind == ILP_PRED_CLOSURE;
+	nstages = stage_plan(&p, closures, body, invent);
+	runs = gdl_alloc(sizeof(StageRun) * nstages);
+	for (int i = 0; i < nstages; i++)
+	{
+		StageRun   *s = &runs[i];
+		int32_t		score;
+
+		run_stage(w, &p, hook, body[i], invent[i], s);
+		score = s->sel.tp - s->sel.fp;
+		if (best < 0 || score > runs[best].sel.tp - runs[best].sel.fp)
+			best = i;
+		if (s->sel.tp == w->npos && s->sel.fp == 0)
+			break;
+	}
+	return make_result(w, &runs[best], best, nstages);
+}

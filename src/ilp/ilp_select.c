@@ -1,0 +1,255 @@
+/*
+ * ilp_select.c — from trained candidates to a small, accurate program.
+ *
+ * Greedy set cover over the examples, guided by the training: only
+ * candidates that training pushed up (eligible) take part; each round adds
+ * the candidate with the largest gain (positives newly derived minus
+ * negatives newly derived), ties broken by higher trained probability, then
+ * lower id — so the result is deterministic.  A rule must derive at least
+ * min_support positives, have its own precision >= min_precision, and gain
+ * something.  Then rules whose removal does not lower the score are dropped
+ * (last rank first), which keeps the program small.
+ *
+ * A candidate's coverage of the examples is exact for non-recursive
+ * programs.  With the target in a body, coverage was computed with the
+ * positives standing for the target (as FOIL does), which says little about
+ * what the program derives on its own; so any program with a recursive rule
+ * is judged by evaluating it to fixpoint (through the host's hook, which
+ * runs the real engine, or else the own evaluator).
+ */
+#include "ilp_int.h"
+
+#include <string.h>
+
+#define ILP_TRIAL_BUDGET 256	/* fixpoint evaluations one selection may make */
+
+/* The program of the given candidates as Datalog source, invented clauses first. */
+char *
+ilp_program_text(const IlpWorld *w, const IlpCandSet *cs, const int32_t *ids, int n)
+{
+	GdlBuf		b;
+	bool	   *used = gdl_alloc(sizeof(bool) * (w->npreds + 1));
+
+	gdl_buf_init(&b);
+	gdl_buf_append(&b, "%s", "");
+	for (int i = 0; i < n; i++)
+	{
+		const IlpRule *r = &cs->c[ids[i]].rule;
+
+		for (int k = 0; k < r->natoms; k++)
+			if (w->preds[r->lits[k].pred].kind == ILP_PRED_CLOSURE)
+				used[r->lits[k].pred] = true;
+	}
+	for (int p = 0; p < w->npreds; p++)
+		if (used[p])
+			gdl_buf_append(&b, "%s\n", ilp_closure_text(w, p));
+	for (int i = 0; i < n; i++)
+		gdl_buf_append(&b, "%s\n", ilp_rule_text(&cs->c[ids[i]].rule, w));
+	gdl_free(used);
+	return b.data;
+}
+
+/*
+ * Mark the examples a program of candidates derives: the union of their
+ * coverage when none is recursive, else a fixpoint evaluation.
+ */
+void
+ilp_program_eval(IlpSelectCtx *ctx, const int32_t *ids, int n, bool *derived)
+{
+	const IlpWorld *w = ctx->w;
+	const IlpCandSet *cs = ctx->cs;
+	int32_t		nex = w->npos + w->nneg;
+	bool		recursive = false;
+
+	for (int i = 0; i < n; i++)
+		recursive = recursive || cs->c[ids[i]].recursive;
+	if (!recursive || n == 0)
+	{
+		memset(derived, 0, sizeof(bool) * nex);
+		for (int i = 0; i < n; i++)
+			for (int32_t k = 0; k < cs->c[ids[i]].ncov; k++)
+				derived[cs->c[ids[i]].cov[k]] = true;
+		if (w->known->n > 0)
+			for (int32_t e = 0; e < w->npos; e++)
+				derived[e] = derived[e] || ilp_rel_has(w->known, w->ex[0][e], w->ex[1][e]);
+		return;
+	}
+	ctx->evals++;
+	if (ctx->hook != NULL && ctx->hook->fn != NULL)
+	{
+		char	   *text = ilp_program_text(w, cs, ids, n);
+
+		if (ctx->facts == NULL)
+			ctx->facts = ilp_world_examples(w);
+		memset(derived, 0, sizeof(bool) * nex);
+		ctx->hook->fn(ctx->hook->arg, text, w->target_name, w->arity, ctx->facts, derived);
+		gdl_free(text);
+	}
+	else
+	{
+		IlpRule    *rules = gdl_alloc(sizeof(IlpRule) * (n + 1));
+
+		for (int i = 0; i < n; i++)
+			rules[i] = cs->c[ids[i]].rule;
+		ilp_fixpoint(w, rules, n, derived);
+		gdl_free(rules);
+	}
+}
+
+/* True and false positives of a derivation. */
+static void
+count_tp_fp(const IlpWorld *w, const bool *derived, int32_t *tp, int32_t *fp)
+{
+	*tp = *fp = 0;
+	for (int32_t e = 0; e < w->npos + w->nneg; e++)
+		if (derived[e])
+		{
+			if (e < w->npos)
+				(*tp)++;
+			else
+				(*fp)++;
+		}
+}
+
+/* May candidate c join a program at all? */
+static bool
+admissible(const IlpSelectCtx *ctx, int32_t c)
+{
+	const IlpCand *cd = &ctx->cs->c[c];
+
+	if (!ctx->eligible[c] || cd->npos < ctx->min_support || cd->ncov == 0)
+		return false;
+	return (double) cd->npos / (double) cd->ncov >= ctx->min_precision;
+}
+
+/*
+ * Select a program: greedy gain-driven cover, recursive additions checked at
+ * fixpoint, then backward elimination.
+ */
+void
+ilp_select(IlpSelectCtx *ctx, IlpSelection *out)
+{
+	const IlpWorld *w = ctx->w;
+	const IlpCandSet *cs = ctx->cs;
+	int32_t		nex = w->npos + w->nneg;
+	bool	   *derived = gdl_alloc(sizeof(bool) * (nex + 1));
+	bool	   *trial = gdl_alloc(sizeof(bool) * (nex + 1));
+	int32_t    *tried_at = gdl_alloc(sizeof(int32_t) * (cs->n + 1));
+	bool	   *chosen = gdl_alloc(sizeof(bool) * (cs->n + 1));
+	int32_t    *ids = gdl_alloc(sizeof(int32_t) * (ctx->max_rules + 1));
+	int			n = 0;
+	int32_t		tp,
+				fp;
+	bool		has_rec = false;
+	int			trials = 0;
+
+	for (int32_t c = 0; c < cs->n; c++)
+		tried_at[c] = -1;
+	ilp_program_eval(ctx, ids, 0, derived);
+	count_tp_fp(w, derived, &tp, &fp);
+
+	while (n < ctx->max_rules)
+	{
+		int32_t		best = -1;
+		int32_t		bgain = 0;
+
+		gdl_check_interrupts();
+		for (int32_t c = 0; c < cs->n; c++)
+		{
+			const IlpCand *cd = &cs->c[c];
+			int32_t		np = 0,
+						nn = 0,
+						gain;
+			bool		needs_trial = cd->recursive || has_rec;
+
+			if (chosen[c] || !admissible(ctx, c))
+				continue;
+			if (needs_trial && (tried_at[c] == n || trials >= ILP_TRIAL_BUDGET))
+				continue;
+			for (int32_t k = 0; k < cd->ncov; k++)
+				if (!derived[cd->cov[k]])
+				{
+					if (cd->cov[k] < w->npos)
+						np++;
+					else
+						nn++;
+				}
+			gain = np - nn;
+			if (np < 1 || gain <= 0)
+				continue;
+			if (best < 0 || gain > bgain ||
+				(gain == bgain && ctx->prob[c] > ctx->prob[best]))
+			{
+				best = c;
+				bgain = gain;
+			}
+		}
+		if (best < 0)
+			break;
+		if (cs->c[best].recursive || has_rec)
+		{
+			int32_t		ttp,
+						tfp;
+
+			ids[n] = best;
+			trials++;
+			ilp_program_eval(ctx, ids, n + 1, trial);
+			count_tp_fp(w, trial, &ttp, &tfp);
+			if (ttp - tfp <= tp - fp)
+			{
+				tried_at[best] = n;
+				continue;
+			}
+			memcpy(derived, trial, sizeof(bool) * nex);
+			tp = ttp;
+			fp = tfp;
+		}
+		else
+		{
+			const IlpCand *cd = &cs->c[best];
+
+			for (int32_t k = 0; k < cd->ncov; k++)
+				derived[cd->cov[k]] = true;
+			count_tp_fp(w, derived, &tp, &fp);
+		}
+		ids[n++] = best;
+		chosen[best] = true;
+		has_rec = has_rec || cs->c[best].recursive;
+	}
+
+	/* backward elimination: drop what the program does not need */
+	for (int i = n - 1; i >= 0 && n > 1; i--)
+	{
+		int32_t		keep[ILP_MAX_LITS * 64];
+		int32_t    *rest = n <= (int) (sizeof(keep) / sizeof(keep[0])) ? keep :
+			gdl_alloc(sizeof(int32_t) * n);
+		int			m = 0;
+		int32_t		ttp,
+					tfp;
+
+		for (int j = 0; j < n; j++)
+			if (j != i)
+				rest[m++] = ids[j];
+		ilp_program_eval(ctx, rest, m, trial);
+		count_tp_fp(w, trial, &ttp, &tfp);
+		if (ttp - tfp >= tp - fp)
+		{
+			memcpy(ids, rest, sizeof(int32_t) * m);
+			n = m;
+			memcpy(derived, trial, sizeof(bool) * nex);
+			tp = ttp;
+			fp = tfp;
+		}
+		if (rest != keep)
+			gdl_free(rest);
+	}
+
+	out->n = n;
+	out->ids = ids;
+	out->tp = tp;
+	out->fp = fp;
+	gdl_free(derived);
+	gdl_free(trial);
+	gdl_free(tried_at);
+	gdl_free(chosen);
+}
