@@ -7,8 +7,9 @@ CREATE TABLE edge(a int, b int);
 INSERT INTO edge VALUES (1, 2), (2, 3), (3, 4);
 CREATE TABLE edge2(a int, b int);
 INSERT INTO edge2 VALUES (1, 2);
-SELECT gpudl_create_program('pc', 'path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), e(Y, Z).');
+SELECT gpudl_create_program('pc');
 SELECT gpudl_bind('pc', 'e', 'edge');
+SELECT count(*) FROM gpudl_add_rules('pc', 'path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), e(Y, Z).');
 CREATE FUNCTION stat(n text) RETURNS bigint LANGUAGE sql AS
   $$ SELECT value FROM gpudl_stats() WHERE name = n $$;
 CREATE TEMP TABLE base AS SELECT stat('plan_cache_hits') AS hits, stat('plan_cache_misses') AS misses;
