@@ -4,7 +4,7 @@
  *
  * Comments are %, // and block comments.  '%' is also the modulo operator:
  * it is read as modulo only between two operands of an expression (after a
- * variable, a number or an expression's closing parenthesis, and before a
+ * variable, a constant or an expression's closing parenthesis, and before a
  * digit, a variable, '(' or '-'); anywhere else it starts a comment.
  */
 #include "lang_int.h"
@@ -188,6 +188,8 @@ percent_is_modulo(Lexer *lx)
 		case TK_ANON:
 		case TK_INT:
 		case TK_FLOAT:
+		case TK_IDENT:
+		case TK_STRING:
 			break;
 		case TK_RPAREN:
 			/* the ')' just closed lx->depth's paren; atom parens end atoms */

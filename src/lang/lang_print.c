@@ -182,6 +182,24 @@ term_prec_to_buf(GdlBuf *b, const GdlClause *c, const GdlTerm *t, int min)
 		gdl_term_to_buf(b, c, t);
 }
 
+/*
+ * Does t print starting with a character after which the lexer reads '%'
+ * as modulo (digit, upper-case letter, _, '(' or '-')?
+ */
+static bool
+starts_operand(const GdlClause *c, const GdlTerm *t)
+{
+	GdlBuf		b;
+	char		ch;
+
+	gdl_buf_init(&b);
+	gdl_term_to_buf(&b, c, t);
+	ch = b.data[0];
+	gdl_free(b.data);
+	return (ch >= '0' && ch <= '9') || (ch >= 'A' && ch <= 'Z') || ch == '_' ||
+		ch == '(' || ch == '-';
+}
+
 /* Print one term; variables are named from the clause's varnames. */
 void
 gdl_term_to_buf(GdlBuf *b, const GdlClause *c, const GdlTerm *t)
@@ -217,7 +235,15 @@ gdl_term_to_buf(GdlBuf *b, const GdlClause *c, const GdlTerm *t)
 			/* left associative: the right operand needs a tighter binding */
 			term_prec_to_buf(b, c, t->left, p);
 			gdl_buf_append(b, " %s ", ops[t->op]);
-			term_prec_to_buf(b, c, t->right, p + 1);
+			if (t->op == GDL_OP_MOD && !starts_operand(c, t->right))
+			{
+				/* "% x" would read as a comment: see lang_lex.c */
+				gdl_buf_putc(b, '(');
+				gdl_term_to_buf(b, c, t->right);
+				gdl_buf_putc(b, ')');
+			}
+			else
+				term_prec_to_buf(b, c, t->right, p + 1);
 			break;
 		case GDL_TERM_NEG:
 			gdl_buf_putc(b, '-');

@@ -314,6 +314,11 @@ test_print(void)
 				 "p(2.0, -0.5, \"a b\", \"x\", not_, \"true\").") == 0);
 	CHECK(strcmp(canon("p(X) :- q(X), not r(X)."), "p(X) :- q(X), !r(X).") == 0);
 	CHECK(strcmp(canon("d(X, count(Y)) :- e(X, Y)."), "d(X, count(Y)) :- e(X, Y).") == 0);
+	/* '%' next to a constant stays modulo after printing */
+	CHECK(strcmp(canon("p(N) :- q(X), N = X % (\"a\")."), "p(N) :- q(X), N = X % (\"a\").") == 0);
+	CHECK(strcmp(canon("p(N) :- q(X), N = X % (abc)."), "p(N) :- q(X), N = X % (abc).") == 0);
+	CHECK(strcmp(canon("p(N) :- q(X), N = (abc) % X."), "p(N) :- q(X), N = abc % X.") == 0);
+	CHECK(strcmp(canon("p(N) :- q(X), N = abc % X."), "p(N) :- q(X), N = abc % X.") == 0);
 	CHECK(strcmp(gdl_type_name(GDL_TYPE_FLOAT8), "float8") == 0);
 	CHECK(strcmp(gdl_type_name(GDL_TYPE_INT), "int") == 0);
 	CHECK(gdl_type_from_name("INT8") == GDL_TYPE_BIGINT);
