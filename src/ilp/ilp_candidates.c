@@ -84,8 +84,8 @@ keep(Search *s, const IlpRule *r, const int32_t *cov, int32_t ncov, int32_t npos
 }
 
 /* Count the positives in an ascending coverage list (positives come first). */
-static int32_t
-count_pos(const IlpWorld *w, const int32_t *cov, int32_t n)
+int32_t
+ilp_count_pos(const IlpWorld *w, const int32_t *cov, int32_t n)
 {
 	int32_t		lo = 0,
 				hi = n;
@@ -122,6 +122,27 @@ collapse(const IlpRule *r, int u, int v)
 	return false;
 }
 
+/*
+ * The rule with "u != v" added, canonical, when that inequality is in the
+ * bias: same value class, and two atoms that would collapse if u = v (or the
+ * two head arguments).  False otherwise.
+ */
+static bool
+make_ineq(const IlpWorld *w, const IlpRule *r, int u, int v, IlpRule *c)
+{
+	if (r->nlits > r->natoms || r->vcls[u] != r->vcls[v])
+		return false;
+	if (!((w->arity == 2 && u == 0 && v == 1) || collapse(r, u, v) || collapse(r, v, u)))
+		return false;
+	*c = *r;
+	c->lits[c->nlits].pred = -1;
+	c->lits[c->nlits].a = u;
+	c->lits[c->nlits].b = v;
+	c->nlits++;
+	ilp_rule_canon(c, w->arity);
+	return true;
+}
+
 /* Add the useful "V != W" variants of a candidate (leaves of the search). */
 static void
 add_inequalities(Search *s, const IlpRule *r, const int32_t *cov, int32_t ncov)
@@ -135,22 +156,12 @@ add_inequalities(Search *s, const IlpRule *r, const int32_t *cov, int32_t ncov)
 			int32_t		nc = 0,
 						np = 0;
 
-			if (r->vcls[u] != r->vcls[v])
-				continue;
-			if (!((w->arity == 2 && u == 0 && v == 1) || collapse(r, u, v) || collapse(r, v, u)))
-				continue;
-			c = *r;
-			c.lits[c.nlits].pred = -1;
-			c.lits[c.nlits].a = u;
-			c.lits[c.nlits].b = v;
-			c.nlits++;
-			ilp_rule_canon(&c, w->arity);
-			if (!ilp_ruleset_add(&s->seen, &c))
+			if (!make_ineq(w, r, u, v, &c) || !ilp_ruleset_add(&s->seen, &c))
 				continue;
 			if (s->bias->use_examples)
 			{
 				nc = ilp_cover(w, s->rels, &c, cov, ncov, s->buf[ILP_MAX_ATOMS + 1]);
-				np = count_pos(w, s->buf[ILP_MAX_ATOMS + 1], nc);
+				np = ilp_count_pos(w, s->buf[ILP_MAX_ATOMS + 1], nc);
 				if (np < s->bias->min_support || nc == ncov)
 					continue;
 			}
@@ -175,91 +186,62 @@ unbound_head(const IlpRule *r, int arity)
 	return n;
 }
 
-static void expand(Search *s, const IlpRule *r, const int32_t *cov, int32_t ncov,
-				   bool parent_safe);
-
 /*
- * Consider the child of r with one more atom p(a, b): deduplicate it,
- * compute its coverage, keep it when it is a useful candidate, refine it.
+ * The rule with atom p(a, b) added (b < 0 for unary), canonical, when that
+ * is a valid refinement: not a repeated atom, not the head itself, and the
+ * head still bindable within max_body atoms.  False otherwise.
  */
-static void
-visit(Search *s, const IlpRule *r, const int32_t *cov, int32_t ncov, bool parent_safe,
-	  int p, int a, int b)
+static bool
+make_child(const IlpWorld *w, const IlpRule *r, int p, int a, int b, int max_body, IlpRule *c)
 {
-	const IlpWorld *w = s->w;
-	const IlpBias *bias = s->bias;
-	IlpRule		c = *r;
 	int			depth = r->natoms + 1;
-	int32_t		nc = 0,
-				np = 0;
-	int32_t    *cbuf = s->buf[depth];
-	bool		safe;
 
-	/* the atom itself: not a repeat, not the head again */
 	for (int i = 0; i < r->natoms; i++)
 		if (r->lits[i].pred == p && r->lits[i].a == a && r->lits[i].b == b)
-			return;
+			return false;
 	if (w->preds[p].kind == ILP_PRED_TARGET && a == 0 && (w->arity == 1 || b == 1))
-		return;
-	c.lits[c.natoms].pred = p;
-	c.lits[c.natoms].a = a;
-	c.lits[c.natoms].b = b;
-	if (a >= c.nvars)
-		c.vcls[c.nvars++] = w->preds[p].cls[0];
-	if (b >= c.nvars)
-		c.vcls[c.nvars++] = w->preds[p].cls[1];
-	c.natoms++;
-	c.nlits++;
-	/* can the remaining atoms still bind the head? */
-	if (unbound_head(&c, w->arity) > 2 * (bias->max_body - depth))
-		return;
-	ilp_rule_canon(&c, w->arity);
-	if (!ilp_ruleset_add(&s->seen, &c))
-		return;
-	s->out->nodes++;
-	if ((s->out->nodes & 1023) == 0)
-		gdl_check_interrupts();
-	if (bias->use_examples)
-	{
-		nc = ilp_cover(w, s->rels, &c, cov, ncov, cbuf);
-		np = count_pos(w, cbuf, nc);
-		if (np < bias->min_support)
-			return;
-	}
-	safe = ilp_rule_safe(&c, w->arity);
-	if (safe)
-	{
-		bool		consistent = bias->use_examples && np == nc;
-
-		if (!(bias->use_examples && parent_safe && nc == ncov))
-			keep(s, &c, cbuf, nc, np);
-		if (consistent)
-			return;				/* refinements can only lose positives */
-		add_inequalities(s, &c, cbuf, nc);
-	}
-	expand(s, &c, cbuf, nc, safe);
+		return false;
+	*c = *r;
+	/* an inequality stays last */
+	if (c->nlits > c->natoms)
+		c->lits[c->nlits] = c->lits[c->natoms];
+	c->lits[c->natoms].pred = p;
+	c->lits[c->natoms].a = a;
+	c->lits[c->natoms].b = b;
+	if (a >= c->nvars)
+		c->vcls[c->nvars++] = w->preds[p].cls[0];
+	if (b >= c->nvars)
+		c->vcls[c->nvars++] = w->preds[p].cls[1];
+	c->natoms++;
+	c->nlits++;
+	if (unbound_head(c, w->arity) > 2 * (max_body - depth))
+		return false;
+	ilp_rule_canon(c, w->arity);
+	return true;
 }
 
-/* Refine a rule by every allowed atom. */
+typedef void (*AtomFn) (void *arg, int p, int a, int b);
+
+/*
+ * Call fn for every atom that may refine r: an allowed predicate whose
+ * arguments are variables of r of the right class, or one fresh variable.
+ */
 static void
-expand(Search *s, const IlpRule *r, const int32_t *cov, int32_t ncov, bool parent_safe)
+for_each_atom(const IlpWorld *w, const bool *pred_ok, const IlpRule *r, AtomFn fn, void *arg)
 {
-	const IlpWorld *w = s->w;
 	int			nv = r->nvars;
 
-	if (r->natoms >= s->bias->max_body)
-		return;
 	for (int p = 0; p < w->npreds; p++)
 	{
 		const IlpPred *pr = &w->preds[p];
 
-		if (!s->pred_ok[p])
+		if (!pred_ok[p])
 			continue;
 		if (pr->arity == 1)
 		{
 			for (int a = 0; a < nv; a++)
 				if (r->vcls[a] == pr->cls[0])
-					visit(s, r, cov, ncov, parent_safe, p, a, -1);
+					fn(arg, p, a, -1);
 			continue;
 		}
 		/* binary: each argument an existing variable or the fresh one, not both fresh */
@@ -277,10 +259,147 @@ expand(Search *s, const IlpRule *r, const int32_t *cov, int32_t ncov, bool paren
 					continue;
 				if (b == nv && nv >= ILP_MAX_VARS)
 					continue;
-				visit(s, r, cov, ncov, parent_safe, p, a, b);
+				fn(arg, p, a, b);
 			}
 		}
 	}
+}
+
+static void expand(Search *s, const IlpRule *r, const int32_t *cov, int32_t ncov,
+				   bool parent_safe);
+
+/* Where the search is when it refines one rule. */
+typedef struct VisitCtx
+{
+	Search	   *s;
+	const IlpRule *r;
+	const int32_t *cov;
+	int32_t		ncov;
+	bool		parent_safe;
+} VisitCtx;
+
+/*
+ * Consider the child of r with one more atom p(a, b): deduplicate it,
+ * compute its coverage, keep it when it is a useful candidate, refine it.
+ */
+static void
+visit(void *arg, int p, int a, int b)
+{
+	VisitCtx   *v = arg;
+	Search	   *s = v->s;
+	const IlpWorld *w = s->w;
+	const IlpBias *bias = s->bias;
+	const int32_t *cov = v->cov;
+	int32_t		ncov = v->ncov;
+	IlpRule		c;
+	int32_t		nc = 0,
+				np = 0;
+	int32_t    *cbuf = s->buf[v->r->natoms + 1];
+	bool		safe;
+
+	if (!make_child(w, v->r, p, a, b, bias->max_body, &c))
+		return;
+	if (!ilp_ruleset_add(&s->seen, &c))
+		return;
+	s->out->nodes++;
+	if ((s->out->nodes & 1023) == 0)
+		gdl_check_interrupts();
+	if (bias->use_examples)
+	{
+		nc = ilp_cover(w, s->rels, &c, cov, ncov, cbuf);
+		np = ilp_count_pos(w, cbuf, nc);
+		if (np < bias->min_support)
+			return;
+	}
+	safe = ilp_rule_safe(&c, w->arity);
+	if (safe)
+	{
+		bool		consistent = bias->use_examples && np == nc;
+
+		if (!(bias->use_examples && v->parent_safe && nc == ncov))
+			keep(s, &c, cbuf, nc, np);
+		if (consistent)
+			return;				/* refinements can only lose positives */
+		add_inequalities(s, &c, cbuf, nc);
+	}
+	expand(s, &c, cbuf, nc, safe);
+}
+
+/* Refine a rule by every allowed atom. */
+static void
+expand(Search *s, const IlpRule *r, const int32_t *cov, int32_t ncov, bool parent_safe)
+{
+	VisitCtx	v = {s, r, cov, ncov, parent_safe};
+
+	if (r->natoms >= s->bias->max_body)
+		return;
+	for_each_atom(s->w, s->pred_ok, r, visit, &v);
+}
+
+/* Collects one-step refinements. */
+typedef struct RefineCtx
+{
+	const IlpWorld *w;
+	const IlpRule *r;
+	int			max_body;
+	IlpRule    *out;
+	int			n;
+	int			cap;
+} RefineCtx;
+
+/* Append a refinement. */
+static void
+refine_add(RefineCtx *rc, const IlpRule *c)
+{
+	if (rc->n == rc->cap)
+	{
+		rc->cap = rc->cap * 2 + 64;
+		rc->out = gdl_realloc(rc->out, sizeof(IlpRule) * rc->cap);
+	}
+	rc->out[rc->n++] = *c;
+}
+
+/* AtomFn collecting the valid child with atom p(a, b). */
+static void
+refine_atom(void *arg, int p, int a, int b)
+{
+	RefineCtx  *rc = arg;
+	IlpRule		c;
+
+	if (make_child(rc->w, rc->r, p, a, b, rc->max_body, &c))
+		refine_add(rc, &c);
+}
+
+/*
+ * Every one-step refinement of a rule under the bias (one more atom within
+ * max_body, or the inequality where it is in the bias), canonical; the
+ * array is written to *out and its length returned.
+ */
+int
+ilp_refine(const IlpWorld *w, const IlpBias *bias, const IlpRule *r, IlpRule **out)
+{
+	RefineCtx	rc;
+	bool	   *pred_ok = gdl_alloc(sizeof(bool) * (w->npreds + 1));
+
+	memset(&rc, 0, sizeof(rc));
+	rc.w = w;
+	rc.r = r;
+	rc.max_body = bias->max_body;
+	for (int p = 0; p < w->npreds; p++)
+		pred_ok[p] = pred_allowed(w, bias, p);
+	if (r->natoms < bias->max_body)
+		for_each_atom(w, pred_ok, r, refine_atom, &rc);
+	for (int u = 0; u < r->nvars; u++)
+		for (int v = u + 1; v < r->nvars; v++)
+		{
+			IlpRule		c;
+
+			if (make_ineq(w, r, u, v, &c))
+				refine_add(&rc, &c);
+		}
+	gdl_free(pred_ok);
+	*out = rc.out;
+	return rc.n;
 }
 
 /* qsort comparator: candidates by canonical rule. */

@@ -10,6 +10,7 @@
  *   ilp_fixpoint.c    a bottom-up evaluator for selected programs
  *   ilp_eval.c        gdl_ilp_eval_program: learned source text, evaluated
  *   ilp_select.c      greedy program selection, checked at fixpoint
+ *   ilp_tighten.c     specialising selected rules the data says are too general
  *   ilp_metrics.c     precision / recall / support and AMIE measures
  *   ilp_learn.c       the driver (gdl_ilp_learn)
  *   ilp_api.c         gdl_ilp_candidates and gdl_ilp_loss_grad
@@ -231,6 +232,8 @@ typedef struct IlpBias
 } IlpBias;
 
 extern IlpCandSet *ilp_candidates(const IlpWorld *w, const IlpBias *bias);
+extern int	ilp_refine(const IlpWorld *w, const IlpBias *bias, const IlpRule *r, IlpRule **out);
+extern int32_t ilp_count_pos(const IlpWorld *w, const int32_t *cov, int32_t n);
 
 /* ----------------------------------------------------- loss, optimiser */
 
@@ -299,6 +302,7 @@ typedef struct IlpSelection
 } IlpSelection;
 
 extern void ilp_select(IlpSelectCtx *ctx, IlpSelection *out);
+extern bool ilp_tighten(const IlpWorld *w, const IlpBias *bias, const IlpCand *c, IlpCand *out);
 extern char *ilp_program_text(const IlpWorld *w, const IlpCandSet *cs,
 							  const int32_t *ids, int n);
 extern void ilp_program_eval(IlpSelectCtx *ctx, const int32_t *ids, int n, bool *derived);

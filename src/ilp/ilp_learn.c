@@ -148,6 +148,74 @@ is_rep(const StageRun *s, int32_t c)
 	return s->rep[c];
 }
 
+/*
+ * Specialise selected rules the data says are too general (ilp_tighten.c);
+ * the specialised rules join the candidate set with their parent's
+ * probability.  Kept only if the program scores no worse at fixpoint.
+ */
+static void
+tighten_selection(const IlpWorld *w, const GdlIlpParams *params, const IlpBias *bias,
+				  IlpSelectCtx *ctx, StageRun *s)
+{
+	IlpCandSet *cs = s->cs;
+	IlpBias		tb = *bias;
+	int32_t    *ids = gdl_alloc(sizeof(int32_t) * (s->sel.n + 1));
+	int32_t		n0 = cs->n;
+	bool		any = false;
+
+	tb.max_body = params->max_body;
+	tb.recursive = false;
+	if (cs->cap < cs->n + s->sel.n)
+	{
+		cs->cap = cs->n + s->sel.n;
+		cs->c = gdl_realloc(cs->c, sizeof(IlpCand) * cs->cap);
+	}
+	s->prob = gdl_realloc(s->prob, sizeof(double) * (cs->n + s->sel.n + 1));
+	s->col = gdl_realloc(s->col, sizeof(int32_t) * (cs->n + s->sel.n + 1));
+	s->rep = gdl_realloc(s->rep, sizeof(bool) * (cs->n + s->sel.n + 1));
+	for (int i = 0; i < s->sel.n; i++)
+	{
+		int32_t		c = s->sel.ids[i];
+		IlpCand		t;
+
+		ids[i] = c;
+		if (!ilp_tighten(w, &tb, &cs->c[c], &t))
+			continue;
+		cs->c[cs->n] = t;
+		s->prob[cs->n] = s->prob[c];
+		s->col[cs->n] = s->col[c];
+		s->rep[cs->n] = false;
+		ids[i] = cs->n++;
+		any = true;
+	}
+	if (any)
+	{
+		bool	   *derived = gdl_alloc(sizeof(bool) * (w->npos + w->nneg + 1));
+		int32_t		tp = 0,
+					fp = 0;
+
+		ilp_program_eval(ctx, ids, s->sel.n, derived);
+		for (int32_t e = 0; e < w->npos + w->nneg; e++)
+			if (derived[e])
+			{
+				if (e < w->npos)
+					tp++;
+				else
+					fp++;
+			}
+		if (tp - fp >= s->sel.tp - s->sel.fp)
+		{
+			memcpy(s->sel.ids, ids, sizeof(int32_t) * s->sel.n);
+			s->sel.tp = tp;
+			s->sel.fp = fp;
+		}
+		else
+			cs->n = n0;
+		gdl_free(derived);
+	}
+	gdl_free(ids);
+}
+
 /* Run one stage of the bias: candidates, matrix, training, selection. */
 static void
 run_stage(const IlpWorld *w, const GdlIlpParams *params, const GdlIlpEvalHook *hook,
@@ -206,6 +274,7 @@ run_stage(const IlpWorld *w, const GdlIlpParams *params, const GdlIlpEvalHook *h
 	ctx.min_precision = params->min_precision;
 	ctx.hook = hook;
 	ilp_select(&ctx, &s->sel);
+	tighten_selection(w, params, &bias, &ctx, s);
 	gdl_free(eligible);
 }
 
@@ -239,7 +308,11 @@ static GdlIlpResult *
 make_result(const IlpWorld *w, const StageRun *s, int stage, int nstages)
 {
 	GdlIlpResult *res = gdl_alloc(sizeof(GdlIlpResult));
-	bool	   *on = gdl_alloc(sizeof(bool) * (s->nreps + 1));
+	int32_t		nex = w->npos + w->nneg;
+	double	   *q = gdl_alloc(sizeof(double) * (nex + 1));
+
+	for (int32_t e = 0; e < nex; e++)
+		q[e] = 1.0;
 
 	res->nrules = s->sel.n;
 	res->rules = gdl_alloc(sizeof(GdlIlpRule) * (s->sel.n + 1));
@@ -251,13 +324,21 @@ make_result(const IlpWorld *w, const StageRun *s, int stage, int nstages)
 		IlpMetrics	m;
 
 		gdl_check_interrupts();
-		on[s->col[c]] = true;
 		ilp_metrics(w, cd, &m);
+		/* the noisy-or loss of the program of ranks 1..i+1 */
+		r->loss = 0.0;
+		for (int32_t k = 0; k < cd->ncov; k++)
+			q[cd->cov[k]] *= 1.0 - s->prob[c];
+		for (int32_t e = 0; e < nex; e++)
+		{
+			double		x = e < w->npos ? 1.0 - q[e] : q[e];
+
+			r->loss -= log(x > GDL_ILP_EPS ? x : GDL_ILP_EPS);
+		}
 		r->rank = i + 1;
 		r->rule = ilp_rule_text(&cd->rule, w);
 		r->aux = ilp_rule_aux(&cd->rule, w);
 		r->probability = s->prob[c];
-		r->loss = ilp_loss_subset(s->m, w->npos, s->train.prob, on);
 		r->precision = m.precision;
 		r->recall = m.recall;
 		r->support = m.support;
@@ -267,7 +348,7 @@ make_result(const IlpWorld *w, const StageRun *s, int stage, int nstages)
 		r->recursive = cd->recursive;
 		r->candidate_id = c;
 	}
-	gdl_free(on);
+	gdl_free(q);
 	res->epochs = s->train.epochs;
 	res->final_loss = s->train.loss;
 	res->program = ilp_program_text(w, s->cs, s->sel.ids, s->sel.n);

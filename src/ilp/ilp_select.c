@@ -19,6 +19,7 @@
  */
 #include "ilp_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define ILP_TRIAL_BUDGET 256	/* fixpoint evaluations one selection may make */
@@ -122,9 +123,74 @@ admissible(const IlpSelectCtx *ctx, int32_t c)
 	return (double) cd->npos / (double) cd->ncov >= ctx->min_precision;
 }
 
+/* Best admissible candidate by gain (recursive or not), or -1. */
+static int32_t
+best_gain(const IlpSelectCtx *ctx, const bool *derived, const bool *chosen,
+		  const int32_t *tried_at, int n, bool recursive, bool has_rec, bool budget_left)
+{
+	const IlpWorld *w = ctx->w;
+	const IlpCandSet *cs = ctx->cs;
+	int32_t		best = -1,
+				bgain = 0;
+
+	for (int32_t c = 0; c < cs->n; c++)
+	{
+		const IlpCand *cd = &cs->c[c];
+		int32_t		np = 0,
+					nn = 0,
+					gain;
+		bool		needs_trial = cd->recursive || has_rec;
+
+		if (cd->recursive != recursive || chosen[c] || !admissible(ctx, c))
+			continue;
+		if (needs_trial && (tried_at[c] == n || !budget_left))
+			continue;
+		for (int32_t k = 0; k < cd->ncov; k++)
+			if (!derived[cd->cov[k]])
+			{
+				if (cd->cov[k] < w->npos)
+					np++;
+				else
+					nn++;
+			}
+		gain = np - nn;
+		if (np < 1 || gain <= 0)
+			continue;
+		if (best < 0 || gain > bgain || (gain == bgain && ctx->prob[c] > ctx->prob[best]))
+		{
+			best = c;
+			bgain = gain;
+		}
+	}
+	return best;
+}
+
+/* Elimination order: longer rules first, later ranks first among equals. */
+typedef struct ElimKey
+{
+	int			len;
+	int			pos;
+} ElimKey;
+
+/* qsort comparator for ElimKey. */
+static int
+cmp_elim(const void *x, const void *y)
+{
+	const ElimKey *a = x,
+			   *b = y;
+
+	if (a->len != b->len)
+		return b->len - a->len;
+	return b->pos - a->pos;
+}
+
 /*
- * Select a program: greedy gain-driven cover, recursive additions checked at
- * fixpoint, then backward elimination.
+ * Select a program.  Non-recursive candidates first, by gain (exact); then,
+ * while positives are left underived, recursive candidates by their
+ * coverage-estimated gain, each checked at fixpoint (and once the program is
+ * recursive, every addition is).  The greedy may go past max_rules; then
+ * rules whose removal does not lower the score are dropped, longest first,
+ * and the program is cut to max_rules.
  */
 void
 ilp_select(IlpSelectCtx *ctx, IlpSelection *out)
@@ -136,7 +202,10 @@ ilp_select(IlpSelectCtx *ctx, IlpSelection *out)
 	bool	   *trial = gdl_alloc(sizeof(bool) * (nex + 1));
 	int32_t    *tried_at = gdl_alloc(sizeof(int32_t) * (cs->n + 1));
 	bool	   *chosen = gdl_alloc(sizeof(bool) * (cs->n + 1));
-	int32_t    *ids = gdl_alloc(sizeof(int32_t) * (ctx->max_rules + 1));
+	int			cap = ctx->max_rules * 4 > 64 ? ctx->max_rules * 4 : 64;
+	int32_t    *ids = gdl_alloc(sizeof(int32_t) * (cap + 1));
+	int32_t    *rest = gdl_alloc(sizeof(int32_t) * (cap + 1));
+	ElimKey    *order;
 	int			n = 0;
 	int32_t		tp,
 				fp;
@@ -148,42 +217,15 @@ ilp_select(IlpSelectCtx *ctx, IlpSelection *out)
 	ilp_program_eval(ctx, ids, 0, derived);
 	count_tp_fp(w, derived, &tp, &fp);
 
-	while (n < ctx->max_rules)
+	while (n < cap)
 	{
-		int32_t		best = -1;
-		int32_t		bgain = 0;
+		bool		budget = trials < ILP_TRIAL_BUDGET;
+		int32_t		best;
 
 		gdl_check_interrupts();
-		for (int32_t c = 0; c < cs->n; c++)
-		{
-			const IlpCand *cd = &cs->c[c];
-			int32_t		np = 0,
-						nn = 0,
-						gain;
-			bool		needs_trial = cd->recursive || has_rec;
-
-			if (chosen[c] || !admissible(ctx, c))
-				continue;
-			if (needs_trial && (tried_at[c] == n || trials >= ILP_TRIAL_BUDGET))
-				continue;
-			for (int32_t k = 0; k < cd->ncov; k++)
-				if (!derived[cd->cov[k]])
-				{
-					if (cd->cov[k] < w->npos)
-						np++;
-					else
-						nn++;
-				}
-			gain = np - nn;
-			if (np < 1 || gain <= 0)
-				continue;
-			if (best < 0 || gain > bgain ||
-				(gain == bgain && ctx->prob[c] > ctx->prob[best]))
-			{
-				best = c;
-				bgain = gain;
-			}
-		}
+		best = best_gain(ctx, derived, chosen, tried_at, n, false, has_rec, budget);
+		if (best < 0 && tp < w->npos)
+			best = best_gain(ctx, derived, chosen, tried_at, n, true, has_rec, budget);
 		if (best < 0)
 			break;
 		if (cs->c[best].recursive || has_rec)
@@ -217,37 +259,66 @@ ilp_select(IlpSelectCtx *ctx, IlpSelection *out)
 		has_rec = has_rec || cs->c[best].recursive;
 	}
 
-	/* backward elimination: drop what the program does not need */
-	for (int i = n - 1; i >= 0 && n > 1; i--)
+	/* backward elimination: drop what the program does not need, longest first */
+	order = gdl_alloc(sizeof(ElimKey) * (n + 1));
+	for (int i = 0; i < n; i++)
 	{
-		int32_t		keep[ILP_MAX_LITS * 64];
-		int32_t    *rest = n <= (int) (sizeof(keep) / sizeof(keep[0])) ? keep :
-			gdl_alloc(sizeof(int32_t) * n);
-		int			m = 0;
+		order[i].len = cs->c[ids[i]].rule.nlits;
+		order[i].pos = i;
+	}
+	qsort(order, n, sizeof(ElimKey), cmp_elim);
+	for (int k = 0; k < n; k++)
+	{
+		int			victim = ids[order[k].pos];
+		int			m = 0,
+					cur = 0;
 		int32_t		ttp,
 					tfp;
 
 		for (int j = 0; j < n; j++)
-			if (j != i)
+			if (ids[j] >= 0)
+				cur++;
+		if (cur <= 1)
+			break;
+		for (int j = 0; j < n; j++)
+			if (ids[j] >= 0 && ids[j] != victim)
 				rest[m++] = ids[j];
 		ilp_program_eval(ctx, rest, m, trial);
 		count_tp_fp(w, trial, &ttp, &tfp);
 		if (ttp - tfp >= tp - fp)
 		{
-			memcpy(ids, rest, sizeof(int32_t) * m);
-			n = m;
+			ids[order[k].pos] = -1;
 			memcpy(derived, trial, sizeof(bool) * nex);
 			tp = ttp;
 			fp = tfp;
 		}
-		if (rest != keep)
-			gdl_free(rest);
+	}
+	{
+		int			m = 0,
+					surviving = 0;
+
+		for (int j = 0; j < n; j++)
+			if (ids[j] >= 0)
+			{
+				surviving++;
+				if (m < ctx->max_rules)
+					ids[m++] = ids[j];
+			}
+		n = m;
+		if (surviving > m)
+		{
+			/* cut to max_rules: score what is left */
+			ilp_program_eval(ctx, ids, n, derived);
+			count_tp_fp(w, derived, &tp, &fp);
+		}
 	}
 
 	out->n = n;
 	out->ids = ids;
 	out->tp = tp;
 	out->fp = fp;
+	gdl_free(order);
+	gdl_free(rest);
 	gdl_free(derived);
 	gdl_free(trial);
 	gdl_free(tried_at);
