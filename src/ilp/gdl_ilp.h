@@ -82,7 +82,9 @@ extern void gdl_ilp_params_default(GdlIlpParams *p);
  * clauses and the selected rules) to its least fixpoint over the same
  * background the problem was built from, and set derived[i] to whether the
  * target fact (facts->cols[0][i], facts->cols[1][i]) is derived.  NULL fn:
- * the ILP core uses its own evaluator.
+ * the ILP core uses its own evaluator.  A program may hold only recursive
+ * rules for the target (then with known target facts to start from), so the
+ * host should declare the target's types rather than infer them.
  */
 typedef void (*GdlIlpEvalFn) (void *arg, const char *program, const char *target,
 							  int arity, const GdlColumns *facts, bool *derived);

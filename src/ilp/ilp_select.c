@@ -61,9 +61,19 @@ ilp_program_eval(IlpSelectCtx *ctx, const int32_t *ids, int n, bool *derived)
 	const IlpCandSet *cs = ctx->cs;
 	int32_t		nex = w->npos + w->nneg;
 	bool		recursive = false;
+	bool		base = false;
 
 	for (int i = 0; i < n; i++)
+	{
 		recursive = recursive || cs->c[ids[i]].recursive;
+		base = base || !cs->c[ids[i]].recursive;
+	}
+	if (recursive && !base && w->known->n == 0)
+	{
+		/* recursion with nothing to start from derives nothing */
+		memset(derived, 0, sizeof(bool) * nex);
+		return;
+	}
 	if (!recursive || n == 0)
 	{
 		memset(derived, 0, sizeof(bool) * nex);

@@ -241,7 +241,13 @@ static void
 engine_eval(IlpDataHookArg *h, const char *program, const char *target, int arity,
 			const GdlColumns *facts, bool *derived)
 {
-	GdlProgram *prog = gdl_parse(program);
+	/* declare the target: a trial program may hold only recursive rules */
+	const char *tn0 = h->types[0] == GDL_TYPE_TEXT ? "text" : "bigint";
+	const char *tn1 = h->types[1] == GDL_TYPE_TEXT ? "text" : "bigint";
+	char	   *src = arity == 2 ?
+		gdl_sprintf(".decl %s(a: %s, b: %s)\n%s", target, tn0, tn1, program) :
+		gdl_sprintf(".decl %s(a: %s)\n%s", target, tn0, program);
+	GdlProgram *prog = gdl_parse(src);
 	GdlAnalysis *a = gdl_analyze(prog, hook_resolve, h);
 	GdlPlan    *plan = gdl_plan_compile(a);
 	GdlRunInput in;
