@@ -112,6 +112,9 @@ cpu_upload(void *vctx, int ncols, int64_t nrows, const int64_t *const *cols, Gdl
 	if (ncols < 0 || ncols > CPU_MAX_ARITY || nrows < 0)
 		return cpu_fail(ctx, GDL_BK_ERR_INVALID, "bad upload shape");
 	*out = cpu_rel_from_cols(ctx, ncols, nrows, (int64_t **) cols, NULL, NULL, false);
+	/* no rows, or one row, is trivially a set (the engine starts from empty sets) */
+	if (nrows == 0 || (nrows == 1 && ncols > 0))
+		(*out)->is_set = true;
 	return GDL_BK_OK;
 }
 

@@ -215,7 +215,8 @@ typedef struct GdlBackend
 	/*
 	 * A bag from host columns: ncols arrays of nrows values, copied during the
 	 * call.  nrows may be 0 (cols may then be NULL); ncols 0 with nrows n
-	 * makes n empty rows.
+	 * makes n empty rows.  The result is a SET when it has no rows (the
+	 * engine starts fixpoints from such empty sets).
 	 */
 	int			(*upload) (void *ctx, int ncols, int64_t nrows,
 						   const int64_t *const *cols, GdlBkRel **out);
