@@ -7,7 +7,9 @@
  * is allowed, invented closures only when asked) whose arguments are
  * variables already in the rule (of the argument's value class) and at most
  * one fresh variable, so every body is connected to the head.  A rule is a
- * candidate when every head variable occurs in its body; the target atom
+ * candidate when every head variable occurs in its body and, for a binary
+ * head, the body joins the two head variables (AMIE's connected rules: no
+ * cross products of two unrelated conditions); the target atom
  * that repeats the head is never used.  "V != W" is added to a candidate when
  * it matters structurally: two atoms of one predicate that would collapse
  * into one if V = W, or the two head arguments.
@@ -311,7 +313,7 @@ visit(void *arg, int p, int a, int b)
 		if (np < bias->min_support)
 			return;
 	}
-	safe = ilp_rule_safe(&c, w->arity);
+	safe = ilp_rule_linked(&c, w->arity);
 	if (safe)
 	{
 		bool		consistent = bias->use_examples && np == nc;

@@ -131,6 +131,7 @@ extern void ilp_rule_canon(IlpRule *r, int arity);
 extern int	ilp_rule_cmp(const IlpRule *x, const IlpRule *y);
 extern uint64_t ilp_rule_hash(const IlpRule *r);
 extern bool ilp_rule_safe(const IlpRule *r, int arity);
+extern bool ilp_rule_linked(const IlpRule *r, int arity);
 extern bool ilp_rule_uses(const IlpRule *r, const IlpWorld *w, IlpPredKind kind);
 extern char *ilp_rule_text(const IlpRule *r, const IlpWorld *w);
 extern char *ilp_rule_template(const IlpRule *r, const IlpWorld *w);

@@ -177,6 +177,41 @@ ilp_rule_safe(const IlpRule *r, int arity)
 	return true;
 }
 
+/*
+ * Is the rule a candidate: every head variable in some atom, and for a
+ * binary head, X and Y joined through the body's atoms (no cross products
+ * like "f(X, Y) :- p(X, Z), q(Y)", which derive every pair of two sets).
+ */
+bool
+ilp_rule_linked(const IlpRule *r, int arity)
+{
+	int8_t		comp[ILP_MAX_VARS];
+	bool		changed = true;
+
+	if (!ilp_rule_safe(r, arity))
+		return false;
+	if (arity < 2)
+		return true;
+	for (int v = 0; v < ILP_MAX_VARS; v++)
+		comp[v] = v;
+	while (changed)
+	{
+		changed = false;
+		for (int i = 0; i < r->natoms; i++)
+		{
+			const IlpLit *l = &r->lits[i];
+			int8_t		m;
+
+			if (l->b < 0 || comp[l->a] == comp[l->b])
+				continue;
+			m = comp[l->a] < comp[l->b] ? comp[l->a] : comp[l->b];
+			comp[l->a] = comp[l->b] = m;
+			changed = true;
+		}
+	}
+	return comp[0] == comp[1];
+}
+
 /* Does the body use a predicate of the given kind? */
 bool
 ilp_rule_uses(const IlpRule *r, const IlpWorld *w, IlpPredKind kind)
