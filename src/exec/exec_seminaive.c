@@ -431,6 +431,7 @@ gdl_run(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const GdlGoal
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.nthreads = exec_threads();
+	cfg.memory_limit = in->memory_limit;
 	es.ctx = es.bk->ctx_create(&cfg, &errmsg);
 	if (es.ctx == NULL)
 		gdl_error(GDL_ERR_DEVICE, errmsg, NULL, "could not start the %s backend", es.bk->name);

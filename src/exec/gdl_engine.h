@@ -87,6 +87,7 @@ typedef struct GdlRunInput
 	GdlDevice	device;
 	int64_t		max_iterations;
 	bool		want_rows;		/* false: count only (gpudl_count) */
+	int64_t		memory_limit;	/* bytes the backend context may hold; 0 = no limit */
 } GdlRunInput;
 
 /* Per-run counters, for gpudl_stats and EXPLAIN ANALYZE. */

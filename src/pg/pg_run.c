@@ -28,13 +28,41 @@ record_stats(const GdlResult *r)
 	gpudl_counters.device_transfers += s->transfers;
 }
 
-/* Evaluate a program for a goal; everything lives in the caller's context. */
+/*
+ * Run the engine once on the given device.  Any error escaping it first
+ * releases what the backend holds outside PostgreSQL's memory (device
+ * buffers), then propagates; memory contexts free the rest.
+ */
+static GdlResult *
+run_on(GpudlRun *run, GdlRunInput *in, GdlGoal *goal)
+{
+	GdlResult  *res = NULL;
+
+	PG_TRY();
+	{
+		res = gdl_run(run->plan, in, run->dict, goal);
+	}
+	PG_CATCH();
+	{
+		gdl_engine_abort_cleanup();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return res;
+}
+
+/*
+ * Evaluate a program for a goal; everything lives in the caller's context.
+ * With gpudl.device = auto, a run that runs out of device memory is retried
+ * on the CPU (counted in gpudl_stats as cpu_fallbacks).
+ */
 GpudlRun *
 gpudl_run_goal(const char *program, const char *goal_text, bool want_rows)
 {
 	GpudlRun   *run = palloc0(sizeof(GpudlRun));
 	GdlRunInput in;
 	GdlGoal    *goal;
+	const struct GdlBackend *gpu;
 
 	gpudl_install_host();
 	run->program = program;
@@ -46,11 +74,56 @@ gpudl_run_goal(const char *program, const char *goal_text, bool want_rows)
 	memset(&in, 0, sizeof(in));
 	in.load_edb = gpudl_load_edb;
 	in.load_arg = run;
-	in.device = GDL_DEVICE_CPU;
 	in.max_iterations = gpudl_max_iterations;
 	in.want_rows = want_rows;
-	run->device = "cpu";
-	run->result = gdl_run(run->plan, &in, run->dict, goal);
+	in.memory_limit = (int64_t) gpudl_device_memory_limit_mb * 1024 * 1024;
+	gpu = gpudl_choose_gpu_backend();
+	if (gpu == NULL)
+	{
+		in.device = GDL_DEVICE_CPU;
+		run->device = "cpu";
+		run->result = run_on(run, &in, goal);
+	}
+	else
+	{
+		MemoryContext cxt = CurrentMemoryContext;
+		bool		retry = false;
+
+		gdl_backend_register_gpu(gpu);
+		in.device = GDL_DEVICE_GPU;
+		run->device = "gpu";
+		PG_TRY();
+		{
+			run->result = run_on(run, &in, goal);
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata;
+
+			MemoryContextSwitchTo(cxt);
+			edata = CopyErrorData();
+			/* only the engine's own device OOM: no SPI or buffer is in use then */
+			if (edata->sqlerrcode != ERRCODE_OUT_OF_MEMORY ||
+				strncmp(edata->message, "out of device memory", 20) != 0 ||
+				gpudl_device_setting != GPUDL_DEVICE_AUTO)
+				PG_RE_THROW();
+			FlushErrorState();
+			elog(DEBUG1, "gpudl: %s; retrying on the CPU", edata->message);
+			retry = true;
+		}
+		PG_END_TRY();
+		if (retry)
+		{
+			gpudl_counters.cpu_fallbacks++;
+			in.device = GDL_DEVICE_CPU;
+			run->device = "cpu";
+			run->dict = gdl_dict_create();
+			goal = gpudl_encode_goal(run->goal, run->dict);
+			run->result = run_on(run, &in, goal);
+		}
+		else
+			gpudl_counters.gpu_runs++;
+	}
 	record_stats(run->result);
 	return run;
 }
