@@ -106,6 +106,7 @@ BEGIN
   INSERT INTO wedge SELECT a, b, (random() * 20)::bigint - 5 FROM edge;
   INSERT INTO named SELECT DISTINCT 'p' || (random() * n)::int, 'p' || (random() * n)::int
     FROM generate_series(1, m) WHERE random() < 0.7;
+  ANALYZE edge, node, wedge, named;
 END $$;
 
 CREATE TABLE outcome(seed int, pred text, bad bigint, sqlrows bigint);
