@@ -1,0 +1,149 @@
+/*
+ * pool.cu — device memory of a context.
+ *
+ * Every device buffer of a context comes from its own CUDA memory pool
+ * (cudaMemPoolCreate), allocated and freed in stream order on the context's
+ * stream.  The pool keeps freed memory reserved (release threshold = max),
+ * so after the first rounds a fixpoint loop reuses memory and never reaches
+ * the driver's allocator; temporaries can be freed without a host sync.
+ *
+ * On top of the pool we keep our own ledger (pointer -> size): it enforces
+ * GdlBkConfig.memory_limit, reports the peak, and lets ctx_destroy and
+ * ctx_abort free whatever is still held before destroying the pool, so the
+ * device's free memory returns to where it was.
+ */
+#include <unordered_map>
+
+#include "cu_int.cuh"
+
+typedef std::unordered_map<void *, size_t> AllocMap;
+
+/* Create the context's memory pool and ledger. */
+int
+pool_init(CuCtx *c)
+{
+	cudaMemPoolProps props = {};
+	uint64_t	keep = UINT64_MAX;
+
+	props.allocType = cudaMemAllocationTypePinned;
+	props.handleTypes = cudaMemHandleTypeNone;
+	props.location.type = cudaMemLocationTypeDevice;
+	props.location.id = c->dev;
+	c->allocs = new AllocMap();
+	CU_TRY(c, cudaMemPoolCreate(&c->pool, &props));
+	c->pool_ok = true;
+	CU_TRY(c, cudaMemPoolSetAttribute(c->pool, cudaMemPoolAttrReleaseThreshold, &keep));
+	return GDL_BK_OK;
+}
+
+/*
+ * A device buffer of 'bytes' (rounded up to 256) in stream order; NULL for 0
+ * bytes.  Fails with GDL_BK_ERR_NO_MEMORY over the context's limit or when
+ * the device is full.
+ */
+int
+pool_get(CuCtx *c, size_t bytes, void **out)
+{
+	AllocMap   *m = (AllocMap *) c->allocs;
+	void	   *p = nullptr;
+	cudaError_t e;
+
+	*out = nullptr;
+	if (bytes == 0)
+		return GDL_BK_OK;
+	bytes = (bytes + 255) & ~(size_t) 255;
+	if (c->limit > 0 && c->bytes + (int64_t) bytes > c->limit)
+		return cu_fail(c, GDL_BK_ERR_NO_MEMORY,
+					   "device memory limit exceeded: %lld bytes held, %zu more requested, limit %lld",
+					   (long long) c->bytes, bytes, (long long) c->limit);
+	e = cudaMallocFromPoolAsync(&p, bytes, c->pool, c->stream);
+	if (e != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		if (e == cudaErrorMemoryAllocation)
+			return cu_fail(c, GDL_BK_ERR_NO_MEMORY,
+						   "out of device memory: %zu bytes requested, %lld held",
+						   bytes, (long long) c->bytes);
+		return cu_err(c, e, "cudaMallocFromPoolAsync");
+	}
+	(*m)[p] = bytes;
+	c->bytes += (int64_t) bytes;
+	if (c->bytes > c->cnt.peak_bytes)
+		c->cnt.peak_bytes = c->bytes;
+	*out = p;
+	return GDL_BK_OK;
+}
+
+/* Free a pool buffer in stream order (NULL is ignored). */
+void
+pool_put(CuCtx *c, void *p)
+{
+	AllocMap   *m = (AllocMap *) c->allocs;
+	AllocMap::iterator it;
+
+	if (!p || !m)
+		return;
+	it = m->find(p);
+	if (it == m->end())
+		return;
+	c->bytes -= (int64_t) it->second;
+	m->erase(it);
+	(void) cudaFreeAsync(p, c->stream);
+}
+
+/*
+ * Free every buffer still held, wait for the stream, and destroy the pool
+ * (its reserved memory goes back to the device).  Errors are ignored: this
+ * runs on teardown, also after a device failure.
+ */
+void
+pool_release_all(CuCtx *c)
+{
+	AllocMap   *m = (AllocMap *) c->allocs;
+
+	if (m)
+	{
+		for (AllocMap::iterator it = m->begin(); it != m->end(); ++it)
+			(void) cudaFreeAsync(it->first, c->stream);
+		delete m;
+		c->allocs = nullptr;
+	}
+	c->bytes = 0;
+	if (c->stream)
+		(void) cudaStreamSynchronize(c->stream);
+	if (c->pool_ok)
+	{
+		(void) cudaMemPoolTrimTo(c->pool, 0);
+		(void) cudaMemPoolDestroy(c->pool);
+		c->pool_ok = false;
+	}
+	(void) cudaGetLastError();
+}
+
+/*
+ * Copy n int64 values from the device to the host and wait for them: the
+ * one host sync an operation makes to learn its row count (it also surfaces
+ * any error of the kernels queued before it).
+ */
+int
+cu_read_i64(CuCtx *c, const void *dptr, int n, int64_t *out)
+{
+	if (n < 0 || n > CU_HPIN)
+		return cu_fail(c, GDL_BK_ERR_INVALID, "internal: read of %d values", n);
+	CU_TRY(c, cudaMemcpyAsync(c->hpin, dptr, sizeof(int64_t) * n,
+							  cudaMemcpyDeviceToHost, c->stream));
+	CU_TRY(c, cudaStreamSynchronize(c->stream));
+	for (int i = 0; i < n; i++)
+		out[i] = c->hpin[i];
+	c->cnt.transfers++;
+	c->cnt.bytes_from_device += (int64_t) sizeof(int64_t) * n;
+	return GDL_BK_OK;
+}
+
+/* Wait for the context's stream, turning a device error into a status. */
+int
+cu_sync(CuCtx *c)
+{
+	CU_TRY(c, cudaStreamSynchronize(c->stream));
+	return GDL_BK_OK;
+}

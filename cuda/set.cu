@@ -1,0 +1,617 @@
+/*
+ * set.cu — the set operations: dedup, difference, merge and absorb.
+ *
+ * Packed relations (one uint64 key per row) use CUB radix sort + unique,
+ * CUB merge of sorted keys, binary-search membership in sorted keys, and
+ * the hash log of hash.cu: absorb(full, cand) inserts cand into full's
+ * device hash set and appends the new keys to its log, so new_full and
+ * delta are views of that log and full is never sorted or merged again.
+ * difference(A, B) with B in a hash log probes the set; merge(A, B) with A
+ * the tip of a log appends B.
+ *
+ * Wide relations (and mixtures) are concatenated into columns, ordered by
+ * a lexicographic row permutation (sort.cu), and reduced by comparing
+ * neighbouring rows.
+ */
+#include <cub/cub.cuh>
+#include <string.h>
+
+#include "cu_int.cuh"
+
+/* -------------------------------------------------------------- helpers */
+
+/* Whether every input is packed (or has no rows to convert). */
+static bool
+all_packed(int nin, GdlBkRel *const *in)
+{
+	for (int i = 0; i < nin; i++)
+		if (in[i]->layout != L_PACKED)
+			return false;
+	return true;
+}
+
+/* Union of the bounds of the inputs into lo/hi. */
+static void
+union_bounds(int nin, GdlBkRel *const *in, int64_t *lo, int64_t *hi)
+{
+	bounds_empty(in[0]->arity, lo, hi);
+	for (int i = 0; i < nin; i++)
+		bounds_union(in[0]->arity, lo, hi, in[i]->lo, in[i]->hi);
+}
+
+/* Copy the keys of packed inputs one after the other into dst. */
+static int
+concat_keys(CuCtx *c, int nin, GdlBkRel *const *in, uint64_t *dst)
+{
+	int64_t		at = 0;
+
+	for (int i = 0; i < nin; i++)
+	{
+		if (in[i]->n == 0)
+			continue;
+		CU_TRY(c, cudaMemcpyAsync(dst + at, rel_keys(in[i]), sizeof(uint64_t) * in[i]->n,
+								  cudaMemcpyDeviceToDevice, c->stream));
+		at += in[i]->n;
+	}
+	return GDL_BK_OK;
+}
+
+/* Copy the rows of any inputs one after the other into wide columns (stride ld). */
+static int
+concat_wide(CuCtx *c, int nin, GdlBkRel *const *in, int64_t *dst, int64_t ld)
+{
+	int64_t		at = 0;
+
+	for (int i = 0; i < nin; i++)
+	{
+		CU_OK(rel_copy_wide(c, in[i], dst, ld, at));
+		at += in[i]->n;
+	}
+	return GDL_BK_OK;
+}
+
+/*
+ * The relation of m unique sorted keys in 'keys' (a buffer of room for
+ * 'room' keys): adopted as is when it is at least half full, else copied
+ * into an exact buffer so long-lived sets hold no slack.
+ */
+static int
+adopt_keys(CuCtx *c, int arity, DBuf &keys, int64_t m, int64_t room, CuRel **out)
+{
+	if (m > 0 && m < room / 2)
+	{
+		DBuf		exact;
+
+		CU_OK(exact.get(c, sizeof(uint64_t) * m));
+		CU_TRY(c, cudaMemcpyAsync(exact.p, keys.p, sizeof(uint64_t) * m,
+								  cudaMemcpyDeviceToDevice, c->stream));
+		return rel_adopt(c, arity, L_PACKED, m, exact.take(), out);
+	}
+	return rel_adopt(c, arity, L_PACKED, m, keys.take(), out);
+}
+
+/* Concatenation of relations without dedup (the caller knows they are disjoint). */
+static int
+concat_rels(CuCtx *c, int nin, GdlBkRel *const *in, CuRel **out)
+{
+	int			arity = in[0]->arity;
+	int64_t		total = 0;
+	int64_t		lo[CU_MAX_ARITY],
+				hi[CU_MAX_ARITY];
+	CuRel	   *r;
+
+	for (int i = 0; i < nin; i++)
+		total += in[i]->n;
+	union_bounds(nin, in, lo, hi);
+	if (arity == 0)
+		return rel_unit(c, total, out);
+	if (all_packed(nin, in))
+	{
+		CU_OK(rel_new(c, arity, L_PACKED, total, &r));
+		if (total > 0)
+		{
+			int			s = concat_keys(c, nin, in, (uint64_t *) r->st->data);
+
+			if (s != GDL_BK_OK)
+			{
+				rel_free(c, r);
+				return s;
+			}
+		}
+	}
+	else
+	{
+		DBuf		cols;
+
+		CU_OK(cols.get(c, sizeof(int64_t) * arity * (total > 0 ? total : 1)));
+		CU_OK(concat_wide(c, nin, in, cols.as<int64_t>(), total));
+		CU_OK(rel_from_wide(c, arity, cols.as<int64_t>(), total, total, lo, hi, &r));
+	}
+	memcpy(r->lo, lo, sizeof(int64_t) * arity);
+	memcpy(r->hi, hi, sizeof(int64_t) * arity);
+	*out = r;
+	return GDL_BK_OK;
+}
+
+/* ------------------------------------------------------------ wide rows */
+
+/* Whether rows i and j of a wide view are equal. */
+static __device__ __forceinline__ bool
+rows_equal(const DRel &r, int64_t i, int64_t j)
+{
+	for (int k = 0; k < r.arity; k++)
+		if (r.cols[(int64_t) k * r.ld + i] != r.cols[(int64_t) k * r.ld + j])
+			return false;
+	return true;
+}
+
+/* Kernel: flag the first row of each run of equal rows in perm order. */
+static __global__ void
+k_flag_unique(DRel r, const uint32_t *perm, uint8_t *flags)
+{
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+
+	for (int64_t p = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; p < r.n; p += stride)
+		flags[p] = (p == 0 || !rows_equal(r, perm[p], perm[p - 1])) ? 1 : 0;
+}
+
+/*
+ * Kernel: for the concatenation A (rows < na) then B, in stable sorted
+ * order, flag the A rows that are not followed by an equal B row.
+ */
+static __global__ void
+k_flag_diff(DRel r, const uint32_t *perm, int64_t na, uint8_t *flags)
+{
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+
+	for (int64_t p = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; p < r.n; p += stride)
+	{
+		uint32_t	row = perm[p];
+		bool		keep = row < na;
+
+		if (keep && p + 1 < r.n && perm[p + 1] >= na && rows_equal(r, row, perm[p + 1]))
+			keep = false;
+		flags[p] = keep ? 1 : 0;
+	}
+}
+
+/* Kernel: output row i = source row perm[ids[i]], in the output's layout. */
+static __global__ void
+k_gather_perm(DRel src, const uint32_t *perm, const uint32_t *ids, int64_t m, DOut o)
+{
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+	int64_t		v[CU_MAX_ARITY];
+
+	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < m; i += stride)
+	{
+		int64_t		row = perm[ids[i]];
+
+		for (int k = 0; k < src.arity; k++)
+			v[k] = dget(src, row, k);
+		dput(o, i, v);
+	}
+}
+
+/* A wide view of n rows of columns with stride ld. */
+static DRel
+wide_view(int arity, const int64_t *cols, int64_t n, int64_t ld)
+{
+	DRel		d;
+
+	d.layout = L_WIDE;
+	d.arity = arity;
+	d.n = n;
+	d.ld = ld;
+	d.keys = nullptr;
+	d.cols = cols;
+	return d;
+}
+
+/*
+ * Rows of the wide view w kept by 'flag' (a kernel over the sorted
+ * permutation) become a new set with bounds lo/hi.  mode 0: unique rows;
+ * mode 1: rows < na without an equal row >= na (difference).
+ */
+static int
+wide_select(CuCtx *c, const DRel &w, int mode, int64_t na,
+			const int64_t *lo, const int64_t *hi, CuRel **out)
+{
+	int			cols[CU_MAX_ARITY];
+	DBuf		perm,
+				flags,
+				ids;
+	int64_t		m = 0;
+	CuRel	   *r;
+
+	for (int k = 0; k < w.arity; k++)
+		cols[k] = k;
+	CU_OK(sort_perm(c, w, w.arity, cols, lo, hi, perm));
+	CU_OK(flags.get(c, w.n > 0 ? w.n : 1));
+	if (w.n > 0)
+	{
+		if (mode == 0)
+			k_flag_unique<<<cu_grid(w.n), CU_BLOCK, 0, c->stream>>>(w, perm.as<uint32_t>(),
+																  flags.as<uint8_t>());
+		else
+			k_flag_diff<<<cu_grid(w.n), CU_BLOCK, 0, c->stream>>>(w, perm.as<uint32_t>(), na,
+																flags.as<uint8_t>());
+		CU_LAUNCHED(c);
+	}
+	CU_OK(select_flagged(c, flags.as<uint8_t>(), w.n, ids, &m));
+	CU_OK(rel_new(c, w.arity, cu_packable(w.arity, lo, hi) ? L_PACKED : L_WIDE, m, &r));
+	memcpy(r->lo, lo, sizeof(int64_t) * w.arity);
+	memcpy(r->hi, hi, sizeof(int64_t) * w.arity);
+	r->is_set = true;
+	if (m > 0)
+	{
+		k_gather_perm<<<cu_grid(m), CU_BLOCK, 0, c->stream>>>(w, perm.as<uint32_t>(),
+															  ids.as<uint32_t>(), m, rel_dout(r));
+		if (cudaGetLastError() != cudaSuccess)
+		{
+			rel_free(c, r);
+			return cu_fail(c, GDL_BK_ERR_DEVICE, "kernel launch failed (gather_perm)");
+		}
+	}
+	*out = r;
+	return GDL_BK_OK;
+}
+
+/* ---------------------------------------------------------------- dedup */
+
+/* Dedup of packed inputs: concatenate, radix sort, unique. */
+static int
+dedup_packed(CuCtx *c, int nin, GdlBkRel *const *in, CuRel **out)
+{
+	int			arity = in[0]->arity;
+	int64_t		total = 0,
+				m = 0;
+	int64_t		lo[CU_MAX_ARITY],
+				hi[CU_MAX_ARITY];
+	DBuf		keys,
+				alt;
+	CuRel	   *r;
+
+	for (int i = 0; i < nin; i++)
+		total += in[i]->n;
+	union_bounds(nin, in, lo, hi);
+	CU_OK(keys.get(c, sizeof(uint64_t) * (total > 0 ? total : 1)));
+	CU_OK(alt.get(c, sizeof(uint64_t) * (total > 0 ? total : 1)));
+	CU_OK(concat_keys(c, nin, in, keys.as<uint64_t>()));
+	CU_OK(sort_keys(c, keys, alt, total, key_end_bit(arity, lo, hi)));
+	CU_OK(unique_keys(c, keys.as<uint64_t>(), alt.as<uint64_t>(), total, &m));
+	CU_OK(adopt_keys(c, arity, alt, m, total, &r));
+	memcpy(r->lo, lo, sizeof(int64_t) * arity);
+	memcpy(r->hi, hi, sizeof(int64_t) * arity);
+	r->is_set = true;
+	r->sorted = true;
+	*out = r;
+	return GDL_BK_OK;
+}
+
+/* Dedup of inputs of any layout through wide columns. */
+static int
+dedup_wide(CuCtx *c, int nin, GdlBkRel *const *in, CuRel **out)
+{
+	int			arity = in[0]->arity;
+	int64_t		total = 0;
+	int64_t		lo[CU_MAX_ARITY],
+				hi[CU_MAX_ARITY];
+	DBuf		cols;
+
+	for (int i = 0; i < nin; i++)
+		total += in[i]->n;
+	union_bounds(nin, in, lo, hi);
+	CU_OK(cols.get(c, sizeof(int64_t) * arity * (total > 0 ? total : 1)));
+	CU_OK(concat_wide(c, nin, in, cols.as<int64_t>(), total));
+	return wide_select(c, wide_view(arity, cols.as<int64_t>(), total, total), 0, 0, lo, hi, out);
+}
+
+/* dedup: the set of rows of the union of the inputs. */
+int
+cu_op_dedup(CuCtx *c, int nin, GdlBkRel *const *in, GdlBkRel **result)
+{
+	int64_t		total = 0;
+
+	for (int i = 0; i < nin; i++)
+		total += in[i]->n;
+	if (in[0]->arity == 0)
+		return rel_unit(c, total > 0 ? 1 : 0, result);
+	if (nin == 1 && in[0]->is_set)
+		return rel_share(c, in[0], result);
+	if (all_packed(nin, in))
+		return dedup_packed(c, nin, in, result);
+	return dedup_wide(c, nin, in, result);
+}
+
+/* ----------------------------------------------------------- difference */
+
+/* Kernel: flags[i] = 1 when q[i] is not among the sorted keys b[0..nb). */
+static __global__ void
+k_absent_sorted(const uint64_t *q, int64_t m, const uint64_t *b, int64_t nb, uint8_t *flags)
+{
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+
+	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < m; i += stride)
+	{
+		uint64_t	k = q[i];
+		int64_t		lo = 0,
+					hi = nb;
+
+		while (lo < hi)
+		{
+			int64_t		mid = (lo + hi) >> 1;
+
+			if (b[mid] < k)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		flags[i] = (lo < nb && b[lo] == k) ? 0 : 1;
+	}
+}
+
+/* Difference of packed sets: probe B's hash log, or binary search sorted B. */
+static int
+difference_packed(CuCtx *c, CuRel *A, CuRel *B, CuRel **out)
+{
+	DBuf		flags,
+				ids,
+				bsorted,
+				balt;
+	int64_t		m = 0;
+	const uint64_t *bk = rel_keys(B);
+
+	CU_OK(flags.get(c, A->n));
+	if (B->st->is_log && hlog_usable(A))
+		CU_OK(hlog_flag_absent(c, B, rel_keys(A), A->n, flags.as<uint8_t>()));
+	else
+	{
+		if (!B->sorted)
+		{
+			CU_OK(bsorted.get(c, sizeof(uint64_t) * B->n));
+			CU_OK(balt.get(c, sizeof(uint64_t) * B->n));
+			CU_TRY(c, cudaMemcpyAsync(bsorted.p, bk, sizeof(uint64_t) * B->n,
+									  cudaMemcpyDeviceToDevice, c->stream));
+			CU_OK(sort_keys(c, bsorted, balt, B->n, key_end_bit(B->arity, B->lo, B->hi)));
+			bk = bsorted.as<uint64_t>();
+		}
+		k_absent_sorted<<<cu_grid(A->n), CU_BLOCK, 0, c->stream>>>(rel_keys(A), A->n, bk, B->n,
+																  flags.as<uint8_t>());
+		CU_LAUNCHED(c);
+	}
+	CU_OK(select_flagged(c, flags.as<uint8_t>(), A->n, ids, &m));
+	if (m == A->n)
+		return rel_share(c, A, out);
+	CU_OK(rel_gather(c, A, ids.as<uint32_t>(), m, out));
+	(*out)->is_set = true;
+	return GDL_BK_OK;
+}
+
+/* difference: set A minus set B. */
+int
+cu_op_difference(CuCtx *c, CuRel *A, CuRel *B, CuRel **result)
+{
+	GdlBkRel   *both[2] = {A, B};
+	DBuf		cols;
+	int64_t		total = A->n + B->n;
+
+	if (A->arity == 0)
+		return rel_unit(c, (A->n > 0 && B->n == 0) ? 1 : 0, result);
+	if (A->n == 0 || B->n == 0)
+		return rel_share(c, A, result);
+	if (A->layout == L_PACKED && B->layout == L_PACKED)
+		return difference_packed(c, A, B, result);
+	CU_OK(cols.get(c, sizeof(int64_t) * A->arity * total));
+	CU_OK(concat_wide(c, 2, both, cols.as<int64_t>(), total));
+	{
+		int64_t		lo[CU_MAX_ARITY],
+					hi[CU_MAX_ARITY];
+
+		/* sort by the union of bounds, but the result keeps A's */
+		union_bounds(2, both, lo, hi);
+		DRel		w = wide_view(A->arity, cols.as<int64_t>(), total, total);
+		int			cl[CU_MAX_ARITY];
+		DBuf		perm,
+					flags,
+					ids;
+		int64_t		m = 0;
+		CuRel	   *r;
+
+		for (int k = 0; k < A->arity; k++)
+			cl[k] = k;
+		CU_OK(sort_perm(c, w, A->arity, cl, lo, hi, perm));
+		CU_OK(flags.get(c, total));
+		k_flag_diff<<<cu_grid(total), CU_BLOCK, 0, c->stream>>>(w, perm.as<uint32_t>(), A->n,
+															   flags.as<uint8_t>());
+		CU_LAUNCHED(c);
+		CU_OK(select_flagged(c, flags.as<uint8_t>(), total, ids, &m));
+		CU_OK(rel_new(c, A->arity, cu_packable(A->arity, A->lo, A->hi) ? L_PACKED : L_WIDE, m, &r));
+		bounds_copy(r, A);
+		r->is_set = true;
+		if (m > 0)
+		{
+			k_gather_perm<<<cu_grid(m), CU_BLOCK, 0, c->stream>>>(w, perm.as<uint32_t>(),
+																  ids.as<uint32_t>(), m, rel_dout(r));
+			if (cudaGetLastError() != cudaSuccess)
+			{
+				rel_free(c, r);
+				return cu_fail(c, GDL_BK_ERR_DEVICE, "kernel launch failed (difference)");
+			}
+		}
+		*result = r;
+	}
+	return GDL_BK_OK;
+}
+
+/* ---------------------------------------------------------------- merge */
+
+/* Append the keys of 'add' to the hash log whose tip is 'tip': tip U add. */
+static int
+merge_into_log(CuCtx *c, CuRel *tip, CuRel *add, CuRel **out)
+{
+	CuStore    *st = nullptr;
+	int			s;
+
+	CU_OK(hlog_tip(c, tip, add->n, &st));
+	s = hlog_append(c, st, rel_keys(add), add->n);
+	if (s == GDL_BK_OK)
+		s = rel_view(c, st, tip->arity, 0, st->lcount, out);
+	store_unref(c, st);
+	CU_OK(s);
+	bounds_copy(*out, tip);
+	bounds_union(tip->arity, (*out)->lo, (*out)->hi, add->lo, add->hi);
+	(*out)->is_set = true;
+	return GDL_BK_OK;
+}
+
+/* Union of two sorted packed sets: CUB merge, then unique. */
+static int
+merge_sorted(CuCtx *c, CuRel *A, CuRel *B, bool disjoint, CuRel **out)
+{
+	int64_t		total = A->n + B->n,
+				m = total;
+	DBuf		keys,
+				uniq;
+	const uint64_t *ak = rel_keys(A),
+			   *bk = rel_keys(B);
+	CuRel	   *r;
+
+	CU_OK(keys.get(c, sizeof(uint64_t) * total));
+	CU_OK(cu_cub(c, [&](void *t, size_t &b) {
+		return cub::DeviceMerge::MergeKeys(t, b, ak, A->n, bk, B->n, keys.as<uint64_t>(),
+										   cuda::std::less<uint64_t>(), c->stream);
+	}));
+	if (disjoint)
+		CU_OK(rel_adopt(c, A->arity, L_PACKED, total, keys.take(), &r));
+	else
+	{
+		CU_OK(uniq.get(c, sizeof(uint64_t) * total));
+		CU_OK(unique_keys(c, keys.as<uint64_t>(), uniq.as<uint64_t>(), total, &m));
+		CU_OK(adopt_keys(c, A->arity, uniq, m, total, &r));
+	}
+	bounds_copy(r, A);
+	bounds_union(A->arity, r->lo, r->hi, B->lo, B->hi);
+	r->is_set = true;
+	r->sorted = true;
+	*out = r;
+	return GDL_BK_OK;
+}
+
+/* merge: union of sets A and B. */
+int
+cu_op_merge(CuCtx *c, CuRel *A, CuRel *B, CuRel **result)
+{
+	GdlBkRel   *both[2] = {A, B};
+
+	if (A->arity == 0)
+		return rel_unit(c, (A->n + B->n) > 0 ? 1 : 0, result);
+	if (B->n == 0)
+		return rel_share(c, A, result);
+	if (A->n == 0)
+		return rel_share(c, B, result);
+	if (A->layout == L_PACKED && B->layout == L_PACKED)
+	{
+		bool		fits = A->n + B->n < (int64_t) UINT32_MAX - 1;
+
+		if (fits && hlog_is_tip(A) && hlog_usable(A) && hlog_usable(B))
+			return merge_into_log(c, A, B, result);
+		if (fits && hlog_is_tip(B) && hlog_usable(A) && hlog_usable(B))
+			return merge_into_log(c, B, A, result);
+		if (A->sorted && B->sorted)
+			return merge_sorted(c, A, B, false, result);
+		return dedup_packed(c, 2, both, result);
+	}
+	return dedup_wide(c, 2, both, result);
+}
+
+/* --------------------------------------------------------------- absorb */
+
+/* absorb through the hash log of full: new_full and delta are log views. */
+static int
+absorb_log(CuCtx *c, CuRel *full, CuRel *cand, CuRel **new_full, CuRel **delta)
+{
+	CuStore    *st = nullptr;
+	int64_t		n0;
+	int			s;
+
+	CU_OK(hlog_tip(c, full, cand->n, &st));
+	n0 = st->lcount;
+	s = hlog_append(c, st, rel_keys(cand), cand->n);
+	if (s == GDL_BK_OK)
+		s = rel_view(c, st, full->arity, 0, st->lcount, new_full);
+	if (s == GDL_BK_OK)
+		s = rel_view(c, st, full->arity, n0, st->lcount - n0, delta);
+	store_unref(c, st);
+	if (s != GDL_BK_OK)
+	{
+		if (*new_full)
+			rel_free(c, *new_full);
+		*new_full = nullptr;
+		return s;
+	}
+	bounds_copy(*new_full, full);
+	bounds_union(full->arity, (*new_full)->lo, (*new_full)->hi, cand->lo, cand->hi);
+	bounds_copy(*delta, cand);
+	(*new_full)->is_set = true;
+	(*delta)->is_set = true;
+	return GDL_BK_OK;
+}
+
+/* absorb: *delta = cand \ full, *new_full = full U cand (both sets). */
+int
+cu_op_absorb(CuCtx *c, CuRel *full, CuRel *cand, CuRel **new_full, CuRel **delta)
+{
+	CuRel	   *d = nullptr;
+	int			s;
+
+	if (full->arity == 0)
+	{
+		int64_t		dn = (full->n == 0 && cand->n > 0) ? 1 : 0;
+
+		CU_OK(rel_unit(c, dn, delta));
+		s = rel_unit(c, (full->n + cand->n) > 0 ? 1 : 0, new_full);
+		if (s != GDL_BK_OK)
+		{
+			rel_free(c, *delta);
+			*delta = nullptr;
+		}
+		return s;
+	}
+	if (cand->n == 0)
+	{
+		CU_OK(rel_gather(c, cand, nullptr, 0, delta));
+		s = rel_share(c, full, new_full);
+		if (s != GDL_BK_OK)
+		{
+			rel_free(c, *delta);
+			*delta = nullptr;
+		}
+		return s;
+	}
+	if (full->layout == L_PACKED && cand->layout == L_PACKED &&
+		hlog_usable(full) && hlog_usable(cand) &&
+		full->n + cand->n < (int64_t) UINT32_MAX - 1)
+		return absorb_log(c, full, cand, new_full, delta);
+
+	/* general case: difference, then a disjoint union */
+	CU_OK(cu_op_difference(c, cand, full, &d));
+	if (d->n == 0)
+		s = rel_share(c, full, new_full);
+	else if (d->layout == L_PACKED && full->layout == L_PACKED && d->sorted && full->sorted)
+		s = merge_sorted(c, full, d, true, new_full);
+	else
+	{
+		GdlBkRel   *both[2] = {full, d};
+
+		s = concat_rels(c, 2, both, new_full);
+		if (s == GDL_BK_OK)
+			(*new_full)->is_set = true;
+	}
+	if (s != GDL_BK_OK)
+	{
+		rel_free(c, d);
+		return s;
+	}
+	*delta = d;
+	return GDL_BK_OK;
+}
