@@ -113,7 +113,7 @@ CREATE TABLE outcome(seed int, pred text, bad bigint, sqlrows bigint);
 DO $$
 DECLARE s int; r record; bad bigint; cnt bigint;
 BEGIN
-  FOR s IN 1..40 LOOP
+  FOR s IN 1..100 LOOP
     PERFORM fill(s);
     FOR r IN SELECT * FROM reference LOOP
       bad := mismatches(r.goal, r.cols, r.sql);
