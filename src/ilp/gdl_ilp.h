@@ -57,6 +57,14 @@ typedef struct GdlIlpProblem
 	const GdlColumns *negatives;	/* NULL: drawn by the partial completeness assumption */
 } GdlIlpProblem;
 
+/* How negatives are generated when the problem gives none. */
+typedef enum GdlIlpNegMode
+{
+	GDL_ILP_NEG_PCA = 0,		/* partial completeness: t(x, y') for positives t(x, y) */
+	GDL_ILP_NEG_CLOSED			/* closed world: pairs the background joins within
+								 * max_body steps that are not known facts */
+} GdlIlpNegMode;
+
 /* Parameters of gdl_ilp_learn; gdl_ilp_params_default fills the defaults. */
 typedef struct GdlIlpParams
 {
@@ -68,7 +76,8 @@ typedef struct GdlIlpParams
 	int			min_support;	/* >= 1 positives a candidate must cover (default 1) */
 	int64_t		seed;			/* for generated negatives (default 0) */
 	/* extensions beyond PRODUCT.md, with defaults that need no thought */
-	int			neg_per_pos;	/* generated negatives per positive (default 4) */
+	GdlIlpNegMode neg_mode;		/* generated negatives (default PCA) */
+	int			neg_per_pos;	/* per positive; 0: 4 for PCA, at most 50 for CLOSED */
 	int			max_candidates; /* bias size limit, GDL_ERR_LIMIT past it (default 2,000,000) */
 	bool		deepen;			/* try shorter bodies first, stop at a perfect fit (default true) */
 	bool		invent;			/* with allow_recursive: closures q+ of binary predicates (default true) */

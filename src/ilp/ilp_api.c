@@ -38,7 +38,7 @@ gdl_ilp_candidates(const GdlIlpProblem *prob, int max_body, bool allow_recursive
 	if (max_body < 1 || max_body > ILP_MAX_ATOMS)
 		gdl_error(GDL_ERR_PARAM, NULL, "Rule bodies have 1 to 3 atoms.",
 				  "max_body must be between 1 and %d, not %d", ILP_MAX_ATOMS, max_body);
-	w = ilp_world_build(prob, false, false, 0, 0);
+	w = ilp_world_build(prob, false, false, NULL);
 	cs = full_bias(w, max_body, allow_recursive);
 	out->n = cs->n;
 	out->items = gdl_alloc(sizeof(GdlIlpCandidate) * (cs->n + 1));
@@ -75,7 +75,11 @@ gdl_ilp_loss_grad(const GdlIlpProblem *prob, int max_body, bool allow_recursive,
 		if (!(probs[i] >= 0.0 && probs[i] <= 1.0))
 			gdl_error(GDL_ERR_PARAM, NULL, NULL,
 					  "probability %d is %g, not between 0 and 1", i + 1, probs[i]);
-	w = ilp_world_build(prob, true, false, 4, seed);
+	{
+		IlpNegSpec	neg = {GDL_ILP_NEG_PCA, 4, max_body, seed};
+
+		w = ilp_world_build(prob, true, false, &neg);
+	}
 	cs = full_bias(w, max_body, allow_recursive);
 	if (nprobs != cs->n)
 		gdl_error(GDL_ERR_PARAM, NULL,

@@ -306,6 +306,9 @@ visit(void *arg, int p, int a, int b)
 	s->out->nodes++;
 	if ((s->out->nodes & 1023) == 0)
 		gdl_check_interrupts();
+	safe = ilp_rule_linked(&c, w->arity);
+	if (!safe && c.natoms >= bias->max_body)
+		return;					/* a leaf that can never be a candidate */
 	if (bias->use_examples)
 	{
 		nc = ilp_cover(w, s->rels, &c, cov, ncov, cbuf);
@@ -313,7 +316,6 @@ visit(void *arg, int p, int a, int b)
 		if (np < bias->min_support)
 			return;
 	}
-	safe = ilp_rule_linked(&c, w->arity);
 	if (safe)
 	{
 		bool		consistent = bias->use_examples && np == nc;

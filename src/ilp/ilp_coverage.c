@@ -213,6 +213,7 @@ ilp_csr_build(int32_t nrows, int32_t ncols, const int32_t *ncov, int32_t *const 
 
 	m->nrows = nrows;
 	m->ncols = ncols;
+	m->wneg = 1.0;
 	m->off = gdl_alloc(sizeof(int64_t) * ((int64_t) nrows + 1));
 	for (int32_t c = 0; c < ncols; c++)
 	{

@@ -245,7 +245,7 @@ gdl_ilp_eval_program(const GdlIlpProblem *prob, const char *program,
 
 	bg.positives = NULL;
 	bg.negatives = NULL;
-	w = ilp_world_build(&bg, false, true, 0, 0);
+	w = ilp_world_build(&bg, false, true, NULL);
 	lx.s = lx.p = program;
 	for (;;)
 	{

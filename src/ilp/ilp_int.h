@@ -1,7 +1,8 @@
 /*
  * ilp_int.h — internal data structures shared by the files of src/ilp.
  *
- *   ilp_world.c       value domains, indexed relations, examples, negatives
+ *   ilp_world.c       value domains, indexed relations, examples
+ *   ilp_negatives.c   negatives when none are given (PCA or closed world)
  *   ilp_rule.c        candidate rules: canonical form, text, template
  *   ilp_candidates.c  the bias, enumerated top-down with support pruning
  *   ilp_coverage.c    join plans, example-driven coverage, CSR matrix
@@ -94,6 +95,7 @@ typedef struct IlpWorld
 	int32_t		nneg;
 	int32_t    *ex[2];			/* dense ids per argument */
 	bool		generated_neg;
+	double		neg_weight;		/* each negative stands for this many (sampling) */
 } IlpWorld;
 
 extern int	ilp_type_class(GdlType t);
@@ -103,8 +105,19 @@ extern IlpRel *ilp_rel_build(int arity, const int32_t *ndom, int64_t n,
 extern void ilp_rel_free(IlpRel *r);
 extern bool ilp_rel_has(const IlpRel *r, int32_t a, int32_t b);
 extern IlpRel *ilp_rel_closure(const IlpRel *r, int64_t cap);
+/* How to generate negatives (ilp_negatives.c). */
+typedef struct IlpNegSpec
+{
+	GdlIlpNegMode mode;
+	int			per_pos;		/* PCA: per positive; CLOSED: cap per positive */
+	int			hops;			/* CLOSED: reach of the near pairs */
+	int64_t		seed;
+} IlpNegSpec;
+
 extern IlpWorld *ilp_world_build(const GdlIlpProblem *prob, bool need_examples,
-								 bool closures, int neg_per_pos, int64_t seed);
+								 bool closures, const IlpNegSpec *negspec);
+extern void ilp_negatives(IlpWorld *w, IlpKeySet *known, const IlpNegSpec *spec,
+						  int32_t **na, int32_t **nb, int64_t *nn);
 extern GdlColumns *ilp_world_examples(const IlpWorld *w);
 
 /* ----------------------------------------------------------------- rules */
@@ -196,6 +209,7 @@ typedef struct IlpCsr
 	int32_t		ncols;			/* candidates */
 	int64_t    *off;			/* nrows + 1 */
 	int32_t    *idx;			/* candidate ids, ascending per row */
+	double		wneg;			/* weight of a negative row's loss (1 unless sampled) */
 } IlpCsr;
 
 extern IlpCsr *ilp_csr_build(int32_t nrows, int32_t ncols, const int32_t *ncov,

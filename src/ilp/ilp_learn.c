@@ -32,7 +32,8 @@ gdl_ilp_params_default(GdlIlpParams *p)
 	p->allow_recursive = false;
 	p->min_support = 1;
 	p->seed = 0;
-	p->neg_per_pos = 4;
+	p->neg_mode = GDL_ILP_NEG_PCA;
+	p->neg_per_pos = 0;
 	p->max_candidates = 2000000;
 	p->deepen = true;
 	p->invent = true;
@@ -59,6 +60,9 @@ check_params(const GdlIlpParams *p)
 				  p->min_support);
 	if (p->neg_per_pos < 0)
 		gdl_error(GDL_ERR_PARAM, NULL, NULL, "neg_per_pos must not be negative");
+	if (p->neg_mode != GDL_ILP_NEG_PCA && p->neg_mode != GDL_ILP_NEG_CLOSED)
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "unknown negative generation mode %d",
+				  (int) p->neg_mode);
 	if (p->max_candidates < 0)
 		gdl_error(GDL_ERR_PARAM, NULL, NULL, "max_candidates must not be negative");
 	if (!(p->min_precision >= 0.0 && p->min_precision <= 1.0))
@@ -203,7 +207,7 @@ tighten_selection(const IlpWorld *w, const GdlIlpParams *params, const IlpBias *
 				else
 					fp++;
 			}
-		if (tp - fp >= s->sel.tp - s->sel.fp)
+		if (tp - w->neg_weight * fp >= s->sel.tp - w->neg_weight * s->sel.fp)
 		{
 			memcpy(s->sel.ids, ids, sizeof(int32_t) * s->sel.n);
 			s->sel.tp = tp;
@@ -252,6 +256,7 @@ run_stage(const IlpWorld *w, const GdlIlpParams *params, const GdlIlpEvalHook *h
 			r++;
 		}
 	s->m = ilp_csr_build(w->npos + w->nneg, s->nreps, ncov, cov);
+	s->m->wneg = w->neg_weight;
 	gdl_free(cov);
 	gdl_free(ncov);
 
@@ -333,7 +338,7 @@ make_result(const IlpWorld *w, const StageRun *s, int stage, int nstages)
 		{
 			double		x = e < w->npos ? 1.0 - q[e] : q[e];
 
-			r->loss -= log(x > GDL_ILP_EPS ? x : GDL_ILP_EPS);
+			r->loss -= log(x > GDL_ILP_EPS ? x : GDL_ILP_EPS) * (e < w->npos ? 1.0 : w->neg_weight);
 		}
 		r->rank = i + 1;
 		r->rule = ilp_rule_text(&cd->rule, w);
@@ -358,7 +363,7 @@ make_result(const IlpWorld *w, const StageRun *s, int stage, int nstages)
 	res->max_body_used = s->body;
 	res->invented = s->invent;
 	res->train_precision = s->sel.tp + s->sel.fp > 0 ?
-		(double) s->sel.tp / (s->sel.tp + s->sel.fp) : 0.0;
+		(double) s->sel.tp / (s->sel.tp + w->neg_weight * s->sel.fp) : 0.0;
 	res->train_recall = w->npos > 0 ? (double) s->sel.tp / w->npos : 0.0;
 	res->message = gdl_sprintf("stage %d of %d (max_body %d%s): %d candidates, "
 							   "%d distinct on %d+%d examples%s; %d rules, "
@@ -383,12 +388,15 @@ gdl_ilp_learn(const GdlIlpProblem *prob, const GdlIlpParams *params, const GdlIl
 	StageRun   *runs;
 	int			best = -1;
 	bool		closures;
+	IlpNegSpec	neg;
 
 	check_params(&p);
-	if (p.neg_per_pos == 0)
-		p.neg_per_pos = 4;
+	neg.mode = p.neg_mode;
+	neg.per_pos = p.neg_per_pos > 0 ? p.neg_per_pos : (p.neg_mode == GDL_ILP_NEG_CLOSED ? 50 : 4);
+	neg.hops = p.max_body;
+	neg.seed = p.seed;
 	closures = p.allow_recursive && p.invent;
-	w = ilp_world_build(prob, true, closures, p.neg_per_pos, p.seed);
+	w = ilp_world_build(prob, true, closures, &neg);
 	closures = false;
 	for (int i = 0; i < w->npreds; i++)
 		closures = closures || w->preds[i].kind == ILP_PRED_CLOSURE;
@@ -397,11 +405,11 @@ gdl_ilp_learn(const GdlIlpProblem *prob, const GdlIlpParams *params, const GdlIl
 	for (int i = 0; i < nstages; i++)
 	{
 		StageRun   *s = &runs[i];
-		int32_t		score;
+		double		score;
 
 		run_stage(w, &p, hook, body[i], invent[i], s);
-		score = s->sel.tp - s->sel.fp;
-		if (best < 0 || score > runs[best].sel.tp - runs[best].sel.fp)
+		score = s->sel.tp - w->neg_weight * s->sel.fp;
+		if (best < 0 || score > runs[best].sel.tp - w->neg_weight * runs[best].sel.fp)
 			best = i;
 		if (s->sel.tp == w->npos && s->sel.fp == 0)
 			break;

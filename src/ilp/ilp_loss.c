@@ -5,7 +5,8 @@
  * C(e) (a row of the example x candidate CSR matrix) has probability
  *   P(e) = 1 - q(e),  q(e) = prod over c in C(e) of (1 - p_c)
  * and the loss is
- *   L = - sum_pos log max(P, eps) - sum_neg log max(q, eps)
+ *   L = - sum_pos log max(P, eps) - wneg * sum_neg log max(q, eps)
+ * (wneg = 1 unless the negatives are a weighted sample)
  * so an uncovered positive costs -log(eps) and an uncovered negative nothing.
  *
  * Two gradients: with respect to the probabilities (for gpudl_loss_grad; the
@@ -42,13 +43,13 @@ row_q(const IlpCsr *m, int32_t r, const double *p)
 	return q;
 }
 
-/* The loss contribution of one example given q. */
+/* The loss contribution of one example given q (negatives weighted). */
 static double
-example_loss(bool positive, double q)
+example_loss(const IlpCsr *m, bool positive, double q)
 {
 	double		x = positive ? 1.0 - q : q;
 
-	return -log(x > GDL_ILP_EPS ? x : GDL_ILP_EPS);
+	return -log(x > GDL_ILP_EPS ? x : GDL_ILP_EPS) * (positive ? 1.0 : m->wneg);
 }
 
 /* Loss of all examples; P[e] receives each example's probability when not NULL. */
@@ -63,7 +64,7 @@ ilp_loss_forward(const IlpCsr *m, int32_t npos, const double *p, double *P)
 
 		if (P != NULL)
 			P[r] = 1.0 - q;
-		loss += example_loss(r < npos, q);
+		loss += example_loss(m, r < npos, q);
 	}
 	return loss;
 }
@@ -90,7 +91,7 @@ ilp_loss_grad_p(const IlpCsr *m, int32_t npos, const double *p, double *grad)
 		bool		positive = r < npos;
 		double		suf = 1.0;
 
-		loss += example_loss(positive, q);
+		loss += example_loss(m, positive, q);
 		if (positive ? 1.0 - q <= GDL_ILP_EPS : q <= GDL_ILP_EPS)
 			continue;			/* the clamp is active: flat */
 		pre[0] = 1.0;
@@ -103,7 +104,7 @@ ilp_loss_grad_p(const IlpCsr *m, int32_t npos, const double *p, double *grad)
 			if (positive)
 				grad[m->idx[o + k]] -= loo / (1.0 - q);
 			else
-				grad[m->idx[o + k]] += loo / q;
+				grad[m->idx[o + k]] += m->wneg * loo / q;
 			suf *= 1.0 - p[m->idx[o + k]];
 		}
 		if ((r & 65535) == 65535)
@@ -126,7 +127,7 @@ ilp_loss_grad_w(const IlpCsr *m, int32_t npos, const double *p, double *grad)
 		double		q = row_q(m, r, p);
 		double		P = 1.0 - q;
 
-		loss += example_loss(r < npos, q);
+		loss += example_loss(m, r < npos, q);
 		if (r < npos)
 		{
 			double		f;
@@ -140,7 +141,7 @@ ilp_loss_grad_w(const IlpCsr *m, int32_t npos, const double *p, double *grad)
 		else
 		{
 			for (int64_t k = m->off[r]; k < m->off[r + 1]; k++)
-				grad[m->idx[k]] += p[m->idx[k]];
+				grad[m->idx[k]] += m->wneg * p[m->idx[k]];
 		}
 	}
 	return loss;
@@ -159,7 +160,7 @@ ilp_loss_subset(const IlpCsr *m, int32_t npos, const double *p, const bool *on)
 		for (int64_t k = m->off[r]; k < m->off[r + 1]; k++)
 			if (on[m->idx[k]])
 				q *= 1.0 - p[m->idx[k]];
-		loss += example_loss(r < npos, q);
+		loss += example_loss(m, r < npos, q);
 	}
 	return loss;
 }

@@ -1,7 +1,8 @@
 /*
  * ilp_metrics.c — how good one rule is.
  *
- * On the examples: precision = covered positives / covered examples,
+ * On the examples: precision = covered positives / covered examples (a
+ * negative counted with its sampling weight),
  * recall = covered positives / positives, support = covered positives.
  *
  * On the data, as AMIE defines them, with the positives (and the target's
@@ -27,7 +28,8 @@ ilp_metrics(const IlpWorld *w, const IlpCand *c, IlpMetrics *m)
 				pca_den = 0;
 
 	m->support = c->npos;
-	m->precision = c->ncov > 0 ? (double) c->npos / c->ncov : 0.0;
+	m->precision = c->ncov > 0 ?
+		(double) c->npos / (c->npos + w->neg_weight * (c->ncov - c->npos)) : 0.0;
 	m->recall = w->npos > 0 ? (double) c->npos / w->npos : 0.0;
 
 	nh = ilp_rule_heads(w, rels, &c->rule, &keys);

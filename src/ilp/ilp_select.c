@@ -4,7 +4,7 @@
  * Greedy set cover over the examples, guided by the training: only
  * candidates that training pushed up (eligible) take part; each round adds
  * the candidate with the largest gain (positives newly derived minus
- * negatives newly derived), ties broken by higher trained probability, then
+ * negatives newly derived, weighted when negatives are a sample), ties broken by higher trained probability, then
  * lower id — so the result is deterministic.  A rule must derive at least
  * min_support positives, have its own precision >= min_precision, and gain
  * something.  Then rules whose removal does not lower the score are dropped
@@ -122,15 +122,23 @@ count_tp_fp(const IlpWorld *w, const bool *derived, int32_t *tp, int32_t *fp)
 		}
 }
 
+/* A program's score on the examples: true minus (weighted) false positives. */
+static double
+score(const IlpWorld *w, int32_t tp, int32_t fp)
+{
+	return (double) tp - w->neg_weight * (double) fp;
+}
+
 /* May candidate c join a program at all? */
 static bool
 admissible(const IlpSelectCtx *ctx, int32_t c)
 {
 	const IlpCand *cd = &ctx->cs->c[c];
+	double		nneg = ctx->w->neg_weight * (cd->ncov - cd->npos);
 
 	if (!ctx->eligible[c] || cd->npos < ctx->min_support || cd->ncov == 0)
 		return false;
-	return (double) cd->npos / (double) cd->ncov >= ctx->min_precision;
+	return (double) cd->npos / ((double) cd->npos + nneg) >= ctx->min_precision;
 }
 
 /* Best admissible candidate by gain (recursive or not), or -1. */
@@ -140,15 +148,15 @@ best_gain(const IlpSelectCtx *ctx, const bool *derived, const bool *chosen,
 {
 	const IlpWorld *w = ctx->w;
 	const IlpCandSet *cs = ctx->cs;
-	int32_t		best = -1,
-				bgain = 0;
+	int32_t		best = -1;
+	double		bgain = 0;
 
 	for (int32_t c = 0; c < cs->n; c++)
 	{
 		const IlpCand *cd = &cs->c[c];
 		int32_t		np = 0,
-					nn = 0,
-					gain;
+					nn = 0;
+		double		gain;
 		bool		needs_trial = cd->recursive || has_rec;
 
 		if (cd->recursive != recursive || chosen[c] || !admissible(ctx, c))
@@ -163,7 +171,7 @@ best_gain(const IlpSelectCtx *ctx, const bool *derived, const bool *chosen,
 				else
 					nn++;
 			}
-		gain = np - nn;
+		gain = np - w->neg_weight * nn;
 		if (np < 1 || gain <= 0)
 			continue;
 		if (best < 0 || gain > bgain || (gain == bgain && ctx->prob[c] > ctx->prob[best]))
@@ -247,7 +255,7 @@ ilp_select(IlpSelectCtx *ctx, IlpSelection *out)
 			trials++;
 			ilp_program_eval(ctx, ids, n + 1, trial);
 			count_tp_fp(w, trial, &ttp, &tfp);
-			if (ttp - tfp <= tp - fp)
+			if (score(w, ttp, tfp) <= score(w, tp, fp))
 			{
 				tried_at[best] = n;
 				continue;
@@ -295,7 +303,7 @@ ilp_select(IlpSelectCtx *ctx, IlpSelection *out)
 				rest[m++] = ids[j];
 		ilp_program_eval(ctx, rest, m, trial);
 		count_tp_fp(w, trial, &ttp, &tfp);
-		if (ttp - tfp >= tp - fp)
+		if (score(w, ttp, tfp) >= score(w, tp, fp))
 		{
 			ids[order[k].pos] = -1;
 			memcpy(derived, trial, sizeof(bool) * nex);

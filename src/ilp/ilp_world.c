@@ -473,165 +473,15 @@ add_closures(IlpWorld *w, int nbase)
 	return n;
 }
 
-/* Draw a pseudo-random number from a splitmix64 stream. */
-static uint64_t
-rng_next(uint64_t *state)
-{
-	*state += 0x9e3779b97f4a7c15ULL;
-	return ilp_mix64(*state);
-}
-
-/*
- * Choose 'want' distinct values of 0..nd-1 outside 'taken' (keys built by
- * keyfn) and append them as negatives with first argument x (or unary).
- */
-static void
-sample_values(IlpWorld *w, IlpKeySet *known, IlpKeySet *negs, int32_t x, int32_t nd,
-			  int64_t avail, int64_t want, uint64_t *rng,
-			  int32_t **na, int32_t **nb, int64_t *nn, int64_t *ncap)
-{
-	int64_t		got = 0;
-	bool		binary = w->arity == 2;
-
-	if (want <= 0)
-		return;
-	if (want * 2 > avail)
-	{
-		/* enumerate the free values, then a partial Fisher-Yates shuffle */
-		int32_t    *free = gdl_alloc(sizeof(int32_t) * ((int64_t) nd + 1));
-		int64_t		nf = 0;
-
-		for (int32_t v = 0; v < nd; v++)
-		{
-			uint64_t	k = binary ? ilp_pair_key(x, v) : ilp_pair_key(v, 0);
-
-			if (!ilp_keyset_has(known, k) && !ilp_keyset_has(negs, k))
-				free[nf++] = v;
-		}
-		for (int64_t i = 0; i < nf && got < want; i++)
-		{
-			int64_t		j = i + (int64_t) (rng_next(rng) % (uint64_t) (nf - i));
-			int32_t		t = free[i];
-
-			free[i] = free[j];
-			free[j] = t;
-			got++;
-		}
-		for (int64_t i = 0; i < got; i++)
-		{
-			uint64_t	k = binary ? ilp_pair_key(x, free[i]) : ilp_pair_key(free[i], 0);
-
-			ilp_keyset_add(negs, k);
-			if (*nn == *ncap)
-			{
-				*ncap = *ncap * 2 + 64;
-				*na = gdl_realloc(*na, sizeof(int32_t) * *ncap);
-				*nb = gdl_realloc(*nb, sizeof(int32_t) * *ncap);
-			}
-			(*na)[*nn] = binary ? x : free[i];
-			(*nb)[*nn] = binary ? free[i] : 0;
-			(*nn)++;
-		}
-		gdl_free(free);
-		return;
-	}
-	while (got < want)
-	{
-		int32_t		v = (int32_t) (rng_next(rng) % (uint64_t) nd);
-		uint64_t	k = binary ? ilp_pair_key(x, v) : ilp_pair_key(v, 0);
-
-		if (ilp_keyset_has(known, k) || !ilp_keyset_add(negs, k))
-			continue;
-		if (*nn == *ncap)
-		{
-			*ncap = *ncap * 2 + 64;
-			*na = gdl_realloc(*na, sizeof(int32_t) * *ncap);
-			*nb = gdl_realloc(*nb, sizeof(int32_t) * *ncap);
-		}
-		(*na)[*nn] = binary ? x : v;
-		(*nb)[*nn] = binary ? v : 0;
-		(*nn)++;
-		got++;
-	}
-}
-
-/*
- * Generate negatives by the partial completeness assumption: for the
- * positives t(x, _) of each x, about neg_per_pos pairs t(x, y') per positive
- * with y' any known constant of the second argument's class and t(x, y') not
- * a known fact.  Unary targets: constants that are not positives.  Seeded and
- * deterministic.
- */
-static void
-generate_negatives(IlpWorld *w, IlpKeySet *known, int neg_per_pos, int64_t seed,
-				   int32_t **na, int32_t **nb, int64_t *nn)
-{
-	IlpKeySet	negs;
-	int64_t		ncap = 0;
-	uint64_t	rng;
-
-	*na = *nb = NULL;
-	*nn = 0;
-	ilp_keyset_init(&negs, (int64_t) w->npos * neg_per_pos + 16);
-	if (w->arity == 1)
-	{
-		int32_t		nd = w->dom[w->cls[0]].n;
-		int64_t		avail = nd - (int64_t) known->n;
-		int64_t		want = (int64_t) w->npos * neg_per_pos;
-
-		rng = ilp_mix64((uint64_t) seed);
-		if (avail > 0)
-			sample_values(w, known, &negs, 0, nd, avail, want < avail ? want : avail,
-						  &rng, na, nb, nn, &ncap);
-	}
-	else
-	{
-		/* positives grouped by x, in ascending order of x */
-		uint64_t   *keys = gdl_alloc(sizeof(uint64_t) * (w->npos + 1));
-		int32_t		nd = w->dom[w->cls[1]].n;
-
-		for (int32_t i = 0; i < w->npos; i++)
-			keys[i] = ilp_pair_key(w->ex[0][i], w->ex[1][i]);
-		qsort(keys, w->npos, sizeof(uint64_t), cmp_u64);
-		for (int32_t i = 0; i < w->npos;)
-		{
-			int32_t		x = (int32_t) (keys[i] >> 32);
-			int32_t		j = i;
-			int64_t		nknown = 0;
-			int64_t		avail,
-						want;
-
-			while (j < w->npos && (int32_t) (keys[j] >> 32) == x)
-				j++;
-			/*
-			 * known facts of x: positives here plus background facts of the
-			 * target (counted twice when both: avail may only be too small)
-			 */
-			if (w->known->n > 0)
-				nknown = w->known->fwd_off[x + 1] - w->known->fwd_off[x];
-			nknown += j - i;
-			avail = nd - nknown;
-			want = (int64_t) (j - i) * neg_per_pos;
-			rng = ilp_mix64((uint64_t) seed ^ ilp_mix64((uint64_t) x + 1));
-			if (avail > 0)
-				sample_values(w, known, &negs, x, nd, avail, want < avail ? want : avail,
-							  &rng, na, nb, nn, &ncap);
-			i = j;
-			if ((i & 1023) == 0)
-				gdl_check_interrupts();
-		}
-		gdl_free(keys);
-	}
-	ilp_keyset_free(&negs);
-}
-
 /*
  * Build the world of a problem: validate it, map values to dense ids, index
  * the background, encode (and generate) examples, add invented closures.
+ * negspec says how to generate negatives when the problem gives none (NULL:
+ * partial completeness, 4 per positive, seed 0).
  */
 IlpWorld *
 ilp_world_build(const GdlIlpProblem *prob, bool need_examples, bool closures,
-				int neg_per_pos, int64_t seed)
+				const IlpNegSpec *negspec)
 {
 	IlpWorld   *w = gdl_alloc(sizeof(IlpWorld));
 	ValList		vl[ILP_NCLASS];
@@ -665,6 +515,7 @@ ilp_world_build(const GdlIlpProblem *prob, bool need_examples, bool closures,
 	if (pos != NULL && pos->nrows > (size_t) INT32_MAX / 4)
 		gdl_error(GDL_ERR_PARAM, NULL, NULL, "too many examples");
 	w->target_name = prob->target;
+	w->neg_weight = 1.0;
 	w->arity = prob->arity;
 	target_types(prob, w);
 
@@ -816,7 +667,9 @@ ilp_world_build(const GdlIlpProblem *prob, bool need_examples, bool closures,
 	}
 	else if (need_examples && neg == NULL)
 	{
-		generate_negatives(w, &known, neg_per_pos, seed, &qa, &qb, &nq);
+		IlpNegSpec	dflt = {GDL_ILP_NEG_PCA, 4, 2, 0};
+
+		ilp_negatives(w, &known, negspec ? negspec : &dflt, &qa, &qb, &nq);
 		w->generated_neg = true;
 	}
 	ilp_keyset_free(&known);

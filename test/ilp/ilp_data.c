@@ -236,10 +236,9 @@ hook_load(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out)
 	}
 }
 
-/* Evaluate with the engine: parse, analyse, plan, run, then look the facts up. */
-static void
-engine_eval(IlpDataHookArg *h, const char *program, const char *target, int arity,
-			const GdlColumns *facts, bool *derived)
+/* Run a learned program with the engine and return every derived target row. */
+GdlResult *
+ilp_data_derive(IlpDataHookArg *h, const char *program, const char *target, int arity)
 {
 	/* declare the target: a trial program may hold only recursive rules */
 	const char *tn0 = h->types[0] == GDL_TYPE_TEXT ? "text" : "bigint";
@@ -252,12 +251,7 @@ engine_eval(IlpDataHookArg *h, const char *program, const char *target, int arit
 	GdlPlan    *plan = gdl_plan_compile(a);
 	GdlRunInput in;
 	GdlGoal		goal;
-	GdlResult  *res;
-	int			pred = gdl_analysis_find_pred(a, target);
 
-	memset(derived, 0, sizeof(bool) * facts->nrows);
-	if (pred < 0)
-		return;
 	memset(&in, 0, sizeof(in));
 	in.load_edb = hook_load;
 	in.load_arg = h;
@@ -265,12 +259,55 @@ engine_eval(IlpDataHookArg *h, const char *program, const char *target, int arit
 	in.max_iterations = 100000;
 	in.want_rows = true;
 	memset(&goal, 0, sizeof(goal));
-	goal.pred = pred;
-	res = gdl_run(plan, &in, h->dict, &goal);
+	goal.pred = gdl_analysis_find_pred(a, target);
+	return gdl_run(plan, &in, h->dict, &goal);
+}
+
+/* Pack a row of one or two values into a 64-bit-ish hash key pair. */
+static uint64_t
+row_key(const GdlColumns *c, size_t i)
+{
+	uint64_t	k = (uint64_t) c->cols[0][i] * 0x9e3779b97f4a7c15ULL;
+
+	if (c->ncols > 1)
+		k ^= (uint64_t) c->cols[1][i] + 0x632be59bd9b4e019ULL + (k << 6) + (k >> 2);
+	return k;
+}
+
+/* Evaluate with the engine, then look the facts up in the derived rows. */
+static void
+engine_eval(IlpDataHookArg *h, const char *program, const char *target, int arity,
+			const GdlColumns *facts, bool *derived)
+{
+	GdlResult  *res = ilp_data_derive(h, program, target, arity);
+	size_t		cap = 16;
+	size_t	   *slots;
+
+	while (cap < res->rows.nrows * 2 + 2)
+		cap <<= 1;
+	slots = gdl_alloc(sizeof(size_t) * cap);	/* row + 1, 0 empty */
+	for (size_t k = 0; k < res->rows.nrows; k++)
+	{
+		size_t		s = row_key(&res->rows, k) & (cap - 1);
+
+		while (slots[s] != 0)
+			s = (s + 1) & (cap - 1);
+		slots[s] = k + 1;
+	}
 	for (size_t i = 0; i < facts->nrows; i++)
-		for (size_t k = 0; k < res->rows.nrows && !derived[i]; k++)
+	{
+		size_t		s = row_key(facts, i) & (cap - 1);
+
+		derived[i] = false;
+		for (; slots[s] != 0 && !derived[i]; s = (s + 1) & (cap - 1))
+		{
+			size_t		k = slots[s] - 1;
+
 			derived[i] = res->rows.cols[0][k] == facts->cols[0][i] &&
 				(arity == 1 || res->rows.cols[1][k] == facts->cols[1][i]);
+		}
+	}
+	gdl_free(slots);
 }
 
 /* Is the engine built in? */

@@ -55,4 +55,10 @@ extern void ilp_data_hook(void *arg, const char *program, const char *target, in
 						  const GdlColumns *facts, bool *derived);
 extern bool ilp_data_engine_available(void);
 
+#ifdef GDL_ILP_ENGINE
+/* Every target row a program derives, by the engine. */
+extern GdlResult *ilp_data_derive(IlpDataHookArg *h, const char *program, const char *target,
+								  int arity);
+#endif
+
 #endif							/* ILP_DATA_H */

@@ -420,7 +420,7 @@ test_adam_decreases(void)
 	make_family(&f, 3, 0);
 	pos = cols_of(&f.grandparent);
 	prob = family_problem(&f, "gp", &pos, NULL);
-	w = ilp_world_build(&prob, true, false, 4, 7);
+	w = ilp_world_build(&prob, true, false, &(IlpNegSpec) {GDL_ILP_NEG_PCA, 4, 2, 7});
 	cs = ilp_candidates(w, &bias);
 	CHECK_MSG(cs->n > 5, "%d", cs->n);
 	cov = gdl_alloc(sizeof(int32_t *) * cs->n);
@@ -599,9 +599,9 @@ test_generated_negatives(void)
 	make_family(&f, 3, 0);
 	pos = cols_of(&f.grandparent);
 	prob = family_problem(&f, "gp", &pos, NULL);
-	a = ilp_world_build(&prob, true, false, 4, 1);
-	b = ilp_world_build(&prob, true, false, 4, 1);
-	c = ilp_world_build(&prob, true, false, 4, 2);
+	a = ilp_world_build(&prob, true, false, &(IlpNegSpec) {GDL_ILP_NEG_PCA, 4, 2, 1});
+	b = ilp_world_build(&prob, true, false, &(IlpNegSpec) {GDL_ILP_NEG_PCA, 4, 2, 1});
+	c = ilp_world_build(&prob, true, false, &(IlpNegSpec) {GDL_ILP_NEG_PCA, 4, 2, 2});
 	CHECK(a->npos == 24);
 	CHECK(a->nneg > 0 && a->nneg <= 4 * a->npos);
 	CHECK(a->nneg == b->nneg);
