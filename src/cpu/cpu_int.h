@@ -126,9 +126,9 @@ cpu_get(const CpuRel *r, int64_t i, int c)
 
 		if (s->bits[c] == 0)
 			return s->base[c];
-		return (int64_t) ((r->keys[i] >> s->shift[c]) &
-						  (s->bits[c] == 64 ? ~UINT64_C(0) : ((UINT64_C(1) << s->bits[c]) - 1)))
-			+ s->base[c];
+		return (int64_t) (((r->keys[i] >> s->shift[c]) &
+						   (s->bits[c] == 64 ? ~UINT64_C(0) : ((UINT64_C(1) << s->bits[c]) - 1)))
+						  + (uint64_t) s->base[c]);
 	}
 	return r->cols[c][i];
 }

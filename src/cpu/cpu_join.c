@@ -146,7 +146,8 @@ index_build(CpuCtx *ctx, CpuRel *r, int nkeys, const int *keys)
 	uint64_t   *jk;
 
 	ix->nkeys = nkeys;
-	memcpy(ix->keys, keys, sizeof(int) * nkeys);
+	if (nkeys > 0)
+		memcpy(ix->keys, keys, sizeof(int) * nkeys);
 	/* exact encoding of the key columns when their ranges fit in 62 bits */
 	for (c = nkeys - 1; c >= 0; c--)
 	{
@@ -257,7 +258,7 @@ cpu_index_get(CpuCtx *ctx, CpuRel *r, int nkeys, const int *keys)
 	CpuIndex   *ix;
 
 	for (ix = r->indexes; ix; ix = ix->next)
-		if (ix->nkeys == nkeys && memcmp(ix->keys, keys, sizeof(int) * nkeys) == 0)
+		if (ix->nkeys == nkeys && (nkeys == 0 || memcmp(ix->keys, keys, sizeof(int) * nkeys) == 0))
 			return ix;
 	ix = index_build(ctx, r, nkeys, keys);
 	ix->next = r->indexes;

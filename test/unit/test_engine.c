@@ -1,0 +1,1162 @@
+/*
+ * test_engine.c — the planner and the semi-naive engine end to end: Datalog
+ * programs parsed and analysed by src/lang, run by gdl_run on the CPU
+ * backend, compared with a naive tuple-at-a-time evaluator written here, on
+ * random graphs and relations: linear and non-linear recursion, mutual
+ * recursion, negation, comparisons, arithmetic, aggregates, text, facts,
+ * constants in atoms, goal filters; plus max_iterations, division by zero,
+ * lazy EDB loading and explain.
+ */
+#include "test_host.h"
+
+#include <string.h>
+
+#include "../../src/exec/gdl_engine.h"
+
+/* ------------------------------------------------------------ fake tables */
+
+#define MAXT 8
+#define MAXROWS 4096
+
+typedef struct Table
+{
+	const char *name;
+	int			ncols;
+	GdlType		types[4];
+	int			nrows;
+	int64_t		ival[MAXROWS][4];	/* int columns */
+	const char *sval[MAXROWS][4];	/* text columns */
+	int			loads;
+} Table;
+
+static Table tables[MAXT];
+static int	ntables;
+
+static const char *const words[] = {
+	"ann", "bob", "cy", "dee", "eve", "fay", "gus", "hal", "ivy", "jo",
+	"Kim", "lou", "max", "ned", "Oz", "pat", "quin", "roy", "sue", "tom"
+};
+
+static uint64_t rng_state = 0x2545F4914F6CDD1DULL;
+
+/* xorshift64 */
+static uint64_t
+rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* Add (or reset) a table. */
+static Table *
+table(const char *name, int ncols, GdlType t0, GdlType t1)
+{
+	Table	   *t = NULL;
+	int			i;
+
+	for (i = 0; i < ntables; i++)
+		if (strcmp(tables[i].name, name) == 0)
+			t = &tables[i];
+	if (t == NULL)
+		t = &tables[ntables++];
+	memset(t, 0, sizeof(*t));
+	t->name = name;
+	t->ncols = ncols;
+	t->types[0] = t0;
+	t->types[1] = t1;
+	return t;
+}
+
+/* A random int relation with values below 'range'. */
+static void
+random_ints(const char *name, int ncols, int nrows, int range)
+{
+	Table	   *t = table(name, ncols, GDL_TYPE_INT, GDL_TYPE_INT);
+	int			i,
+				c;
+
+	for (c = 0; c < ncols; c++)
+		t->types[c] = GDL_TYPE_INT;
+	for (i = 0; i < nrows; i++)
+		for (c = 0; c < ncols; c++)
+			t->ival[i][c] = (int64_t) (rnd() % (uint64_t) range);
+	t->nrows = nrows;
+}
+
+/* A random text relation over the first 'nw' words. */
+static void
+random_text(const char *name, int nrows, int nw)
+{
+	Table	   *t = table(name, 2, GDL_TYPE_TEXT, GDL_TYPE_TEXT);
+	int			i;
+
+	for (i = 0; i < nrows; i++)
+	{
+		t->sval[i][0] = words[rnd() % nw];
+		t->sval[i][1] = words[rnd() % nw];
+	}
+	t->nrows = nrows;
+}
+
+static const char *const colnames[] = {"a", "b", "c", "d"};
+static const char *const typnames[] = {"int4", "int4", "int4", "int4"};
+
+/* A table by name. */
+static const Table *
+table_get(const char *name)
+{
+	int			i;
+
+	for (i = 0; i < ntables; i++)
+		if (strcmp(tables[i].name, name) == 0)
+			return &tables[i];
+	return NULL;
+}
+
+/* Resolver for the analysis. */
+static bool
+resolve(void *arg, const char *name, GdlRelInfo *out)
+{
+	int			i;
+
+	for (i = 0; i < ntables; i++)
+		if (strcmp(tables[i].name, name) == 0)
+		{
+			out->relid = 100 + i;
+			out->display_name = (char *) tables[i].name;
+			out->ncols = tables[i].ncols;
+			out->types = tables[i].types;
+			out->colnames = (char **) colnames;
+			out->typnames = (char **) typnames;
+			return true;
+		}
+	return false;
+}
+
+/* Encoded value of a table cell. */
+static int64_t
+cell(const Table *t, int r, int c, GdlDict *dict)
+{
+	if (t->types[c] == GDL_TYPE_TEXT)
+		return gdl_dict_intern(dict, t->sval[r][c], strlen(t->sval[r][c]));
+	return t->ival[r][c];
+}
+
+/* The engine's EDB loader. */
+static void
+load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out)
+{
+	int			i,
+				r,
+				c;
+
+	for (i = 0; i < ntables; i++)
+		if (strcmp(tables[i].name, pred->name) == 0)
+			break;
+	if (i == ntables)
+		gdl_error(GDL_ERR_UNDEFINED, NULL, NULL, "no table %s", pred->name);
+	tables[i].loads++;
+	out->ncols = tables[i].ncols;
+	out->nrows = tables[i].nrows;
+	out->cols = gdl_alloc(sizeof(int64_t *) * out->ncols);
+	for (c = 0; c < out->ncols; c++)
+	{
+		out->cols[c] = gdl_alloc(sizeof(int64_t) * (out->nrows + 1));
+		for (r = 0; r < tables[i].nrows; r++)
+			out->cols[c][r] = cell(&tables[i], r, c, dict);
+	}
+}
+
+/* ------------------------------------------------- reference: relations */
+
+typedef struct RefRel
+{
+	int			arity;
+	int			n;
+	int			cap;
+	int64_t    *v;
+	int			hcap;
+	int		   *h;				/* row index + 1, 0 empty */
+} RefRel;
+
+/* Hash of a tuple. */
+static uint64_t
+tuple_hash(const int64_t *t, int arity)
+{
+	uint64_t	h = 1469598103934665603ULL;
+	int			c;
+
+	for (c = 0; c < arity; c++)
+	{
+		h ^= (uint64_t) t[c];
+		h *= 1099511628211ULL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+/* Slot of tuple t in r's hash table. */
+static int
+ref_slot(const RefRel *r, const int64_t *t)
+{
+	int			s = (int) (tuple_hash(t, r->arity) & (uint64_t) (r->hcap - 1));
+
+	while (r->h[s] && memcmp(r->v + (size_t) (r->h[s] - 1) * r->arity, t, sizeof(int64_t) * r->arity) != 0)
+		s = (s + 1) & (r->hcap - 1);
+	return s;
+}
+
+/* Does r hold t? */
+static bool
+ref_has(const RefRel *r, const int64_t *t)
+{
+	if (r->hcap == 0)
+		return false;
+	return r->h[ref_slot(r, t)] != 0;
+}
+
+/* Add t; true when new. */
+static bool
+ref_add(RefRel *r, const int64_t *t)
+{
+	int			s,
+				i;
+
+	if (r->hcap == 0 || (r->n + 1) * 2 > r->hcap)
+	{
+		int			nc = r->hcap ? r->hcap * 2 : 64;
+
+		free(r->h);
+		r->h = calloc(nc, sizeof(int));
+		r->hcap = nc;
+		for (i = 0; i < r->n; i++)
+			r->h[ref_slot(r, r->v + (size_t) i * r->arity)] = i + 1;
+	}
+	s = ref_slot(r, t);
+	if (r->h[s])
+		return false;
+	if (r->n == r->cap)
+	{
+		r->cap = r->cap ? r->cap * 2 : 64;
+		r->v = realloc(r->v, sizeof(int64_t) * r->cap * (r->arity + 1));
+	}
+	memcpy(r->v + (size_t) r->n * r->arity, t, sizeof(int64_t) * r->arity);
+	r->n++;
+	r->h[s] = r->n;
+	return true;
+}
+
+/* Free a relation's buffers. */
+static void
+ref_free(RefRel *r)
+{
+	free(r->v);
+	free(r->h);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ------------------------------------------------ reference: evaluation */
+
+typedef struct Ref
+{
+	const GdlAnalysis *a;
+	GdlDict    *dict;
+	RefRel	   *rels;
+	const GdlClauseInfo *info;
+	int64_t    *bind;
+	bool	   *bound;
+	bool	   *done;
+	RefRel		out;			/* head tuples (or bindings for aggregates) */
+	bool		agg;
+	int			err;			/* 0, or a GdlErrCode + 1 */
+} Ref;
+
+/* Type of a term, like the engine decides it. */
+static GdlType
+ref_type(Ref *rf, const GdlTerm *t)
+{
+	if (t->kind == GDL_TERM_VAR)
+		return rf->info->var_types ? rf->info->var_types[t->var] : GDL_TYPE_BIGINT;
+	if (t->kind == GDL_TERM_TEXT)
+		return GDL_TYPE_TEXT;
+	return GDL_TYPE_BIGINT;
+}
+
+/* Value of a term under the current binding (integers and text). */
+static int64_t
+ref_eval(Ref *rf, const GdlTerm *t)
+{
+	int64_t		a,
+				b;
+
+	switch (t->kind)
+	{
+		case GDL_TERM_VAR:
+			return rf->bind[t->var];
+		case GDL_TERM_INT:
+			return t->ival;
+		case GDL_TERM_BOOL:
+			return t->bval;
+		case GDL_TERM_TEXT:
+			return gdl_dict_intern(rf->dict, t->text, strlen(t->text));
+		case GDL_TERM_NEG:
+			return -ref_eval(rf, t->left);
+		case GDL_TERM_BINOP:
+			a = ref_eval(rf, t->left);
+			b = ref_eval(rf, t->right);
+			switch (t->op)
+			{
+				case GDL_OP_ADD:
+					return a + b;
+				case GDL_OP_SUB:
+					return a - b;
+				case GDL_OP_MUL:
+					return a * b;
+				default:
+					if (b == 0)
+					{
+						rf->err = GDL_ERR_DIVISION_BY_ZERO + 1;
+						return 0;
+					}
+					return t->op == GDL_OP_DIV ? a / b : a % b;
+			}
+		default:
+			return 0;
+	}
+}
+
+/* Are all variables of t bound? */
+static bool
+ref_bound(Ref *rf, const GdlTerm *t)
+{
+	if (t == NULL)
+		return true;
+	if (t->kind == GDL_TERM_VAR)
+		return rf->bound[t->var];
+	return ref_bound(rf, t->left) && ref_bound(rf, t->right) && ref_bound(rf, t->arg);
+}
+
+/* Compare two values as the literal's type says. */
+static bool
+ref_cmp(Ref *rf, const GdlLiteral *lit, int64_t x, int64_t y)
+{
+	int			c;
+
+	if (ref_type(rf, lit->lhs) == GDL_TYPE_TEXT && lit->cmp != GDL_CMP_EQ && lit->cmp != GDL_CMP_NE)
+		c = strcmp(gdl_dict_string(rf->dict, (int32_t) x, NULL),
+				   gdl_dict_string(rf->dict, (int32_t) y, NULL));
+	else
+		c = x < y ? -1 : (x > y ? 1 : 0);
+	switch (lit->cmp)
+	{
+		case GDL_CMP_EQ:
+			return c == 0;
+		case GDL_CMP_NE:
+			return c != 0;
+		case GDL_CMP_LT:
+			return c < 0;
+		case GDL_CMP_LE:
+			return c <= 0;
+		case GDL_CMP_GT:
+			return c > 0;
+		default:
+			return c >= 0;
+	}
+}
+
+/* Does the relation hold a tuple matching the (bound) atom? */
+static bool
+ref_exists(Ref *rf, const GdlAtom *at, const RefRel *r)
+{
+	int			i,
+				k;
+
+	for (i = 0; i < r->n; i++)
+	{
+		const int64_t *t = r->v + (size_t) i * r->arity;
+
+		for (k = 0; k < at->nargs; k++)
+			if (at->args[k]->kind != GDL_TERM_ANON && ref_eval(rf, at->args[k]) != t[k])
+				break;
+		if (k == at->nargs)
+			return true;
+	}
+	return false;
+}
+
+/* Emit the head tuple (or the binding, for an aggregate rule). */
+static void
+ref_emit(Ref *rf)
+{
+	const GdlClause *c = rf->info->clause;
+	int64_t		t[64];
+	int			k;
+
+	if (rf->agg)
+	{
+		for (k = 0; k < c->nvars; k++)
+			t[k] = rf->bound[k] ? rf->bind[k] : 0;
+		ref_add(&rf->out, t);
+		return;
+	}
+	for (k = 0; k < c->head.nargs; k++)
+		t[k] = ref_eval(rf, c->head.args[k]);
+	if (!rf->err)
+		ref_add(&rf->out, t);
+}
+
+/* Enumerate the bindings of the clause body, literal by literal. */
+static void
+ref_solve(Ref *rf)
+{
+	const GdlClause *c = rf->info->clause;
+	int			l,
+				k,
+				i;
+
+	if (rf->err)
+		return;
+	/* comparisons, assignments and negations that can run now */
+	for (l = 0; l < c->nbody; l++)
+	{
+		const GdlLiteral *lit = &c->body[l];
+
+		if (rf->done[l] || lit->kind == GDL_LIT_ATOM)
+			continue;
+		if (lit->kind == GDL_LIT_NEG)
+		{
+			bool		ok = true;
+
+			for (k = 0; k < lit->atom.nargs; k++)
+				if (!ref_bound(rf, lit->atom.args[k]))
+					ok = false;
+			if (!ok)
+				continue;
+			if (ref_exists(rf, &lit->atom, &rf->rels[rf->info->lit_pred[l]]))
+				return;
+			rf->done[l] = true;
+			ref_solve(rf);
+			rf->done[l] = false;
+			return;
+		}
+		if (ref_bound(rf, lit->lhs) && ref_bound(rf, lit->rhs))
+		{
+			int64_t		x = ref_eval(rf, lit->lhs),
+						y = ref_eval(rf, lit->rhs);
+
+			if (rf->err || !ref_cmp(rf, lit, x, y))
+				return;
+			rf->done[l] = true;
+			ref_solve(rf);
+			rf->done[l] = false;
+			return;
+		}
+		if (lit->cmp == GDL_CMP_EQ)
+		{
+			const GdlTerm *v = NULL,
+					   *e = NULL;
+
+			if (lit->lhs->kind == GDL_TERM_VAR && !rf->bound[lit->lhs->var] && ref_bound(rf, lit->rhs))
+			{
+				v = lit->lhs;
+				e = lit->rhs;
+			}
+			else if (lit->rhs->kind == GDL_TERM_VAR && !rf->bound[lit->rhs->var] && ref_bound(rf, lit->lhs))
+			{
+				v = lit->rhs;
+				e = lit->lhs;
+			}
+			if (v)
+			{
+				rf->bind[v->var] = ref_eval(rf, e);
+				if (rf->err)
+					return;
+				rf->bound[v->var] = true;
+				rf->done[l] = true;
+				ref_solve(rf);
+				rf->done[l] = false;
+				rf->bound[v->var] = false;
+				return;
+			}
+		}
+	}
+	/* the first positive atom left */
+	for (l = 0; l < c->nbody; l++)
+		if (!rf->done[l] && c->body[l].kind == GDL_LIT_ATOM)
+			break;
+	if (l == c->nbody)
+	{
+		for (k = 0; k < c->nbody; k++)
+			if (!rf->done[k])
+				return;			/* an unsafe leftover: no binding */
+		ref_emit(rf);
+		return;
+	}
+	{
+		const GdlAtom *at = &c->body[l].atom;
+		const RefRel *r = &rf->rels[rf->info->lit_pred[l]];
+		int			n = r->n;
+
+		rf->done[l] = true;
+		for (i = 0; i < n; i++)
+		{
+			const int64_t *t = r->v + (size_t) i * r->arity;
+			bool		newly[64];
+			bool		ok = true;
+
+			memset(newly, 0, sizeof(newly));
+			for (k = 0; k < at->nargs && ok; k++)
+			{
+				const GdlTerm *x = at->args[k];
+
+				if (x->kind == GDL_TERM_ANON)
+					continue;
+				if (x->kind == GDL_TERM_VAR && !rf->bound[x->var])
+				{
+					rf->bind[x->var] = t[k];
+					rf->bound[x->var] = true;
+					newly[x->var] = true;
+				}
+				else if (ref_eval(rf, x) != t[k])
+					ok = false;
+			}
+			if (ok)
+				ref_solve(rf);
+			for (k = 0; k < c->nvars; k++)
+				if (newly[k])
+					rf->bound[k] = false;
+			if (rf->err)
+				break;
+		}
+		rf->done[l] = false;
+	}
+}
+
+/* Aggregate the bindings of an aggregate rule into head tuples. */
+static void
+ref_aggregate(Ref *rf, RefRel *bindings, RefRel *dst)
+{
+	const GdlClause *c = rf->info->clause;
+	int			i,
+				j,
+				k;
+	bool	   *used = calloc(bindings->n + 1, 1);
+
+	for (i = 0; i < bindings->n; i++)
+	{
+		int64_t		t[64];
+
+		if (used[i])
+			continue;
+		/* the group of binding i */
+		memcpy(rf->bind, bindings->v + (size_t) i * bindings->arity, sizeof(int64_t) * c->nvars);
+		for (k = 0; k < c->nvars; k++)
+			rf->bound[k] = true;
+		for (k = 0; k < c->head.nargs; k++)
+			if (c->head.args[k]->kind != GDL_TERM_AGG)
+				t[k] = ref_eval(rf, c->head.args[k]);
+		for (k = 0; k < c->head.nargs; k++)
+		{
+			const GdlTerm *ag = c->head.args[k];
+			int64_t		acc = 0;
+			bool		first = true;
+
+			if (ag->kind != GDL_TERM_AGG)
+				continue;
+			for (j = i; j < bindings->n; j++)
+			{
+				int			m;
+				bool		same = true;
+				int64_t		v;
+
+				memcpy(rf->bind, bindings->v + (size_t) j * bindings->arity, sizeof(int64_t) * c->nvars);
+				for (m = 0; m < c->head.nargs; m++)
+					if (c->head.args[m]->kind != GDL_TERM_AGG && ref_eval(rf, c->head.args[m]) != t[m])
+						same = false;
+				if (!same)
+					continue;
+				used[j] = true;
+				v = ag->arg && ag->agg != GDL_AGG_COUNT ? ref_eval(rf, ag->arg) : 0;
+				switch (ag->agg)
+				{
+					case GDL_AGG_COUNT:
+						acc++;
+						break;
+					case GDL_AGG_SUM:
+						acc += v;
+						break;
+					default:
+						{
+							int			d;
+
+							if (ref_type(rf, ag->arg) == GDL_TYPE_TEXT)
+								d = first ? 0 : strcmp(gdl_dict_string(rf->dict, (int32_t) v, NULL),
+													   gdl_dict_string(rf->dict, (int32_t) acc, NULL));
+							else
+								d = v < acc ? -1 : (v > acc ? 1 : 0);
+							if (first || (ag->agg == GDL_AGG_MIN ? d < 0 : d > 0))
+								acc = v;
+							break;
+						}
+				}
+				first = false;
+			}
+			t[k] = acc;
+		}
+		ref_add(dst, t);
+	}
+	free(used);
+}
+
+/*
+ * Naive bottom-up evaluation of the whole program, stratum by stratum,
+ * every rule on the full relations until nothing changes.  Returns 0 or a
+ * GdlErrCode + 1.
+ */
+static int
+ref_run(const GdlAnalysis *a, GdlDict *dict, RefRel *rels)
+{
+	Ref			rf;
+	int			s,
+				i,
+				p;
+
+	memset(&rf, 0, sizeof(rf));
+	rf.a = a;
+	rf.dict = dict;
+	rf.rels = rels;
+	for (p = 0; p < a->npreds; p++)
+	{
+		rels[p].arity = a->preds[p].arity;
+		if (a->preds[p].is_edb)
+		{
+			int			t;
+
+			for (t = 0; t < ntables; t++)
+				if (strcmp(tables[t].name, a->preds[p].name) == 0)
+				{
+					int			r,
+								c;
+
+					for (r = 0; r < tables[t].nrows; r++)
+					{
+						int64_t		tup[4];
+
+						for (c = 0; c < tables[t].ncols; c++)
+							tup[c] = cell(&tables[t], r, c, dict);
+						ref_add(&rels[p], tup);
+					}
+				}
+		}
+	}
+	for (s = 0; s < a->nstrata; s++)
+	{
+		bool		changed = true;
+
+		while (changed)
+		{
+			changed = false;
+			for (i = 0; i < a->strata[s].nclauses; i++)
+			{
+				const GdlClauseInfo *info = &a->clauses[a->strata[s].clauses[i]];
+				const GdlClause *c = info->clause;
+				RefRel	   *dst = &rels[info->head_pred];
+				int			k;
+
+				rf.info = info;
+				rf.bind = calloc(c->nvars + 1, sizeof(int64_t));
+				rf.bound = calloc(c->nvars + 1, 1);
+				rf.done = calloc(c->nbody + 1, 1);
+				rf.agg = false;
+				for (k = 0; k < c->head.nargs; k++)
+					if (c->head.args[k]->kind == GDL_TERM_AGG)
+						rf.agg = true;
+				memset(&rf.out, 0, sizeof(rf.out));
+				rf.out.arity = rf.agg ? c->nvars : c->head.nargs;
+				ref_solve(&rf);
+				if (rf.agg)
+				{
+					RefRel		tmp;
+
+					memset(&tmp, 0, sizeof(tmp));
+					tmp.arity = c->head.nargs;
+					ref_aggregate(&rf, &rf.out, &tmp);
+					ref_free(&rf.out);
+					rf.out = tmp;
+				}
+				for (k = 0; k < rf.out.n; k++)
+					if (ref_add(dst, rf.out.v + (size_t) k * rf.out.arity))
+						changed = true;
+				ref_free(&rf.out);
+				free(rf.bind);
+				free(rf.bound);
+				free(rf.done);
+				if (rf.err)
+					return rf.err;
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------- the harness */
+
+/* Parse and analyse; NULL (and a failed check) on error. */
+static GdlAnalysis *
+analyze(const char *src)
+{
+	GdlProgram *volatile p = NULL;
+	GdlAnalysis *volatile a = NULL;
+	GdlError   *e = GDL_TRY(p = gdl_parse(src); a = gdl_analyze(p, resolve, NULL));
+
+	CHECK_MSG(e == NULL, "analysis of <%s> failed: %s / %s", src, e ? e->message : "",
+			  e && e->detail ? e->detail : "");
+	return e ? NULL : a;
+}
+
+/* Run the engine on a goal; returns the result or NULL with *err set. */
+static GdlResult *
+engine(const GdlAnalysis *a, GdlDict *dict, const GdlGoal *goal, int64_t max_iter, GdlError **err)
+{
+	GdlPlan    *volatile plan = NULL;
+	GdlResult  *volatile res = NULL;
+	GdlRunInput in;
+
+	memset(&in, 0, sizeof(in));
+	in.load_edb = load_edb;
+	in.device = GDL_DEVICE_CPU;
+	in.max_iterations = max_iter;
+	in.want_rows = true;
+	*err = GDL_TRY(plan = gdl_plan_compile(a); res = gdl_run(plan, &in, dict, goal));
+	return res;
+}
+
+/*
+ * Compare the engine with the reference on predicate 'goal' of the program
+ * (plus a goal with the first argument bound to a value, when 'bind' >= 0).
+ */
+static void
+compare(const char *src, const char *goalname, int64_t bindval, bool bind)
+{
+	GdlAnalysis *a = analyze(src);
+	GdlDict    *dict;
+	RefRel	   *rels;
+	GdlGoal		goal;
+	GdlGoalBinding gb;
+	GdlResult  *res;
+	GdlError   *err;
+	int			gp,
+				i,
+				c;
+	int64_t		expect = 0;
+
+	if (a == NULL)
+		return;
+	gp = gdl_analysis_find_pred(a, goalname);
+	CHECK_MSG(gp >= 0, "no predicate %s", goalname);
+	if (gp < 0)
+		return;
+	dict = gdl_dict_create();
+	memset(&goal, 0, sizeof(goal));
+	goal.pred = gp;
+	if (bind)
+	{
+		gb.arg = 0;
+		gb.value = bindval;
+		goal.nbindings = 1;
+		goal.bindings = &gb;
+	}
+	res = engine(a, dict, &goal, 100000, &err);
+	CHECK_MSG(err == NULL, "engine failed on <%s>: %s", src, err ? err->message : "");
+	if (err)
+		return;
+	rels = calloc(a->npreds, sizeof(RefRel));
+	CHECK(ref_run(a, dict, rels) == 0);
+	for (i = 0; i < rels[gp].n; i++)
+		if (!bind || rels[gp].v[(size_t) i * rels[gp].arity] == bindval)
+			expect++;
+	CHECK_MSG(res->count == expect, "<%s> goal %s: engine %lld rows, reference %lld",
+			  src, goalname, (long long) res->count, (long long) expect);
+	/* every engine row is in the reference, and rows are distinct */
+	{
+		RefRel		seen;
+		int64_t		r;
+		int			bad = 0;
+
+		memset(&seen, 0, sizeof(seen));
+		seen.arity = res->rows.ncols;
+		for (r = 0; r < res->count; r++)
+		{
+			int64_t		t[16];
+
+			for (c = 0; c < res->rows.ncols; c++)
+				t[c] = res->rows.cols[c][r];
+			if (!ref_has(&rels[gp], t) || !ref_add(&seen, t))
+				bad++;
+		}
+		CHECK_MSG(bad == 0, "<%s>: %d engine rows wrong or repeated", src, bad);
+		ref_free(&seen);
+	}
+	for (i = 0; i < a->npreds; i++)
+		ref_free(&rels[i]);
+	free(rels);
+}
+
+/* Random graph tables e (and f) for one trial. */
+static void
+random_graphs(int nodes, int edges)
+{
+	random_ints("e", 2, edges, nodes);
+	random_ints("f", 2, edges / 2 + 1, nodes);
+	random_ints("num", 1, 40, 60);
+	random_ints("t3", 3, edges, nodes / 2 + 1);
+	random_text("knows", edges, 12);
+}
+
+static const char *const programs[][2] = {
+	{"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), e(Y, Z).", "path"},
+	{"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), path(Y, Z).", "path"},
+	{"path(X, Y) :- e(X, Y). path(X, Z) :- e(X, Y), path(Y, Z).", "path"},
+	{"p(X, Y) :- e(X, Y). p(X, W) :- p(X, Y), p(Y, Z), p(Z, W).", "p"},
+	{"sg(X, Y) :- e(P, X), e(P, Y), X != Y. sg(X, Y) :- e(A, X), sg(A, B), e(B, Y).", "sg"},
+	{"a(X, Y) :- e(X, Y). b(X, Y) :- f(X, Y). a(X, Z) :- b(X, Y), e(Y, Z). b(X, Z) :- a(X, Y), f(Y, Z).", "a"},
+	{"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), e(Y, Z). node(X) :- e(X, _). node(Y) :- e(_, Y). "
+	"nr(X, Y) :- node(X), node(Y), !path(X, Y).", "nr"},
+	{"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), e(Y, Z). far(X, Y) :- path(X, Y), X != Y, Y > 10, X <= 2 * Y.", "far"},
+	{"c(N) :- num(N). c(M) :- c(N), M = N + 7, M < 150.", "c"},
+	{"d(X, Q, R) :- num(X), X != 0, Q = 100 / X, R = 100 % X, Q > R.", "d"},
+	{"deg(X, count(Y)) :- e(X, Y). hi(X) :- deg(X, D), D >= 2.", "hi"},
+	{"deg(X, count(Y)) :- e(X, Y).", "deg"},
+	{"s(X, sum(Y)) :- e(X, Y).", "s"},
+	{"mn(X, min(Y)) :- e(X, Y), X != Y.", "mn"},
+	{"mx(max(Y)) :- t3(_, Y, Z), Z > 2.", "mx"},
+	{"tm(X, min(Y)) :- knows(X, Y).", "tm"},
+	{"tx(Y, max(X)) :- knows(X, Y), X != Y.", "tx"},
+	{"cnt(count(X)) :- e(X, _). tot(sum(Z)) :- t3(_, _, Z).", "cnt"},
+	{"tot(sum(Z)) :- t3(_, _, Z).", "tot"},
+	{"w(X, count(Y)) :- e(X, Y), f(Y, Z).", "w"},
+	{"from1(Y) :- path(1, Y). path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), e(Y, Z).", "from1"},
+	{"self(X) :- e(X, X). loop(X) :- t3(X, Y, X), Y > 0.", "loop"},
+	{"self(X) :- e(X, X).", "self"},
+	{"r(X, Y) :- knows(X, Y), X < Y. r(X, Z) :- r(X, Y), knows(Y, Z), X < Z.", "r"},
+	{"fr(\"ann\", Y) :- knows(\"ann\", Y). fr(X, Y) :- fr(X, Z), knows(Z, Y). fr(bob, zed).", "fr"},
+	{"even(0). odd(N) :- even(M), N = M + 1, N < 40. even(N) :- odd(M), N = M + 1, N < 40.", "even"},
+	{"p(1, 2). p(2, 3). p(3, 1). p(X, Z) :- p(X, Y), p(Y, Z). q(X) :- p(X, X).", "q"},
+	{"j(X, Y, Z) :- e(X, Y), f(Y, Z), !e(Z, X). k(X, count(Z)) :- j(X, _, Z).", "k"},
+	{"x(X, Y) :- num(X), num(Y), X < Y, Y < X + 3.", "x"},
+	{"tri(X, Y, Z) :- e(X, Y), e(Y, Z), e(Z, X).", "tri"},
+	{"u(X) :- e(X, Y), !f(Y, _), Y != 3.", "u"},
+	{"v(X, N) :- e(X, Y), N = X * 10 + Y, N % 3 = 1.", "v"},
+	{"big(M) :- num(N), M = N * N * N - 5, M > 100.", "big"},
+	{"cp(X, Y) :- num(X), f(Y, _).", "cp"},
+	{"z(X) :- e(X, Y), Y = X.", "z"},
+	{"pp(X, Y) :- t3(X, Y, _). pp(X, Z) :- pp(X, Y), t3(Y, Z, W), W > 1.", "pp"},
+};
+
+/* Every program on several random databases, with 1 and 2 threads. */
+static void
+test_programs(void)
+{
+	int			trial,
+				p;
+
+	for (trial = 0; trial < 6; trial++)
+	{
+		int			nodes = trial < 3 ? 12 : 30;
+		int			edges = trial < 3 ? 20 : 55;
+
+		gdl_engine_set_threads(trial % 2 ? 2 : 1);
+		random_graphs(nodes, edges);
+		for (p = 0; p < (int) (sizeof(programs) / sizeof(programs[0])); p++)
+		{
+			compare(programs[p][0], programs[p][1], 0, false);
+			gdl_test_reset();
+		}
+		compare(programs[0][0], "path", 3, true);
+		gdl_test_reset();
+	}
+	gdl_engine_set_threads(0);
+}
+
+/* Transitive closure of table e by BFS from every node; *n gets its size. */
+static uint8_t *
+bfs_closure(int nodes, int64_t *n)
+{
+	const Table *t = table_get("e");
+	uint8_t    *reach = calloc((size_t) nodes * nodes, 1);
+	int		   *queue = malloc(sizeof(int) * nodes);
+	int			s,
+				i;
+
+	*n = 0;
+	for (s = 0; s < nodes; s++)
+	{
+		int			qh = 0,
+					qt = 0;
+
+		queue[qt++] = s;
+		while (qh < qt)
+		{
+			int			x = queue[qh++];
+
+			for (i = 0; i < t->nrows; i++)
+				if (t->ival[i][0] == x && !reach[(size_t) s * nodes + t->ival[i][1]])
+				{
+					reach[(size_t) s * nodes + t->ival[i][1]] = 1;
+					(*n)++;
+					queue[qt++] = (int) t->ival[i][1];
+				}
+		}
+	}
+	free(queue);
+	return reach;
+}
+
+/* A larger graph through the parallel paths, against a BFS closure. */
+static void
+test_larger(void)
+{
+	static const char *const progs[] = {
+		"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), e(Y, Z).",
+		"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), path(Y, Z).",
+	};
+	int			nodes = 700,
+				p;
+	int64_t		n;
+	uint8_t    *reach;
+
+	random_ints("e", 2, 1100, nodes);
+	reach = bfs_closure(nodes, &n);
+	for (p = 0; p < 2; p++)
+	{
+		GdlAnalysis *a = analyze(progs[p]);
+		GdlDict    *dict = gdl_dict_create();
+		GdlGoal		goal;
+		GdlResult  *res;
+		GdlError   *err;
+		int64_t		r,
+					bad = 0;
+
+		gdl_engine_set_threads(p + 1);
+		memset(&goal, 0, sizeof(goal));
+		goal.pred = gdl_analysis_find_pred(a, "path");
+		res = engine(a, dict, &goal, 100000, &err);
+		CHECK(err == NULL);
+		if (err)
+			continue;
+		CHECK_MSG(res->count == n, "closure: engine %lld, BFS %lld", (long long) res->count, (long long) n);
+		for (r = 0; r < res->count; r++)
+			if (!reach[res->rows.cols[0][r] * nodes + res->rows.cols[1][r]])
+				bad++;
+		CHECK(bad == 0);
+		gdl_test_reset();
+	}
+	free(reach);
+	gdl_engine_set_threads(0);
+}
+
+/* Goal filters: constants and repeated variables. */
+static void
+test_goal_filters(void)
+{
+	GdlAnalysis *a;
+	GdlDict    *dict;
+	GdlGoal		goal;
+	GdlGoalBinding gb[2];
+	int			ea = 0,
+				eb = 1;
+	GdlResult  *res;
+	GdlError   *err;
+
+	{
+		Table	   *t = table("e", 2, GDL_TYPE_INT, GDL_TYPE_INT);
+		int64_t		rows[][2] = {{1, 2}, {2, 3}, {3, 1}, {4, 4}, {5, 6}};
+		int			i;
+
+		for (i = 0; i < 5; i++)
+		{
+			t->ival[i][0] = rows[i][0];
+			t->ival[i][1] = rows[i][1];
+		}
+		t->nrows = 5;
+	}
+	a = analyze("path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), e(Y, Z).");
+	dict = gdl_dict_create();
+	memset(&goal, 0, sizeof(goal));
+	goal.pred = gdl_analysis_find_pred(a, "path");
+	res = engine(a, dict, &goal, 1000, &err);
+	CHECK(err == NULL && res->count == 9 + 1 + 1);
+	/* path(X, X) */
+	goal.nequal = 1;
+	goal.equal_a = &ea;
+	goal.equal_b = &eb;
+	res = engine(a, dict, &goal, 1000, &err);
+	CHECK(err == NULL && res->count == 4);
+	/* path(2, X) with X = X: */
+	goal.nequal = 0;
+	gb[0].arg = 0;
+	gb[0].value = 2;
+	goal.nbindings = 1;
+	goal.bindings = gb;
+	res = engine(a, dict, &goal, 1000, &err);
+	CHECK(err == NULL && res->count == 3);
+	gb[1].arg = 1;
+	gb[1].value = 1;
+	goal.nbindings = 2;
+	res = engine(a, dict, &goal, 1000, &err);
+	CHECK(err == NULL && res->count == 1 && res->rows.cols[0][0] == 2 && res->rows.cols[1][0] == 1);
+	/* iterations and stats */
+	goal.nbindings = 0;
+	res = engine(a, dict, &goal, 1000, &err);
+	CHECK(err == NULL && res->stats.iterations >= 3);
+	CHECK(res->stats.nstrata == a->nstrata);
+	CHECK(res->stats.tuples_derived == 11);
+	/* too few iterations */
+	res = engine(a, dict, &goal, 1, &err);
+	CHECK(err != NULL && err->code == GDL_ERR_LIMIT);
+	CHECK(err != NULL && strstr(err->message, "fixpoint not reached after 1 iterations") != NULL);
+	CHECK(err != NULL && err->hint && strstr(err->hint, "gpudl.max_iterations"));
+	gdl_test_reset();
+}
+
+/* Errors: unbounded recursion, division by zero; lazy EDB loads. */
+static void
+test_errors_and_loads(void)
+{
+	GdlAnalysis *a;
+	GdlDict    *dict;
+	GdlGoal		goal;
+	GdlResult  *res;
+	GdlError   *err;
+	int			i;
+
+	random_graphs(10, 20);
+	a = analyze("n(0). n(M) :- n(N), M = N + 1.");
+	dict = gdl_dict_create();
+	memset(&goal, 0, sizeof(goal));
+	goal.pred = gdl_analysis_find_pred(a, "n");
+	res = engine(a, dict, &goal, 50, &err);
+	CHECK(err != NULL && err->code == GDL_ERR_LIMIT);
+	(void) res;
+	gdl_test_reset();
+
+	{
+		Table	   *t = table("num", 1, GDL_TYPE_INT, GDL_TYPE_INT);
+
+		t->ival[0][0] = 5;
+		t->ival[1][0] = 0;
+		t->nrows = 2;
+	}
+	a = analyze("d(Q) :- num(X), Q = 10 / X.");
+	dict = gdl_dict_create();
+	goal.pred = gdl_analysis_find_pred(a, "d");
+	res = engine(a, dict, &goal, 50, &err);
+	CHECK(err != NULL && err->code == GDL_ERR_DIVISION_BY_ZERO);
+	gdl_test_reset();
+	a = analyze("d(Q) :- num(X), X > 0, Q = 10 / X.");
+	dict = gdl_dict_create();
+	goal.pred = gdl_analysis_find_pred(a, "d");
+	res = engine(a, dict, &goal, 50, &err);
+	CHECK(err == NULL && res->count == 1 && res->rows.cols[0][0] == 2);
+	gdl_test_reset();
+
+	/* only the tables the goal needs are read */
+	random_graphs(10, 20);
+	for (i = 0; i < ntables; i++)
+		tables[i].loads = 0;
+	a = analyze("p(X) :- e(X, _). q(X) :- f(X, _). r(X) :- p(X), !q(X).");
+	dict = gdl_dict_create();
+	goal.pred = gdl_analysis_find_pred(a, "p");
+	res = engine(a, dict, &goal, 50, &err);
+	CHECK(err == NULL);
+	for (i = 0; i < ntables; i++)
+		if (strcmp(tables[i].name, "f") == 0)
+			CHECK(tables[i].loads == 0);
+		else if (strcmp(tables[i].name, "e") == 0)
+			CHECK(tables[i].loads == 1);
+	CHECK(res->stats.stratum_iterations != NULL);
+	gdl_test_reset();
+}
+
+/* Explain lines name strata, delta versions and join order. */
+static void
+test_explain(void)
+{
+	GdlAnalysis *a;
+	GdlPlan    *plan;
+	char	  **lines;
+	int			n,
+				i;
+	bool		delta = false,
+				join = false,
+				stratum = false,
+				anti = false;
+
+	random_graphs(10, 20);
+	a = analyze("path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), path(Y, Z). "
+				"node(X) :- e(X, _). un(X, Y) :- node(X), node(Y), !path(X, Y), X < Y.");
+	plan = gdl_plan_compile(a);
+	n = gdl_plan_explain(plan, &lines);
+	for (i = 0; i < n; i++)
+	{
+		if (getenv("GDL_TEST_VERBOSE"))
+			printf("%s\n", lines[i]);
+		if (strstr(lines[i], "delta path#2") && strstr(lines[i], "[old]"))
+			delta = true;
+		if (strstr(lines[i], "join path(Y, Z) on Y"))
+			join = true;
+		if (strstr(lines[i], "stratum") && strstr(lines[i], "recursive"))
+			stratum = true;
+		if (strstr(lines[i], "anti-join"))
+			anti = true;
+	}
+	CHECK(delta);
+	CHECK(join);
+	CHECK(stratum);
+	CHECK(anti);
+	gdl_test_reset();
+}
+
+/* The dictionary: first-seen ids, lookups, byte-order ranks. */
+static void
+test_dict(void)
+{
+	GdlDict    *d = gdl_dict_create();
+	const int32_t *r;
+	int			i;
+	char		buf[32];
+
+	CHECK(gdl_dict_intern(d, "pear", 4) == 0);
+	CHECK(gdl_dict_intern(d, "apple", 5) == 1);
+	CHECK(gdl_dict_intern(d, "pear", 4) == 0);
+	CHECK(gdl_dict_lookup(d, "fig", 3) == -1);
+	CHECK(gdl_dict_intern(d, "Zebra", 5) == 2);
+	CHECK(gdl_dict_intern(d, "app", 3) == 3);
+	r = gdl_dict_ranks(d);
+	CHECK(r[2] == 0 && r[3] == 1 && r[1] == 2 && r[0] == 3);
+	for (i = 0; i < 5000; i++)
+	{
+		snprintf(buf, sizeof(buf), "s%d", i);
+		CHECK(gdl_dict_intern(d, buf, strlen(buf)) == 4 + i);
+	}
+	CHECK(gdl_dict_size(d) == 5004);
+	CHECK(strcmp(gdl_dict_string(d, 4 + 77, NULL), "s77") == 0);
+	r = gdl_dict_ranks(d);
+	CHECK(r[3] < r[1]);
+	gdl_test_reset();
+}
+
+int
+main(void)
+{
+	gdl_test_host_install();
+	test_dict();
+	test_programs();
+	test_larger();
+	test_goal_filters();
+	test_errors_and_loads();
+	test_explain();
+	return gdl_test_summary("test_engine");
+}
