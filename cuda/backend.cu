@@ -166,6 +166,30 @@ w_counters(void *ctx, GdlBkCounters *out)
 	catch (const std::bad_alloc &) { return cu_fail((c), GDL_BK_ERR_NO_MEMORY, "out of host memory"); } \
 	catch (...) { return cu_fail((c), GDL_BK_ERR_DEVICE, "unexpected C++ exception in the CUDA backend"); }
 
+/*
+ * Run an operation after finishing the pending dedups of its inputs
+ * (set.cu: dedup defers its sort until a result is needed).
+ */
+template < class F >
+static int
+with_forced(CuCtx *c, GdlBkRel *a, GdlBkRel *b, F &&op)
+{
+	CU_OK(rel_force(c, a));
+	if (b)
+		CU_OK(rel_force(c, b));
+	return op();
+}
+
+/* The same for n inputs. */
+template < class F >
+static int
+with_forced_all(CuCtx *c, int nin, GdlBkRel *const *in, F &&op)
+{
+	for (int i = 0; i < nin; i++)
+		CU_OK(rel_force(c, in[i]));
+	return op();
+}
+
 /* set_text_ranks: copy the rank table to the device. */
 static int
 ranks_body(CuCtx *c, const int32_t *ranks, int32_t n)
@@ -348,7 +372,7 @@ w_download(void *ctx, GdlBkRel *rel, int64_t *const *cols)
 
 	if (!rel)
 		return cu_fail(c, GDL_BK_ERR_INVALID, "download: no relation");
-	CU_GUARD(c, download_body(c, rel, cols));
+	CU_GUARD(c, with_forced(c, rel, nullptr, [&] { return download_body(c, rel, cols); }));
 }
 
 /* size: the row count, always known on the host (no sync). */
@@ -359,8 +383,8 @@ w_size(void *ctx, GdlBkRel *rel, int64_t *nrows)
 
 	if (!rel || !nrows)
 		return cu_fail(c, GDL_BK_ERR_INVALID, "size: bad arguments");
-	*nrows = rel->n;
-	return GDL_BK_OK;
+	*nrows = 0;
+	CU_GUARD(c, with_forced(c, rel, nullptr, [&] { *nrows = rel->n; return (int) GDL_BK_OK; }));
 }
 
 /* release: free a relation (its storage when no other view shares it). */
@@ -382,7 +406,7 @@ w_join(void *ctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkeys, const i
 		(nkeys > 0 && (!lkeys || !rkeys)) || (nout > 0 && !out))
 		return cu_fail(c, GDL_BK_ERR_INVALID, "join: bad arguments");
 	*result = nullptr;
-	CU_GUARD(c, cu_op_join(c, L, R, nkeys, lkeys, rkeys, nout, out, result));
+	CU_GUARD(c, with_forced(c, L, R, [&] { return cu_op_join(c, L, R, nkeys, lkeys, rkeys, nout, out, result); }));
 }
 
 /* antijoin (see gdl_backend.h). */
@@ -395,7 +419,7 @@ w_antijoin(void *ctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkeys,
 	if (!result || !L || !R || nkeys < 0 || (nkeys > 0 && (!lkeys || !rkeys)))
 		return cu_fail(c, GDL_BK_ERR_INVALID, "antijoin: bad arguments");
 	*result = nullptr;
-	CU_GUARD(c, cu_op_antijoin(c, L, R, nkeys, lkeys, rkeys, result));
+	CU_GUARD(c, with_forced(c, L, R, [&] { return cu_op_antijoin(c, L, R, nkeys, lkeys, rkeys, result); }));
 }
 
 /* map (see gdl_backend.h). */
@@ -409,7 +433,7 @@ w_map(void *ctx, GdlBkRel *in, int nfilter, const GdlBkExpr *filter,
 		(nfilter > 0 && !filter) || (nout > 0 && !out))
 		return cu_fail(c, GDL_BK_ERR_INVALID, "map: bad arguments");
 	*result = nullptr;
-	CU_GUARD(c, cu_op_map(c, in, nfilter, filter, nout, out, result));
+	CU_GUARD(c, with_forced(c, in, nullptr, [&] { return cu_op_map(c, in, nfilter, filter, nout, out, result); }));
 }
 
 /* dedup (see gdl_backend.h). */
@@ -424,7 +448,7 @@ w_dedup(void *ctx, int nin, GdlBkRel *const *in, GdlBkRel **result)
 	for (int i = 0; i < nin; i++)
 		if (!in[i] || in[i]->arity != in[0]->arity)
 			return cu_fail(c, GDL_BK_ERR_INVALID, "dedup: inputs of different arity");
-	CU_GUARD(c, cu_op_dedup(c, nin, in, result));
+	CU_GUARD(c, with_forced_all(c, nin, in, [&] { return cu_op_dedup(c, nin, in, result); }));
 }
 
 /* difference (see gdl_backend.h). */
@@ -436,7 +460,7 @@ w_difference(void *ctx, GdlBkRel *A, GdlBkRel *B, GdlBkRel **result)
 	if (!result || !A || !B || A->arity != B->arity)
 		return cu_fail(c, GDL_BK_ERR_INVALID, "difference: bad arguments");
 	*result = nullptr;
-	CU_GUARD(c, cu_op_difference(c, A, B, result));
+	CU_GUARD(c, with_forced(c, A, B, [&] { return cu_op_difference(c, A, B, result); }));
 }
 
 /* merge (see gdl_backend.h). */
@@ -475,7 +499,7 @@ w_aggregate(void *ctx, GdlBkRel *in, int ngroup, const int *group,
 		(ngroup > 0 && !group) || (nagg > 0 && !aggs))
 		return cu_fail(c, GDL_BK_ERR_INVALID, "aggregate: bad arguments");
 	*result = nullptr;
-	CU_GUARD(c, cu_op_aggregate(c, in, ngroup, group, nagg, aggs, result));
+	CU_GUARD(c, with_forced(c, in, nullptr, [&] { return cu_op_aggregate(c, in, ngroup, group, nagg, aggs, result); }));
 }
 
 static const GdlBackend g_cuda_backend = {

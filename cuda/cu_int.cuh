@@ -77,6 +77,7 @@ struct GdlBkRel
 	int64_t		off;			/* first row in the store */
 	bool		is_set;			/* no duplicate rows */
 	bool		sorted;			/* packed: keys ascending */
+	bool		pending;		/* a dedup not done yet: a packed bag (rel_force) */
 	CuStore    *st;				/* NULL when n == 0 or arity == 0 */
 	struct CuIndex *indexes;	/* join indexes cached on this handle */
 	int64_t		lo[CU_MAX_ARITY];	/* conservative bounds; lo > hi: none */
@@ -299,6 +300,7 @@ extern int	rel_from_wide(CuCtx *c, int arity, const int64_t *cols, int64_t ld, i
 extern int	rel_gather(CuCtx *c, const CuRel *src, const uint32_t *ids, int64_t m, CuRel **out);
 extern int	rel_share(CuCtx *c, const CuRel *src, CuRel **out);
 extern int	rel_unit(CuCtx *c, int64_t n, CuRel **out);
+extern int	rel_force(CuCtx *c, CuRel *r);
 
 /* ------------------------------------------------------------- sort.cu */
 
@@ -314,7 +316,7 @@ extern int	exclusive_scan(CuCtx *c, const int64_t *in, int64_t *out, int64_t n);
 extern bool hlog_usable(const CuRel *r);
 extern bool hlog_is_tip(const CuRel *r);
 extern int	hlog_tip(CuCtx *c, CuRel *full, int64_t extra, CuStore **out);
-extern int	hlog_append(CuCtx *c, CuStore *st, const uint64_t *keys, int64_t n);
+extern int	hlog_insert(CuCtx *c, CuStore *st, const CuRel *src, bool may_dup);
 extern int	hlog_flag_absent(CuCtx *c, const CuRel *set, const uint64_t *q, int64_t m, uint8_t *flags);
 
 /* ---------------------------------------------------- the operations */

@@ -182,11 +182,21 @@ pow2_at_least(uint64_t v)
 	return p;
 }
 
-/* Build a new table of at least 2 * need slots from the log's keys. */
+/*
+ * Build a new table of at least 2 * need slots from the log's keys.  While
+ * the table is small it at least quadruples, so a relation growing from
+ * thousands to tens of millions of rows is rebuilt a few times only.
+ */
 static int
 hlog_rebuild_table(CuCtx *c, CuStore *st, int64_t need)
 {
-	uint64_t	tcap = pow2_at_least((uint64_t) (need < 1024 ? 1024 : need) * 2);
+	uint64_t	tcap = pow2_at_least((uint64_t) need * 2);
+	uint64_t	old = st->tkeys ? st->tmask + 1 : 0;
+
+	if (tcap < ((uint64_t) 1 << 20))
+		tcap = (uint64_t) 1 << 20;
+	if (old > 0 && old < ((uint64_t) 1 << 27) && tcap < old * 4)
+		tcap = old * 4;
 	void	   *tk = nullptr,
 			   *tp = nullptr;
 
@@ -218,7 +228,7 @@ hlog_reserve(CuCtx *c, CuStore *st, int64_t need)
 {
 	if (need > st->lcap)
 	{
-		int64_t		cap = need * 2 < (1 << 16) ? (1 << 16) : need * 2;
+		int64_t		cap = need * 2 < (1 << 18) ? (1 << 18) : need * 2;
 		void	   *p = nullptr;
 
 		CU_OK(pool_get(c, sizeof(uint64_t) * cap, &p));
@@ -295,22 +305,46 @@ hlog_tip(CuCtx *c, CuRel *full, int64_t extra, CuStore **out)
 }
 
 /*
- * Insert n keys into a log that has room for them (hlog_tip); new keys are
- * appended.  Waits for the new count (st->lcount afterwards).
+ * Insert the keys of the packed relation src into the log (src may hold
+ * duplicates: a pending dedup); keys not yet present are appended.  The
+ * table's room is checked before each chunk, so a bag far larger than the
+ * set it reduces to never overfills the table: a bag is inserted in chunks
+ * of at most the log's size (one host sync each), a set in one chunk.
+ * st->lcount is the new count afterwards.
  */
 int
-hlog_append(CuCtx *c, CuStore *st, const uint64_t *keys, int64_t n)
+hlog_insert(CuCtx *c, CuStore *st, const CuRel *src, bool may_dup)
 {
-	int64_t		cnt = st->lcount;
+	int64_t		done = 0,
+				n = src->n;
 
-	if (n == 0)
-		return GDL_BK_OK;
-	k_insert_new<<<cu_grid(n), CU_BLOCK, 0, c->stream>>>(
-		keys, n, (unsigned long long *) st->tkeys, st->tpos, st->tmask,
-		(uint64_t *) st->data, st->dcount);
-	CU_LAUNCHED(c);
-	CU_OK(cu_read_i64(c, st->dcount, 1, &cnt));
-	st->lcount = cnt;
+	while (done < n)
+	{
+		int64_t		want = n - done,
+					room,
+					chunk,
+					cnt = st->lcount;
+
+		if (may_dup && want > (st->lcount > (1 << 20) ? st->lcount : (1 << 20)))
+			want = st->lcount > (1 << 20) ? st->lcount : (1 << 20);
+		room = (int64_t) ((st->tmask + 1) / 2);
+		room = (room < st->lcap ? room : st->lcap) - st->lcount;
+		if (room < want)
+		{
+			CU_OK(hlog_reserve(c, st, st->lcount + want));
+			room = (int64_t) ((st->tmask + 1) / 2);
+			room = (room < st->lcap ? room : st->lcap) - st->lcount;
+		}
+		chunk = n - done < room ? n - done : room;
+		/* src's keys after the reserve: src may be a view of this very log */
+		k_insert_new<<<cu_grid(chunk), CU_BLOCK, 0, c->stream>>>(
+			rel_keys(src) + done, chunk, (unsigned long long *) st->tkeys, st->tpos, st->tmask,
+			(uint64_t *) st->data, st->dcount);
+		CU_LAUNCHED(c);
+		CU_OK(cu_read_i64(c, st->dcount, 1, &cnt));
+		st->lcount = cnt;
+		done += chunk;
+	}
 	return GDL_BK_OK;
 }
 

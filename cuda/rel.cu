@@ -117,6 +117,7 @@ rel_share(CuCtx *c, const CuRel *src, CuRel **out)
 	r->off = src->off;
 	r->is_set = src->is_set;
 	r->sorted = src->sorted;
+	r->pending = src->pending;
 	r->st = src->st;
 	if (r->st)
 		r->st->refs++;

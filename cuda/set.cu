@@ -258,33 +258,64 @@ wide_select(CuCtx *c, const DRel &w, int mode, int64_t na,
 
 /* ---------------------------------------------------------------- dedup */
 
-/* Dedup of packed inputs: concatenate, radix sort, unique. */
+/*
+ * Dedup of packed inputs, deferred: the result is a PENDING relation holding
+ * the bag (the input's own keys for one input, else their concatenation).
+ * absorb() and merge() into a hash log take the bag as it is (the hash set
+ * removes the duplicates, with no sort at all); any other use sorts it first
+ * (rel_force).
+ */
 static int
 dedup_packed(CuCtx *c, int nin, GdlBkRel *const *in, CuRel **out)
 {
-	int			arity = in[0]->arity;
-	int64_t		total = 0,
-				m = 0;
-	int64_t		lo[CU_MAX_ARITY],
-				hi[CU_MAX_ARITY];
-	DBuf		keys,
-				alt;
 	CuRel	   *r;
 
-	for (int i = 0; i < nin; i++)
-		total += in[i]->n;
-	union_bounds(nin, in, lo, hi);
-	CU_OK(keys.get(c, sizeof(uint64_t) * (total > 0 ? total : 1)));
-	CU_OK(alt.get(c, sizeof(uint64_t) * (total > 0 ? total : 1)));
-	CU_OK(concat_keys(c, nin, in, keys.as<uint64_t>()));
-	CU_OK(sort_keys(c, keys, alt, total, key_end_bit(arity, lo, hi)));
-	CU_OK(unique_keys(c, keys.as<uint64_t>(), alt.as<uint64_t>(), total, &m));
-	CU_OK(adopt_keys(c, arity, alt, m, total, &r));
-	memcpy(r->lo, lo, sizeof(int64_t) * arity);
-	memcpy(r->hi, hi, sizeof(int64_t) * arity);
+	if (nin == 1)
+		CU_OK(rel_share(c, in[0], &r));
+	else
+		CU_OK(concat_rels(c, nin, in, &r));
+	r->is_set = false;
+	r->sorted = false;
+	r->pending = r->n > 1;
+	r->is_set = !r->pending;
+	*out = r;
+	return GDL_BK_OK;
+}
+
+/*
+ * Finish a pending dedup in place: radix sort and unique into a store of
+ * its own (the rows stay the same set, so the handle may change its
+ * representation).
+ */
+int
+rel_force(CuCtx *c, CuRel *r)
+{
+	int64_t		n = r->n,
+				m = 0;
+	DBuf		keys,
+				alt;
+	CuRel	   *tmp = nullptr;
+
+	if (!r->pending)
+		return GDL_BK_OK;
+	CU_OK(keys.get(c, sizeof(uint64_t) * n));
+	CU_OK(alt.get(c, sizeof(uint64_t) * n));
+	CU_TRY(c, cudaMemcpyAsync(keys.p, rel_keys(r), sizeof(uint64_t) * n,
+							  cudaMemcpyDeviceToDevice, c->stream));
+	CU_OK(sort_keys(c, keys, alt, n, key_end_bit(r->arity, r->lo, r->hi)));
+	CU_OK(unique_keys(c, keys.as<uint64_t>(), alt.as<uint64_t>(), n, &m));
+	CU_OK(adopt_keys(c, r->arity, alt, m, n, &tmp));
+	/* move tmp's store into r */
+	index_free_all(c, r);
+	store_unref(c, r->st);
+	r->st = tmp->st;
+	tmp->st = nullptr;
+	rel_free(c, tmp);
+	r->off = 0;
+	r->n = m;
+	r->pending = false;
 	r->is_set = true;
 	r->sorted = true;
-	*out = r;
 	return GDL_BK_OK;
 }
 
@@ -452,8 +483,8 @@ merge_into_log(CuCtx *c, CuRel *tip, CuRel *add, CuRel **out)
 	CuStore    *st = nullptr;
 	int			s;
 
-	CU_OK(hlog_tip(c, tip, add->n, &st));
-	s = hlog_append(c, st, rel_keys(add), add->n);
+	CU_OK(hlog_tip(c, tip, add->pending ? 0 : add->n, &st));
+	s = hlog_insert(c, st, add, add->pending);
 	if (s == GDL_BK_OK)
 		s = rel_view(c, st, tip->arity, 0, st->lcount, out);
 	store_unref(c, st);
@@ -505,21 +536,34 @@ cu_op_merge(CuCtx *c, CuRel *A, CuRel *B, CuRel **result)
 
 	if (A->arity == 0)
 		return rel_unit(c, (A->n + B->n) > 0 ? 1 : 0, result);
+	if (A->layout == L_PACKED && B->layout == L_PACKED && A->n > 0 && B->n > 0)
+	{
+		bool		fits = A->n + B->n < (int64_t) UINT32_MAX - 1;
+
+		/* a hash log takes a pending bag as it is */
+		if (fits && hlog_is_tip(A) && hlog_usable(A) && hlog_usable(B))
+			return merge_into_log(c, A, B, result);
+		if (fits && hlog_is_tip(B) && hlog_usable(A) && hlog_usable(B))
+			return merge_into_log(c, B, A, result);
+	}
+	CU_OK(rel_force(c, A));
+	CU_OK(rel_force(c, B));
 	if (B->n == 0)
 		return rel_share(c, A, result);
 	if (A->n == 0)
 		return rel_share(c, B, result);
 	if (A->layout == L_PACKED && B->layout == L_PACKED)
 	{
-		bool		fits = A->n + B->n < (int64_t) UINT32_MAX - 1;
-
-		if (fits && hlog_is_tip(A) && hlog_usable(A) && hlog_usable(B))
-			return merge_into_log(c, A, B, result);
-		if (fits && hlog_is_tip(B) && hlog_usable(A) && hlog_usable(B))
-			return merge_into_log(c, B, A, result);
 		if (A->sorted && B->sorted)
 			return merge_sorted(c, A, B, false, result);
-		return dedup_packed(c, 2, both, result);
+		CU_OK(dedup_packed(c, 2, both, result));
+		if (rel_force(c, *result) != GDL_BK_OK)
+		{
+			rel_free(c, *result);
+			*result = nullptr;
+			return GDL_BK_ERR_NO_MEMORY;
+		}
+		return GDL_BK_OK;
 	}
 	return dedup_wide(c, 2, both, result);
 }
@@ -534,9 +578,9 @@ absorb_log(CuCtx *c, CuRel *full, CuRel *cand, CuRel **new_full, CuRel **delta)
 	int64_t		n0;
 	int			s;
 
-	CU_OK(hlog_tip(c, full, cand->n, &st));
+	CU_OK(hlog_tip(c, full, cand->pending ? 0 : cand->n, &st));
 	n0 = st->lcount;
-	s = hlog_append(c, st, rel_keys(cand), cand->n);
+	s = hlog_insert(c, st, cand, cand->pending);
 	if (s == GDL_BK_OK)
 		s = rel_view(c, st, full->arity, 0, st->lcount, new_full);
 	if (s == GDL_BK_OK)
@@ -588,10 +632,12 @@ cu_op_absorb(CuCtx *c, CuRel *full, CuRel *cand, CuRel **new_full, CuRel **delta
 		}
 		return s;
 	}
+	CU_OK(rel_force(c, full));
 	if (full->layout == L_PACKED && cand->layout == L_PACKED &&
 		hlog_usable(full) && hlog_usable(cand) &&
 		full->n + cand->n < (int64_t) UINT32_MAX - 1)
 		return absorb_log(c, full, cand, new_full, delta);
+	CU_OK(rel_force(c, cand));
 
 	/* general case: difference, then a disjoint union */
 	CU_OK(cu_op_difference(c, cand, full, &d));

@@ -430,6 +430,58 @@ test_versions(void)
 	}
 }
 
+/*
+ * Deferred dedup: bags with many duplicates (far more rows than the set they
+ * reduce to) absorbed and merged into hash logs in chunks, and the same
+ * dedup results used by other operations afterwards.
+ */
+static void
+test_pending(void)
+{
+	for (int t = 0; t < 6; t++)
+	{
+		int			arity = 1 + t % 2;
+		Rows		r = rows_random(arity, t < 2 ? 3000000 : 200000, 0, t < 2 ? 3000 : 100000);
+		Pair		bag = pair_upload(&r),
+					cand = NOPAIR,
+					full = pair_set(arity, 500, 0, 3000),
+					nf = NOPAIR,
+					nd = NOPAIR,
+					m = NOPAIR,
+					j = NOPAIR;
+		int			k0 = 0;
+		GdlBkColRef out[1] = {{0, 0}};
+
+		cand.arity = nf.arity = nd.arity = m.arity = arity;
+		j.arity = 1;
+		if (statuses("pending dedup", cpu->dedup(cctx, 1, &bag.c, &cand.c),
+					 gpu->dedup(gctx, 1, &bag.g, &cand.g), &cand))
+		{
+			if (statuses("pending absorb", cpu->absorb(cctx, full.c, cand.c, &nf.c, &nd.c),
+						 gpu->absorb(gctx, full.g, cand.g, &nf.g, &nd.g), &nf))
+			{
+				pair_check(nf, "pending absorb full", true);
+				pair_check(nd, "pending absorb delta", true);
+				if (statuses("pending merge", cpu->merge(cctx, nf.c, cand.c, &m.c),
+							 gpu->merge(gctx, nf.g, cand.g, &m.g), &m))
+					pair_check(m, "pending merge into tip", true);
+			}
+			if (t % 3 == 2 && statuses("pending join", cpu->join(cctx, cand.c, full.c, 1, &k0, &k0, 1, out, &j.c),
+									   gpu->join(gctx, cand.g, full.g, 1, &k0, &k0, 1, out, &j.g), &j))
+				pair_check(j, "join of a dedup result", false);
+			pair_check(cand, "dedup result after absorb", true);
+		}
+		pair_release(j);
+		pair_release(m);
+		pair_release(nd);
+		pair_release(nf);
+		pair_release(full);
+		pair_release(cand);
+		pair_release(bag);
+		free(r.v);
+	}
+}
+
 /* ----------------------------------------------------------------- joins */
 
 /* Random joins and anti-joins; R is reused with several key sets (cached indexes). */
@@ -789,7 +841,9 @@ test_unit(void)
 			Pair		A = pair_upload(&ra),
 						B = pair_upload(&rb),
 						o = NOPAIR,
-						o2 = NOPAIR;
+						o2 = NOPAIR,
+						SA = NOPAIR,
+						SB = NOPAIR;
 			GdlBkRel   *ic[2] = {A.c, B.c},
 					   *ig[2] = {A.g, B.g};
 
@@ -807,15 +861,22 @@ test_unit(void)
 				pair_check(o, "unit antijoin", false);
 			pair_release(o);
 			o = NOPAIR;
-			if (a <= 1 && b <= 1)
+			/* set operations take sets: dedup the units first */
+			if (statuses("unit set", cpu->dedup(cctx, 1, &A.c, &SA.c), gpu->dedup(gctx, 1, &A.g, &SA.g), &SA) &&
+				statuses("unit set", cpu->dedup(cctx, 1, &B.c, &SB.c), gpu->dedup(gctx, 1, &B.g, &SB.g), &SB))
 			{
-				if (statuses("unit difference", cpu->difference(cctx, A.c, B.c, &o.c),
-							 gpu->difference(gctx, A.g, B.g, &o.g), &o))
+				if (statuses("unit difference", cpu->difference(cctx, SA.c, SB.c, &o.c),
+							 gpu->difference(gctx, SA.g, SB.g, &o.g), &o))
 					pair_check(o, "unit difference", true);
 				pair_release(o);
 				o = NOPAIR;
-				if (statuses("unit absorb", cpu->absorb(cctx, A.c, B.c, &o.c, &o2.c),
-							 gpu->absorb(gctx, A.g, B.g, &o.g, &o2.g), &o))
+				if (statuses("unit merge", cpu->merge(cctx, SA.c, SB.c, &o.c),
+							 gpu->merge(gctx, SA.g, SB.g, &o.g), &o))
+					pair_check(o, "unit merge", true);
+				pair_release(o);
+				o = NOPAIR;
+				if (statuses("unit absorb", cpu->absorb(cctx, SA.c, SB.c, &o.c, &o2.c),
+							 gpu->absorb(gctx, SA.g, SB.g, &o.g, &o2.g), &o))
 				{
 					pair_check(o, "unit absorb full", true);
 					pair_check(o2, "unit absorb delta", true);
@@ -823,6 +884,8 @@ test_unit(void)
 				pair_release(o2);
 				pair_release(o);
 			}
+			pair_release(SB);
+			pair_release(SA);
 			pair_release(B);
 			pair_release(A);
 		}
@@ -999,6 +1062,7 @@ main(void)
 	test_dedup();
 	test_setops();
 	test_versions();
+	test_pending();
 	test_join();
 	test_map();
 	test_aggregate();
