@@ -334,9 +334,9 @@ eval_stratum(ExecState *es, const PlanStratum *ps, int64_t max_iterations)
 		tuples += exec_size(es, p->full);
 		gdl_free(outs[i].v);
 	}
-	es->stats->stratum_iterations[ps->index] = ps->recursive ? rounds + 1 : 1;
+	es->stats->stratum_iterations[ps->index] = ps->recursive ? rounds : 1;
 	es->stats->stratum_tuples[ps->index] = tuples;
-	es->stats->iterations += ps->recursive ? rounds + 1 : 1;
+	es->stats->iterations += ps->recursive ? rounds : 1;
 	es->stats->tuples_derived += tuples;
 	gdl_free(outs);
 	gdl_free(need_old);
