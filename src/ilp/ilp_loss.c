@@ -146,21 +146,3 @@ ilp_loss_grad_w(const IlpCsr *m, int32_t npos, const double *p, double *grad)
 	}
 	return loss;
 }
-
-/* Loss when only the candidates with on[c] take part (a program's loss). */
-double
-ilp_loss_subset(const IlpCsr *m, int32_t npos, const double *p, const bool *on)
-{
-	double		loss = 0.0;
-
-	for (int32_t r = 0; r < m->nrows; r++)
-	{
-		double		q = 1.0;
-
-		for (int64_t k = m->off[r]; k < m->off[r + 1]; k++)
-			if (on[m->idx[k]])
-				q *= 1.0 - p[m->idx[k]];
-		loss += example_loss(m, r < npos, q);
-	}
-	return loss;
-}

@@ -763,6 +763,33 @@ test_hook(void)
 	CHECK_MSG(r->train_recall == 1.0 && r->train_precision == 1.0, "%s", r->message);
 }
 
+/* Nothing to learn from: no background, so no rule, and no crash. */
+static void
+test_learn_nothing(void)
+{
+	Rows		pos;
+	GdlColumns	pc;
+	GdlIlpProblem prob;
+	GdlIlpParams params;
+	GdlIlpResult *r;
+	GdlError   *e;
+
+	memset(&pos, 0, sizeof(pos));
+	pos.arity = 2;
+	add2(&pos, 1, 2);
+	add2(&pos, 3, 4);
+	pc = cols_of(&pos);
+	memset(&prob, 0, sizeof(prob));
+	prob.target = "t";
+	prob.arity = 2;
+	prob.types[0] = prob.types[1] = GDL_TYPE_BIGINT;
+	prob.positives = &pc;
+	gdl_ilp_params_default(&params);
+	e = GDL_TRY(r = gdl_ilp_learn(&prob, &params, NULL));
+	CHECK(e == NULL);
+	CHECK(e != NULL || (r->nrules == 0 && r->train_recall == 0.0 && r->program[0] == '\0'));
+}
+
 int
 main(void)
 {
@@ -779,6 +806,7 @@ main(void)
 	test_generated_negatives();
 	test_errors();
 	test_hook();
+	test_learn_nothing();
 	gdl_test_reset();
 	return gdl_test_summary("test_ilp");
 }
