@@ -49,6 +49,7 @@ cpu_op_aggregate(void *vctx, GdlBkRel *in, int ngroup, const int *group,
 	CpuCtx	   *ctx = vctx;
 	int			arity = ngroup + nagg;
 	int64_t    *cols[CPU_MAX_ARITY];
+	int64_t		caps[CPU_MAX_ARITY];
 	int64_t    *perm;
 	int64_t		n = in->n,
 				i = 0,
@@ -76,7 +77,7 @@ cpu_op_aggregate(void *vctx, GdlBkRel *in, int ngroup, const int *group,
 	}
 	perm = cpu_sort_perm_cols(ctx, in, ngroup, group);
 	for (c = 0; c < arity; c++)
-		cols[c] = gdl_alloc(sizeof(int64_t) * (n > 0 ? n : 1));
+		cols[c] = cpu_buf_get(ctx, (int64_t) sizeof(int64_t) * (n > 0 ? n : 1), &caps[c]);
 	while (i < n)
 	{
 		int64_t		j = i + 1;
@@ -116,7 +117,7 @@ cpu_op_aggregate(void *vctx, GdlBkRel *in, int ngroup, const int *group,
 						if (__builtin_add_overflow(acc, cpu_get(in, perm[k], ag->col), &acc))
 						{
 							for (c = 0; c < arity; c++)
-								gdl_free(cols[c]);
+								cpu_buf_put(ctx, cols[c], caps[c]);
 							gdl_free(perm);
 							return cpu_fail(ctx, GDL_BK_ERR_OVERFLOW, "bigint out of range in sum");
 						}
@@ -142,7 +143,7 @@ cpu_op_aggregate(void *vctx, GdlBkRel *in, int ngroup, const int *group,
 		i = j;
 	}
 	gdl_free(perm);
-	res = cpu_rel_from_cols(ctx, arity, g, cols, NULL, NULL, true);
+	res = cpu_rel_from_cols(ctx, arity, g, cols, caps, NULL, NULL);
 	if (!res->packed)
 		cpu_rel_shrink(ctx, res, g);
 	res->is_set = true;

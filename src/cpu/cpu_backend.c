@@ -62,6 +62,7 @@ cpu_ctx_destroy(void *vctx)
 
 	while (ctx->live)
 		cpu_rel_free(ctx, ctx->live);
+	cpu_pool_free_all(ctx);
 	gdl_free(ctx->ranks);
 	gdl_free(ctx);
 }
@@ -111,7 +112,7 @@ cpu_upload(void *vctx, int ncols, int64_t nrows, const int64_t *const *cols, Gdl
 	*out = NULL;
 	if (ncols < 0 || ncols > CPU_MAX_ARITY || nrows < 0)
 		return cpu_fail(ctx, GDL_BK_ERR_INVALID, "bad upload shape");
-	*out = cpu_rel_from_cols(ctx, ncols, nrows, (int64_t **) cols, NULL, NULL, false);
+	*out = cpu_rel_from_cols(ctx, ncols, nrows, (int64_t **) cols, NULL, NULL, NULL);
 	/* no rows, or one row, is trivially a set (the engine starts from empty sets) */
 	if (nrows == 0 || (nrows == 1 && ncols > 0))
 		(*out)->is_set = true;

@@ -29,6 +29,7 @@ typedef struct MapPar
 	int			nout;
 	const GdlBkExpr *out;
 	int64_t    *ocols[CPU_MAX_ARITY];	/* temp output, thread t writes at its 'from' */
+	int64_t		ocaps[CPU_MAX_ARITY];
 	ExprThread *ts;
 	int64_t		from[CPU_MAX_THREADS + 1];
 	int64_t		cnt[CPU_MAX_THREADS];
@@ -393,7 +394,8 @@ cpu_op_map(void *vctx, GdlBkRel *in, int nfilter, const GdlBkExpr *filter,
 	mp->out = out;
 	mp->ts = gdl_alloc(sizeof(ExprThread) * nt);
 	for (j = 0; j < nout; j++)
-		mp->ocols[j] = gdl_alloc(sizeof(int64_t) * (in->n > 0 ? in->n : 1));
+		mp->ocols[j] = cpu_buf_get(ctx, (int64_t) sizeof(int64_t) * (in->n > 0 ? in->n : 1),
+								   &mp->ocaps[j]);
 	for (t = 0; t <= nt; t++)
 		mp->from[t] = (int64_t) ((__int128) in->n * t / nt);
 	cpu_parallel(nt, map_task, mp);
@@ -402,7 +404,7 @@ cpu_op_map(void *vctx, GdlBkRel *in, int nfilter, const GdlBkExpr *filter,
 		{
 			s = mp->status[t];
 			for (j = 0; j < nout; j++)
-				gdl_free(mp->ocols[j]);
+				cpu_buf_put(ctx, mp->ocols[j], mp->ocaps[j]);
 			gdl_free(mp->ts);
 			gdl_free(mp);
 			return eval_fail(ctx, s);
@@ -431,7 +433,7 @@ cpu_op_map(void *vctx, GdlBkRel *in, int nfilter, const GdlBkExpr *filter,
 		if (!(out[j].ncode == 1 && out[j].code[0].op == GDL_BC_COL && out[j].code[0].arg == j))
 			identity = false;
 	}
-	res = cpu_rel_from_cols(ctx, nout, total, mp->ocols, lo, hi, true);
+	res = cpu_rel_from_cols(ctx, nout, total, mp->ocols, mp->ocaps, lo, hi);
 	if (!res->packed)
 		cpu_rel_shrink(ctx, res, total);
 	for (sorted = 0; sorted < nout && sorted < in->sorted_cols; sorted++)

@@ -53,14 +53,29 @@ struct GdlBkRel
 	int64_t		hi[CPU_MAX_ARITY];
 	CpuSchema	sch;			/* packed only */
 	CpuIndex   *indexes;		/* join indexes cached on this handle */
-	int64_t		bytes;			/* bytes of keys/cols, for accounting */
+	int64_t		bytes;			/* bytes of keys/cols/indexes, for accounting */
+	int64_t		kcap;			/* bytes allocated for keys */
+	int64_t		ccap[CPU_MAX_ARITY];	/* bytes allocated per column */
 };
 
 typedef struct GdlBkRel CpuRel;
 
+#define CPU_POOL_MAX 16
+#define CPU_POOL_MIN_BYTES (256 * 1024)
+
+/* A freed big buffer kept for reuse (its pages stay mapped: no page faults). */
+typedef struct CpuBuf
+{
+	void	   *p;
+	int64_t		bytes;
+} CpuBuf;
+
 /* The backend context. */
 struct CpuCtx
 {
+	CpuBuf		pool[CPU_POOL_MAX];
+	int			npool;
+	int64_t		pool_bytes;
 	int			nthreads;
 	CpuRel	   *live;			/* every relation not yet released */
 	int32_t    *ranks;
@@ -110,8 +125,11 @@ extern void cpu_bounds_union(int arity, int64_t *lo, int64_t *hi,
 							 const int64_t *lo2, const int64_t *hi2);
 extern bool cpu_schema_make(int arity, const int64_t *lo, const int64_t *hi, CpuSchema *s);
 extern bool cpu_schema_compatible(const CpuSchema *a, const CpuSchema *b);
+extern void *cpu_buf_get(CpuCtx *ctx, int64_t bytes, int64_t *cap);
+extern void cpu_buf_put(CpuCtx *ctx, void *p, int64_t cap);
+extern void cpu_pool_free_all(CpuCtx *ctx);
 extern CpuRel *cpu_rel_from_cols(CpuCtx *ctx, int arity, int64_t n, int64_t **cols,
-								 const int64_t *lo, const int64_t *hi, bool owned);
+								 const int64_t *caps, const int64_t *lo, const int64_t *hi);
 extern CpuRel *cpu_rel_repack(CpuCtx *ctx, const CpuRel *r, const CpuSchema *s);
 extern CpuRel *cpu_rel_widen(CpuCtx *ctx, const CpuRel *r);
 extern void cpu_rel_decode_col(const CpuRel *r, int c, int64_t from, int64_t n, int64_t *out);

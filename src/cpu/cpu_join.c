@@ -318,8 +318,139 @@ typedef struct JoinPar
 	uint64_t   *okeys;
 	int64_t    *ocols[CPU_MAX_ARITY];
 	bool		write;
+	bool		fast;			/* all packed, exact key: join_chunk_packed */
 	uint8_t    *keep;			/* antijoin: per left row */
 } JoinPar;
+
+/* Decoding of one column of a packed relation: ((key >> shift) & mask) + base. */
+typedef struct ColDec
+{
+	uint8_t		shift;
+	uint64_t	mask;
+	uint64_t	base;
+} ColDec;
+
+/* How column c of packed relation r is decoded. */
+static ColDec
+col_dec(const CpuRel *r, int c)
+{
+	ColDec		d;
+	const CpuSchema *s = &r->sch;
+
+	d.shift = s->bits[c] == 0 ? 0 : s->shift[c];
+	d.mask = s->bits[c] == 0 ? 0 : (s->bits[c] == 64 ? ~UINT64_C(0) : (UINT64_C(1) << s->bits[c]) - 1);
+	d.base = (uint64_t) s->base[c];
+	return d;
+}
+
+/*
+ * The hot path: packed left, right and output, exact join key.  Output
+ * columns are moved from key to key with shifts and masks only.
+ */
+static void
+join_chunk_packed(JoinPar *jp, int64_t from, int64_t to, int64_t ch)
+{
+	const CpuRel *L = jp->L,
+			   *R = jp->R;
+	const CpuIndex *ix = jp->ix;
+	const int64_t *perm = ix->perm;
+	ColDec		lk[CPU_MAX_ARITY],
+				lo[CPU_MAX_ARITY],
+				ro[CPU_MAX_ARITY];
+	uint64_t	lo_add[CPU_MAX_ARITY],
+				ro_add[CPU_MAX_ARITY];
+	uint8_t		lo_sh[CPU_MAX_ARITY],
+				ro_sh[CPU_MAX_ARITY];
+	int			nl = 0,
+				nr = 0,
+				nk = ix->nkeys,
+				j,
+				k;
+	int64_t		i,
+				cnt = 0,
+				o = jp->write ? jp->counts[ch] : 0;
+	const uint64_t *lkeys = L->keys,
+			   *rkeys = R->keys;
+
+	for (k = 0; k < nk; k++)
+		lk[k] = col_dec(L, jp->lkeys[k]);
+	for (j = 0; j < jp->nout; j++)
+	{
+		const CpuRel *src = jp->out[j].side == 0 ? L : R;
+		ColDec		d = col_dec(src, jp->out[j].col);
+		uint64_t	add = d.base - (uint64_t) jp->osch.base[j];
+		uint8_t		sh = jp->osch.bits[j] == 0 ? 0 : jp->osch.shift[j];
+
+		if (jp->osch.bits[j] == 0)
+			continue;			/* a constant column: nothing to store */
+		if (jp->out[j].side == 0)
+		{
+			lo[nl] = d;
+			lo_add[nl] = add;
+			lo_sh[nl++] = sh;
+		}
+		else
+		{
+			ro[nr] = d;
+			ro_add[nr] = add;
+			ro_sh[nr++] = sh;
+		}
+	}
+	for (i = from; i < to; i++)
+	{
+		uint64_t	key = lkeys[i],
+					jk = 0,
+					lpart = 0;
+		int64_t		s,
+					e,
+					q;
+		bool		ok = true;
+
+		for (k = 0; k < nk; k++)
+		{
+			int64_t		v = (int64_t) (((key >> lk[k].shift) & lk[k].mask) + lk[k].base);
+
+			if (v < ix->klo[k] || v > ix->khi[k])
+			{
+				ok = false;
+				break;
+			}
+			jk |= ((uint64_t) v - (uint64_t) ix->klo[k]) << ix->kshift[k];
+		}
+		if (!ok || !index_lookup(ix, jk, &s, &e))
+			continue;
+		if (!jp->write)
+		{
+			cnt += e - s;
+			continue;
+		}
+		for (j = 0; j < nl; j++)
+			lpart |= (((key >> lo[j].shift) & lo[j].mask) + lo_add[j]) << lo_sh[j];
+		if (nr == 1 && perm == NULL)
+		{
+			ColDec		d = ro[0];
+			uint64_t	add = ro_add[0];
+			uint8_t		sh = ro_sh[0];
+			uint64_t   *dst = jp->okeys + o;
+
+			for (q = s; q < e; q++)
+				dst[q - s] = lpart | ((((rkeys[q] >> d.shift) & d.mask) + add) << sh);
+			o += e - s;
+			continue;
+		}
+		for (q = s; q < e; q++)
+		{
+			uint64_t	rk = rkeys[perm ? perm[q] : q],
+						out = lpart;
+
+			for (j = 0; j < nr; j++)
+				out |= (((rk >> ro[j].shift) & ro[j].mask) + ro_add[j]) << ro_sh[j];
+			jp->okeys[o++] = out;
+		}
+	}
+	if (!jp->write)
+		jp->counts[ch] = cnt;
+}
 
 /* Task: count (or write) the output of left chunks taken in turn. */
 static void
@@ -345,6 +476,11 @@ join_task(void *arg, int tid, int nt)
 			break;
 		from = ch * JOIN_CHUNK;
 		to = from + JOIN_CHUNK < L->n ? from + JOIN_CHUNK : L->n;
+		if (jp->fast)
+		{
+			join_chunk_packed(jp, from, to, ch);
+			continue;
+		}
 		o = jp->write ? jp->counts[ch] : 0;
 		for (i = from; i < to; i++)
 		{
@@ -463,6 +599,8 @@ cpu_op_join(void *vctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkeys,
 	jp.out = out;
 	jp.nchunks = (L->n + JOIN_CHUNK - 1) / JOIN_CHUNK;
 	jp.counts = gdl_alloc(sizeof(int64_t) * jp.nchunks);
+	jp.packed = cpu_schema_make(nout, res->lo, res->hi, &jp.osch);
+	jp.fast = jp.packed && L->packed && R->packed && !jp.ix->hashed;
 	atomic_store(&jp.next, 0);
 	cpu_parallel(jp.nchunks > 1 ? ctx->nthreads : 1, join_task, &jp);
 	for (ch = 0; ch < jp.nchunks; ch++)
@@ -472,7 +610,6 @@ cpu_op_join(void *vctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkeys,
 		jp.counts[ch] = total;
 		total += c;
 	}
-	jp.packed = cpu_schema_make(nout, res->lo, res->hi, &jp.osch);
 	if (jp.packed)
 	{
 		res->sch = jp.osch;

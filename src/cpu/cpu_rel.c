@@ -21,6 +21,102 @@ cpu_rel_new(CpuCtx *ctx, int arity)
 	return r;
 }
 
+/*
+ * A buffer of at least 'bytes' bytes (contents undefined), reusing a freed
+ * big buffer when one fits: its pages are mapped already, so reuse costs
+ * no page faults.  *cap gets the real size.
+ */
+void *
+cpu_buf_get(CpuCtx *ctx, int64_t bytes, int64_t *cap)
+{
+	int			i,
+				best = -1,
+				largest = -1;
+	void	   *p;
+
+	if (bytes < 8)
+		bytes = 8;
+	if (bytes >= CPU_POOL_MIN_BYTES)
+	{
+		for (i = 0; i < ctx->npool; i++)
+		{
+			if (ctx->pool[i].bytes >= bytes && ctx->pool[i].bytes <= 4 * bytes &&
+				(best < 0 || ctx->pool[i].bytes < ctx->pool[best].bytes))
+				best = i;
+			if (largest < 0 || ctx->pool[i].bytes > ctx->pool[largest].bytes)
+				largest = i;
+		}
+		if (best < 0 && largest >= 0 && ctx->pool[largest].bytes < bytes)
+			best = largest;		/* grow it: realloc keeps its mapped pages */
+		if (best >= 0)
+		{
+			p = ctx->pool[best].p;
+			*cap = ctx->pool[best].bytes;
+			ctx->pool_bytes -= *cap;
+			ctx->pool[best] = ctx->pool[--ctx->npool];
+			if (*cap < bytes)
+			{
+				p = gdl_realloc(p, (size_t) bytes);
+				*cap = bytes;
+			}
+			return p;
+		}
+	}
+	*cap = bytes;
+	return gdl_alloc((size_t) bytes);
+}
+
+/* Give a buffer back: big ones are kept for reuse, within limits. */
+void
+cpu_buf_put(CpuCtx *ctx, void *p, int64_t cap)
+{
+	if (p == NULL)
+		return;
+	if (cap < CPU_POOL_MIN_BYTES)
+	{
+		gdl_free(p);
+		return;
+	}
+	if (ctx->npool == CPU_POOL_MAX)
+	{
+		int			i,
+					small = 0;
+
+		for (i = 1; i < ctx->npool; i++)
+			if (ctx->pool[i].bytes < ctx->pool[small].bytes)
+				small = i;
+		ctx->pool_bytes -= ctx->pool[small].bytes;
+		gdl_free(ctx->pool[small].p);
+		ctx->pool[small] = ctx->pool[--ctx->npool];
+	}
+	ctx->pool[ctx->npool].p = p;
+	ctx->pool[ctx->npool].bytes = cap;
+	ctx->npool++;
+	ctx->pool_bytes += cap;
+	/* do not keep more idle memory than is in use, plus some slack */
+	while (ctx->npool > 0 && ctx->pool_bytes > ctx->bytes + (INT64_C(256) << 20))
+	{
+		int			i,
+					big = 0;
+
+		for (i = 1; i < ctx->npool; i++)
+			if (ctx->pool[i].bytes > ctx->pool[big].bytes)
+				big = i;
+		ctx->pool_bytes -= ctx->pool[big].bytes;
+		gdl_free(ctx->pool[big].p);
+		ctx->pool[big] = ctx->pool[--ctx->npool];
+	}
+}
+
+/* Free every pooled buffer. */
+void
+cpu_pool_free_all(CpuCtx *ctx)
+{
+	while (ctx->npool > 0)
+		gdl_free(ctx->pool[--ctx->npool].p);
+	ctx->pool_bytes = 0;
+}
+
 /* Free a relation's buffers, its indexes and itself. */
 void
 cpu_rel_free(CpuCtx *ctx, CpuRel *r)
@@ -36,10 +132,10 @@ cpu_rel_free(CpuCtx *ctx, CpuRel *r)
 		ctx->live = r->next;
 	if (r->next)
 		r->next->prev = r->prev;
-	gdl_free(r->keys);
-	for (c = 0; c < r->arity; c++)
-		gdl_free(r->cols[c]);
 	cpu_account(ctx, -r->bytes);
+	cpu_buf_put(ctx, r->keys, r->kcap);
+	for (c = 0; c < r->arity; c++)
+		cpu_buf_put(ctx, r->cols[c], r->ccap[c]);
 	gdl_free(r);
 }
 
@@ -48,9 +144,9 @@ void
 cpu_rel_alloc_keys(CpuCtx *ctx, CpuRel *r, int64_t n)
 {
 	r->packed = true;
-	r->keys = gdl_alloc((size_t) (n > 0 ? n : 1) * sizeof(uint64_t));
-	r->bytes += (n > 0 ? n : 1) * (int64_t) sizeof(uint64_t);
-	cpu_account(ctx, (n > 0 ? n : 1) * (int64_t) sizeof(uint64_t));
+	r->keys = cpu_buf_get(ctx, n * (int64_t) sizeof(uint64_t), &r->kcap);
+	r->bytes += r->kcap;
+	cpu_account(ctx, r->kcap);
 }
 
 /* Make r a wide relation with room for n rows per column. */
@@ -62,39 +158,39 @@ cpu_rel_alloc_cols(CpuCtx *ctx, CpuRel *r, int64_t n)
 	r->packed = false;
 	for (c = 0; c < r->arity; c++)
 	{
-		r->cols[c] = gdl_alloc((size_t) (n > 0 ? n : 1) * sizeof(int64_t));
-		r->bytes += (n > 0 ? n : 1) * (int64_t) sizeof(int64_t);
-		cpu_account(ctx, (n > 0 ? n : 1) * (int64_t) sizeof(int64_t));
+		r->cols[c] = cpu_buf_get(ctx, n * (int64_t) sizeof(int64_t), &r->ccap[c]);
+		r->bytes += r->ccap[c];
+		cpu_account(ctx, r->ccap[c]);
 	}
 }
 
-/* Set r->n and give back the unused tail of its buffers. */
+/* Resize one buffer to 'need' bytes when it is much bigger; returns the new cap. */
+static int64_t
+shrink_buf(CpuCtx *ctx, CpuRel *r, void **p, int64_t cap, int64_t need)
+{
+	if (need < 8)
+		need = 8;
+	if (need >= cap / 2 || cap < CPU_POOL_MIN_BYTES)
+		return cap;
+	*p = gdl_realloc(*p, (size_t) need);
+	r->bytes -= cap - need;
+	cpu_account(ctx, need - cap);
+	return need;
+}
+
+/* Set r->n and give back a large unused tail of its buffers. */
 void
 cpu_rel_shrink(CpuCtx *ctx, CpuRel *r, int64_t n)
 {
-	int64_t		m = n > 0 ? n : 1;
-	int64_t		nb;
 	int			c;
 
 	r->n = n;
 	if (r->packed)
-	{
-		nb = m * (int64_t) sizeof(uint64_t);
-		if (nb < r->bytes)
-			r->keys = gdl_realloc(r->keys, (size_t) nb);
-	}
+		r->kcap = shrink_buf(ctx, r, (void **) &r->keys, r->kcap, n * (int64_t) sizeof(uint64_t));
 	else
-	{
-		nb = m * (int64_t) sizeof(int64_t) * r->arity;
-		if (nb < r->bytes)
-			for (c = 0; c < r->arity; c++)
-				r->cols[c] = gdl_realloc(r->cols[c], (size_t) m * sizeof(int64_t));
-	}
-	if (nb < r->bytes)
-	{
-		cpu_account(ctx, nb - r->bytes);
-		r->bytes = nb;
-	}
+		for (c = 0; c < r->arity; c++)
+			r->ccap[c] = shrink_buf(ctx, r, (void **) &r->cols[c], r->ccap[c],
+									n * (int64_t) sizeof(int64_t));
 }
 
 /* Bounds that contain no value. */
@@ -192,12 +288,13 @@ cpu_schema_compatible(const CpuSchema *a, const CpuSchema *b)
 
 /*
  * A relation from wide columns of n rows.  Bounds are computed when lo is
- * NULL.  Packs when the bounds allow.  With 'owned' the columns were
- * gdl_alloc'ed by the caller and are taken over (or freed); else copied.
+ * NULL.  Packs when the bounds allow.  With caps (the buffers' sizes) the
+ * columns came from cpu_buf_get and are taken over (or given back); without,
+ * they are copied.
  */
 CpuRel *
 cpu_rel_from_cols(CpuCtx *ctx, int arity, int64_t n, int64_t **cols,
-				  const int64_t *lo, const int64_t *hi, bool owned)
+				  const int64_t *caps, const int64_t *lo, const int64_t *hi)
 {
 	CpuRel	   *r = cpu_rel_new(ctx, arity);
 	CpuSchema	s;
@@ -224,27 +321,37 @@ cpu_rel_from_cols(CpuCtx *ctx, int arity, int64_t n, int64_t **cols,
 	{
 		r->sch = s;
 		cpu_rel_alloc_keys(ctx, r, n);
-		for (i = 0; i < n; i++)
+		if (arity == 2)
 		{
-			uint64_t	k = 0;
-
-			for (c = 0; c < arity; c++)
-				k |= cpu_enc(&s, c, cols[c][i]);
-			r->keys[i] = k;
+			/* the common binary case, without the per-column loop */
+			for (i = 0; i < n; i++)
+				r->keys[i] = cpu_enc(&s, 0, cols[0][i]) | cpu_enc(&s, 1, cols[1][i]);
 		}
+		else
+			for (i = 0; i < n; i++)
+			{
+				uint64_t	k = 0;
+
+				for (c = 0; c < arity; c++)
+					k |= cpu_enc(&s, c, cols[c][i]);
+				r->keys[i] = k;
+			}
 		r->n = n;
-		if (owned)
+		if (caps)
 			for (c = 0; c < arity; c++)
-				gdl_free(cols[c]);
+				cpu_buf_put(ctx, cols[c], caps[c]);
 		return r;
 	}
-	if (owned)
+	if (caps)
 	{
 		r->packed = false;
 		for (c = 0; c < arity; c++)
+		{
 			r->cols[c] = cols[c];
-		r->bytes = (n > 0 ? n : 1) * (int64_t) sizeof(int64_t) * arity;
-		cpu_account(ctx, r->bytes);
+			r->ccap[c] = caps[c];
+			r->bytes += caps[c];
+			cpu_account(ctx, caps[c]);
+		}
 	}
 	else
 	{

@@ -319,6 +319,7 @@ cpu_op_dedup(void *vctx, int nin, GdlBkRel *const *in, GdlBkRel **result)
 	CpuRel	   *r;
 	uint64_t   *tmp,
 			   *sorted;
+	int64_t		tcap;
 	int			k,
 				c;
 
@@ -369,7 +370,7 @@ cpu_op_dedup(void *vctx, int nin, GdlBkRel *const *in, GdlBkRel **result)
 		*result = r;
 		return GDL_BK_OK;
 	}
-	tmp = gdl_alloc(sizeof(uint64_t) * (total > 0 ? total : 1));
+	tmp = cpu_buf_get(ctx, (int64_t) sizeof(uint64_t) * (total > 0 ? total : 1), &tcap);
 	if (nin == 1 && in[0]->sorted_cols > 0 && arity > 0)
 	{
 		cpu_sort_segments(ctx, r->keys, tmp, total, s.shift[in[0]->sorted_cols - 1]);
@@ -380,11 +381,17 @@ cpu_op_dedup(void *vctx, int nin, GdlBkRel *const *in, GdlBkRel **result)
 	if (sorted != r->keys)
 	{
 		/* the result landed in tmp: swap buffers */
-		gdl_free(r->keys);
+		int64_t		kc = r->kcap;
+		uint64_t   *k = r->keys;
+
+		cpu_account(ctx, tcap - kc);
+		r->bytes += tcap - kc;
 		r->keys = tmp;
+		r->kcap = tcap;
+		tmp = k;
+		tcap = kc;
 	}
-	else
-		gdl_free(tmp);
+	cpu_buf_put(ctx, tmp, tcap);
 	m = cpu_unique_u64(ctx, r->keys, total);
 	cpu_rel_shrink(ctx, r, m);
 	*result = r;

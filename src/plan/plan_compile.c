@@ -582,6 +582,61 @@ compute_layouts(RuleBuild *rb)
 	gdl_free(bound);
 }
 
+/*
+ * When the head is plain variables computed by the last JOIN, let that join
+ * write the head tuples (in head order) and drop the projection: it saves a
+ * pass over the largest intermediate of a round.
+ */
+static void
+fold_head(RuleBuild *rb)
+{
+	const GdlClause *c = rb->c;
+	const GdlPred *hp = &rb->a->preds[rb->rule->head_pred];
+	PlanStep   *map,
+			   *join;
+	GdlBkColRef *refs;
+	int		   *vars;
+	int			k,
+				n = rb->rule->nsteps;
+
+	if (rb->rule->is_agg || n < 2)
+		return;
+	map = &rb->rule->steps[n - 1];
+	join = &rb->rule->steps[n - 2];
+	if (map->kind != PSTEP_MAP || !map->is_head || map->nfilters > 0 || join->kind != PSTEP_JOIN)
+		return;
+	refs = gdl_alloc(sizeof(GdlBkColRef) * (c->head.nargs > 0 ? c->head.nargs : 1));
+	vars = gdl_alloc(sizeof(int) * (c->head.nargs > 0 ? c->head.nargs : 1));
+	for (k = 0; k < c->head.nargs; k++)
+	{
+		const GdlTerm *t = c->head.args[k];
+		int			p;
+		GdlType		vt,
+					ht;
+
+		if (t->kind != GDL_TERM_VAR)
+			break;
+		p = layout_pos(join->vars, join->nvars, t->var);
+		vt = rb->info->var_types ? rb->info->var_types[t->var] : GDL_TYPE_BIGINT;
+		ht = hp->types ? hp->types[k] : GDL_TYPE_BIGINT;
+		if (p < 0 || ((vt == GDL_TYPE_FLOAT8) != (ht == GDL_TYPE_FLOAT8)))
+			break;
+		refs[k] = join->refs[p];
+		vars[k] = t->var;
+	}
+	if (k < c->head.nargs)
+	{
+		gdl_free(refs);
+		gdl_free(vars);
+		return;
+	}
+	join->refs = refs;
+	join->vars = vars;
+	join->nvars = c->head.nargs;
+	rb->rule->nsteps = n - 1;
+	rb->rule->head_in_join = true;
+}
+
 /* Does the clause's head hold an aggregate? */
 static bool
 head_has_agg(const GdlClause *c)
@@ -698,6 +753,7 @@ build_rule(const GdlAnalysis *a, int *pred_stratum, int stratum, int ci, int del
 	rule->nsteps = rb.nsteps;
 	rule->steps = rb.steps;
 	compute_layouts(&rb);
+	fold_head(&rb);
 	gdl_free(rb.bound);
 	gdl_free(rb.placed);
 }

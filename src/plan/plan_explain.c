@@ -182,6 +182,11 @@ rule_line(const GdlPlan *plan, const PlanRule *r)
 				break;
 		}
 	}
+	if (r->head_in_join)
+	{
+		gdl_buf_append(&b, "; project ");
+		print_atom(&b, c, &c->head);
+	}
 	return b.data;
 }
 

@@ -85,6 +85,7 @@ typedef struct PlanRule
 	int			delta_lit;		/* delta version: the literal reading delta; else -1 */
 	int			head_pred;
 	bool		is_agg;			/* head has aggregates: the last step keeps body vars */
+	bool		head_in_join;	/* the last JOIN writes the head tuples directly */
 	int		   *assign_lit;		/* per variable: literal assigning it, or -1 */
 	int			nsteps;
 	PlanStep   *steps;
