@@ -19,8 +19,14 @@
  * older prefixes stay valid (the log only grows).  Membership in a view is
  * "in the hash set with a position inside the view".
  *
+ * Deferred dedup.  dedup() of packed bags returns a PENDING relation (the
+ * bag itself); absorb() and merge() into a hash log insert the bag as it is
+ * (the hash set drops the duplicates: no sort), every other use finishes
+ * the dedup first (rel_force, called by the entry points in backend.cu).
+ *
  * Host syncs.  Every operation that produces rows learns its row count on
- * the host before it returns (one stream sync), so size() never waits.
+ * the host before it returns (one stream sync), so size() waits only to
+ * finish a pending dedup.
  * Everything else is asynchronous on the context's own stream; device memory
  * is freed stream-ordered.
  *
