@@ -4,16 +4,16 @@
  *
  * Every candidate starts at the same logit (ILP_W0, a small probability), so
  * the start is deterministic; a candidate whose logit ends above the start
- * was pushed up by the data.  Training stops early once the loss no longer
- * moves.  The coverage matrix is built once and never changes across epochs.
+ * was pushed up by the data.  Training stops early once the loss, checked
+ * every ILP_STALL_EVERY epochs, no longer moves.  The coverage matrix is built once and never changes across epochs.
  */
 #include "ilp_int.h"
 
 #include <math.h>
 
 #define ILP_W0			(-3.0)	/* initial logit: p = 0.047 */
-#define ILP_STALL_TOL	1e-7	/* relative loss change counted as no progress */
-#define ILP_STALL_EPOCHS 10		/* that many stalled epochs end training */
+#define ILP_STALL_EVERY 10		/* epochs between loss checks */
+#define ILP_STALL_TOL	1e-6	/* relative loss change over them that ends training */
 
 /* Set up Adam for n parameters with the usual betas. */
 void
@@ -81,7 +81,6 @@ ilp_train(const IlpCsr *m, int32_t npos, int epochs, double lr, IlpTrainOut *out
 	double	   *g = gdl_alloc(sizeof(double) * (n + 1));
 	double	   *p = gdl_alloc(sizeof(double) * (n + 1));
 	double		prev = INFINITY;
-	int			stalled = 0;
 	int			e;
 	IlpAdam		adam;
 
@@ -93,23 +92,21 @@ ilp_train(const IlpCsr *m, int32_t npos, int epochs, double lr, IlpTrainOut *out
 	}
 	for (e = 0; e < epochs; e++)
 	{
+		bool		check = e % ILP_STALL_EVERY == 0;
 		double		loss;
 
 		gdl_check_interrupts();
-		loss = ilp_loss_grad_w(m, npos, p, g);
+		loss = ilp_loss_grad_w(m, npos, p, g, check);
 		ilp_adam_step(&adam, w, g);
 		for (int32_t c = 0; c < n; c++)
 			p[c] = sigmoid(w[c]);
+		if (!check)
+			continue;
 		if (fabs(prev - loss) <= ILP_STALL_TOL * (1.0 + fabs(loss)))
 		{
-			if (++stalled >= ILP_STALL_EPOCHS)
-			{
-				e++;
-				break;
-			}
+			e++;
+			break;
 		}
-		else
-			stalled = 0;
 		prev = loss;
 	}
 	out->epochs = e;

@@ -173,9 +173,99 @@ ilp_world_rels(const IlpWorld *w)
 	return rels;
 }
 
+/* Marks the second head value of every solution with the current token. */
+typedef struct YMark
+{
+	int32_t    *mark;
+	int32_t		token;
+} YMark;
+
+/* IlpSolutionFn: mark the solution's Y. */
+static bool
+mark_y(void *arg, const int32_t *vals)
+{
+	YMark	   *m = arg;
+
+	m->mark[vals[1]] = m->token;
+	return false;
+}
+
+/*
+ * Coverage of a binary-head rule over examples grouped by their first value:
+ * once per distinct x, the rule is run with only X bound and every Y it
+ * reaches is marked; then each example (x, y) of the group is a lookup.
+ * When Y is not in the body yet (a partial rule), one existence check per x
+ * answers the whole group.  Still driven from the examples: only the
+ * subjects of examples are ever expanded.
+ */
+static int32_t
+cover_grouped(const IlpWorld *w, IlpRel *const *rels, const IlpRule *r, bool y_bound,
+			  const int32_t *from, int32_t nfrom, const int32_t *start, int32_t *out)
+{
+	int32_t		nx = w->dom[w->cls[0]].n;
+	int32_t		ny = w->dom[w->cls[1]].n;
+	int32_t    *fill = gdl_alloc(sizeof(int32_t) * ((int64_t) nx + 1));
+	int32_t    *ord = gdl_alloc(sizeof(int32_t) * ((int64_t) nfrom + 1));
+	bool	   *hit = gdl_alloc(sizeof(bool) * ((int64_t) nfrom + 1));
+	YMark		m;
+	IlpPlan		plan;
+	int32_t		vals[ILP_MAX_VARS];
+	int32_t		n = 0;
+
+	m.mark = y_bound ? gdl_alloc(sizeof(int32_t) * ((int64_t) ny + 1)) : NULL;
+	m.token = 0;
+	ilp_plan_build(r, 1, &plan);
+	memcpy(fill, start, sizeof(int32_t) * nx);
+	for (int32_t i = 0; i < nfrom; i++)
+		ord[fill[w->ex[0][from[i]]]++] = i;
+	for (int32_t x = 0; x < nx; x++)
+	{
+		int32_t		lo = start[x],
+					hi = start[x + 1];
+
+		if (lo == hi)
+			continue;
+		vals[0] = x;
+		if (!y_bound)
+		{
+			bool		ok = ilp_solve(rels, &plan, 0, vals, NULL, NULL);
+
+			for (int32_t k = lo; k < hi; k++)
+				hit[ord[k]] = ok;
+			continue;
+		}
+		m.token++;
+		ilp_solve(rels, &plan, 0, vals, mark_y, &m);
+		for (int32_t k = lo; k < hi; k++)
+			hit[ord[k]] = m.mark[w->ex[1][from[ord[k]]]] == m.token;
+		if ((m.token & 1023) == 0)
+			gdl_check_interrupts();
+	}
+	for (int32_t i = 0; i < nfrom; i++)
+		if (hit[i])
+			out[n++] = from[i];
+	gdl_free(fill);
+	gdl_free(ord);
+	gdl_free(hit);
+	gdl_free(m.mark);
+	return n;
+}
+
+/* Does variable v occur in some atom of the body? */
+static bool
+var_in_atoms(const IlpRule *r, int v)
+{
+	for (int i = 0; i < r->natoms; i++)
+		if (r->lits[i].a == v || r->lits[i].b == v)
+			return true;
+	return false;
+}
+
 /*
  * The examples among from[0..nfrom-1] that the rule derives, written to out
- * in the same (ascending) order; returns how many.
+ * in the same (ascending) order; returns how many.  Per example by default;
+ * grouped by subject (cover_grouped) when examples share subjects enough to
+ * pay for it and Y is reached through the joins (or not at all).
  */
 int32_t
 ilp_cover(const IlpWorld *w, IlpRel *const *rels, const IlpRule *r,
@@ -185,6 +275,30 @@ ilp_cover(const IlpWorld *w, IlpRel *const *rels, const IlpRule *r,
 	int32_t		vals[ILP_MAX_VARS];
 	int32_t		n = 0;
 
+	if (w->arity == 2 && nfrom >= 512)
+	{
+		bool		y_in = var_in_atoms(r, 1);
+
+		if (!y_in || ilp_rule_linked(r, 2))
+		{
+			int32_t		nx = w->dom[w->cls[0]].n;
+			int32_t    *start = gdl_alloc(sizeof(int32_t) * ((int64_t) nx + 2));
+			int32_t		groups = 0;
+
+			for (int32_t i = 0; i < nfrom; i++)
+				start[w->ex[0][from[i]] + 1]++;
+			for (int32_t x = 0; x < nx; x++)
+			{
+				groups += start[x + 1] > 0;
+				start[x + 1] += start[x];
+			}
+			if (nfrom >= 3 * groups)
+				n = cover_grouped(w, rels, r, y_in, from, nfrom, start, out);
+			gdl_free(start);
+			if (nfrom >= 3 * groups)
+				return n;
+		}
+	}
 	ilp_plan_build(r, w->arity, &plan);
 	for (int32_t i = 0; i < nfrom; i++)
 	{

@@ -254,7 +254,8 @@ extern int32_t ilp_count_pos(const IlpWorld *w, const int32_t *cov, int32_t n);
 
 extern double ilp_loss_forward(const IlpCsr *m, int32_t npos, const double *p, double *P);
 extern double ilp_loss_grad_p(const IlpCsr *m, int32_t npos, const double *p, double *grad);
-extern double ilp_loss_grad_w(const IlpCsr *m, int32_t npos, const double *p, double *grad);
+extern double ilp_loss_grad_w(const IlpCsr *m, int32_t npos, const double *p, double *grad,
+							  bool want_loss);
 
 typedef struct IlpAdam
 {

@@ -114,9 +114,12 @@ ilp_loss_grad_p(const IlpCsr *m, int32_t npos, const double *p, double *grad)
 	return loss;
 }
 
-/* Loss and its gradient with respect to the logits, grad[ncols] (overwritten). */
+/*
+ * Gradient with respect to the logits, grad[ncols] (overwritten); returns
+ * the loss when want_loss, else 0 (the logarithms are most of the cost).
+ */
 double
-ilp_loss_grad_w(const IlpCsr *m, int32_t npos, const double *p, double *grad)
+ilp_loss_grad_w(const IlpCsr *m, int32_t npos, const double *p, double *grad, bool want_loss)
 {
 	double		loss = 0.0;
 
@@ -127,7 +130,8 @@ ilp_loss_grad_w(const IlpCsr *m, int32_t npos, const double *p, double *grad)
 		double		q = row_q(m, r, p);
 		double		P = 1.0 - q;
 
-		loss += example_loss(m, r < npos, q);
+		if (want_loss)
+			loss += example_loss(m, r < npos, q);
 		if (r < npos)
 		{
 			double		f;

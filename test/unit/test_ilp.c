@@ -381,7 +381,7 @@ test_loss_grad_w_fd(void)
 	CHECK(m->off[3] == 6 && m->idx[0] == 0 && m->idx[1] == 1);
 	for (int i = 0; i < 3; i++)
 		p[i] = 1.0 / (1.0 + exp(-w[i]));
-	ilp_loss_grad_w(m, 2, p, g);
+	ilp_loss_grad_w(m, 2, p, g, true);
 	for (int i = 0; i < 3; i++)
 	{
 		double		h = 1e-6,
