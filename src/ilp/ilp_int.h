@@ -1,7 +1,8 @@
 /*
  * ilp_int.h — internal data structures shared by the files of src/ilp.
  *
- *   ilp_world.c       value domains, indexed relations, examples
+ *   ilp_rel.c         indexed relations (CSR both ways), closures
+ *   ilp_world.c       value domains, predicates, examples
  *   ilp_negatives.c   negatives when none are given (PCA or closed world)
  *   ilp_rule.c        candidate rules: canonical form, text, template
  *   ilp_candidates.c  the bias, enumerated top-down with support pruning
