@@ -172,7 +172,8 @@ extern double cpu_now_ms(void);
 
 extern uint64_t *cpu_sort_u64(CpuCtx *ctx, uint64_t *a, uint64_t *tmp, int64_t n);
 extern void cpu_sort_u64_seq(uint64_t *a, uint64_t *tmp, int64_t n, int lowbit, int highbit);
-extern void cpu_sort_segments(CpuCtx *ctx, uint64_t *a, uint64_t *tmp, int64_t n, int segshift);
+extern int64_t cpu_sort_unique_segments(CpuCtx *ctx, const uint64_t *src, uint64_t *dst, int64_t n,
+										int segshift);
 extern void cpu_sort_pairs(uint64_t *k, int64_t *v, uint64_t *tk, int64_t *tv, int64_t n);
 extern int64_t *cpu_sort_perm_cols(CpuCtx *ctx, const CpuRel *r, int ncols, const int *cols);
 extern int64_t cpu_unique_u64(CpuCtx *ctx, uint64_t *a, int64_t n);

@@ -94,7 +94,8 @@ cpu_buf_put(CpuCtx *ctx, void *p, int64_t cap)
 	ctx->npool++;
 	ctx->pool_bytes += cap;
 	/* do not keep more idle memory than is in use, plus some slack */
-	while (ctx->npool > 0 && ctx->pool_bytes > ctx->bytes + (INT64_C(256) << 20))
+	while (ctx->npool > 0 && ctx->pool_bytes > (ctx->bytes > (INT64_C(512) << 20) ?
+												ctx->bytes : (INT64_C(512) << 20)))
 	{
 		int			i,
 					big = 0;
@@ -170,7 +171,7 @@ shrink_buf(CpuCtx *ctx, CpuRel *r, void **p, int64_t cap, int64_t need)
 {
 	if (need < 8)
 		need = 8;
-	if (need >= cap / 2 || cap < CPU_POOL_MIN_BYTES)
+	if (need >= cap / 2 || (cap >= CPU_POOL_MIN_BYTES && need >= cap / 4))
 		return cap;
 	*p = gdl_realloc(*p, (size_t) need);
 	r->bytes -= cap - need;

@@ -343,6 +343,16 @@ cpu_op_dedup(void *vctx, int nin, GdlBkRel *const *in, GdlBkRel **result)
 		s = in[0]->sch;
 	r = packed_set(ctx, arity, &s, lo, hi);
 	cpu_rel_alloc_keys(ctx, r, total);
+	if (nin == 1 && in[0]->sorted_cols > 0 && arity > 0 && !in[0]->is_set && in[0]->packed &&
+		cpu_schema_compatible(&in[0]->sch, &s))
+	{
+		/* grouped by leading columns already: sort + unique each group */
+		m = cpu_sort_unique_segments(ctx, in[0]->keys, r->keys, total,
+									 s.shift[in[0]->sorted_cols - 1]);
+		cpu_rel_shrink(ctx, r, m);
+		*result = r;
+		return GDL_BK_OK;
+	}
 	for (k = 0; k < nin; k++)
 	{
 		CpuRel	   *x = in[k];
@@ -371,13 +381,7 @@ cpu_op_dedup(void *vctx, int nin, GdlBkRel *const *in, GdlBkRel **result)
 		return GDL_BK_OK;
 	}
 	tmp = cpu_buf_get(ctx, (int64_t) sizeof(uint64_t) * (total > 0 ? total : 1), &tcap);
-	if (nin == 1 && in[0]->sorted_cols > 0 && arity > 0)
-	{
-		cpu_sort_segments(ctx, r->keys, tmp, total, s.shift[in[0]->sorted_cols - 1]);
-		sorted = r->keys;
-	}
-	else
-		sorted = cpu_sort_u64(ctx, r->keys, tmp, total);
+	sorted = cpu_sort_u64(ctx, r->keys, tmp, total);
 	if (sorted != r->keys)
 	{
 		/* the result landed in tmp: swap buffers */

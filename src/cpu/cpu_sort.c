@@ -29,6 +29,51 @@ insertion_u64(uint64_t *a, int64_t n)
 	}
 }
 
+/* In-place quicksort (median of three), insertion sort below 32 keys. */
+static void
+quick_u64(uint64_t *a, int64_t n)
+{
+	while (n > 32)
+	{
+		uint64_t	x = a[0],
+					y = a[n / 2],
+					z = a[n - 1],
+					p,
+					t;
+		int64_t		i = 0,
+					j = n - 1;
+
+		p = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+		for (;;)
+		{
+			while (a[i] < p)
+				i++;
+			while (a[j] > p)
+				j--;
+			if (i >= j)
+				break;
+			t = a[i];
+			a[i] = a[j];
+			a[j] = t;
+			i++;
+			j--;
+		}
+		/* recurse into the smaller part, loop on the larger */
+		if (j + 1 < n - j - 1)
+		{
+			quick_u64(a, j + 1);
+			a += j + 1;
+			n -= j + 1;
+		}
+		else
+		{
+			quick_u64(a + j + 1, n - j - 1);
+			n = j + 1;
+		}
+	}
+	insertion_u64(a, n);
+}
+
 /* Digit layout for sorting bits [lowbit, highbit]: passes and their width. */
 static void
 digit_plan(int lowbit, int highbit, int *passes, int *width)
@@ -245,89 +290,139 @@ cpu_sort_u64(CpuCtx *ctx, uint64_t *a, uint64_t *tmp, int64_t n)
 	return rp.src;
 }
 
-/* Shared state of a segment sort. */
-typedef struct SegPar
-{
-	uint64_t   *a;
-	uint64_t   *tmp;
-	int64_t		n;
-	int			segshift;
-	int64_t    *bounds;			/* start of each thread's share, aligned to segments */
-} SegPar;
+#define SEG_BITMAP_BITS (1 << 20)
 
-/* Task: sort every segment in this thread's share by the low bits. */
-static void
-seg_task(void *arg, int tid, int nt)
+/* Shared state of a segment sort + unique. */
+typedef struct SegUniq
 {
-	SegPar	   *sp = arg;
-	int64_t		i = sp->bounds[tid],
-				end = sp->bounds[tid + 1];
-	int			shift = sp->segshift;
+	const uint64_t *src;
+	uint64_t   *dst;
+	int			segshift;
+	int64_t		bounds[CPU_MAX_THREADS + 1];
+	int64_t		cnt[CPU_MAX_THREADS];
+	uint64_t   *bitmaps;		/* SEG_BITMAP_BITS / 64 words per thread, zeroed */
+} SegUniq;
+
+/*
+ * Task: sort and unique every segment of this thread's share of src,
+ * writing the result compacted to dst from the share's start.  A segment
+ * whose low bits span a small range goes through a bitmap (mark, then scan:
+ * sorted and unique at once); others are copied and sorted in place.
+ */
+static void
+seg_uniq_task(void *arg, int tid, int nt)
+{
+	SegUniq    *su = arg;
+	const uint64_t *a = su->src;
+	uint64_t   *d = su->dst;
+	int64_t		i = su->bounds[tid],
+				end = su->bounds[tid + 1],
+				out = su->bounds[tid];
+	int			shift = su->segshift;
+	uint64_t	lowmask = shift >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << shift) - 1;
+	uint64_t   *bm = su->bitmaps + (size_t) tid * (SEG_BITMAP_BITS / 64);
 
 	while (i < end)
 	{
-		uint64_t	seg = shift >= 64 ? 0 : sp->a[i] >> shift;
-		int64_t		j = i + 1;
-		uint64_t	o = 0,
-					an = ~UINT64_C(0),
-					vary;
-		int64_t		k;
+		uint64_t	high = a[i] & ~lowmask;
+		uint64_t	mn = a[i] & lowmask,
+					mx = mn;
+		int64_t		j = i + 1,
+					k,
+					n;
 
-		while (j < end && (shift >= 64 ? 0 : sp->a[j] >> shift) == seg)
+		while (j < end && (a[j] & ~lowmask) == high)
+		{
+			uint64_t	l = a[j] & lowmask;
+
+			if (l < mn)
+				mn = l;
+			if (l > mx)
+				mx = l;
 			j++;
-		for (k = i; k < j; k++)
-		{
-			o |= sp->a[k];
-			an &= sp->a[k];
 		}
-		vary = o ^ an;
-		if (vary)
+		n = j - i;
+		if (mx - mn < SEG_BITMAP_BITS && (mx - mn) / 64 <= (uint64_t) (4 * n + 64))
 		{
-			if (j - i < 48)
-				insertion_u64(sp->a + i, j - i);
-			else
-				cpu_sort_u64_seq(sp->a + i, sp->tmp + i, j - i,
-								 __builtin_ctzll(vary), 63 - __builtin_clzll(vary));
+			uint64_t	w0 = mn / 64,
+						w1 = mx / 64,
+						w;
+
+			for (k = i; k < j; k++)
+			{
+				uint64_t	l = (a[k] & lowmask) - w0 * 64;
+
+				bm[l >> 6] |= UINT64_C(1) << (l & 63);
+			}
+			for (w = 0; w <= w1 - w0; w++)
+			{
+				uint64_t	bits = bm[w];
+
+				bm[w] = 0;
+				while (bits)
+				{
+					int			b = __builtin_ctzll(bits);
+
+					d[out++] = high | ((w0 + w) * 64 + (uint64_t) b);
+					bits &= bits - 1;
+				}
+			}
+		}
+		else
+		{
+			int64_t		o0 = out;
+
+			memmove(d + out, a + i, sizeof(uint64_t) * n);
+			quick_u64(d + o0, n);
+			out = o0 + 1;
+			for (k = o0 + 1; k < o0 + n; k++)
+				if (d[k] != d[out - 1])
+					d[out++] = d[k];
 		}
 		i = j;
 	}
+	su->cnt[tid] = out - su->bounds[tid];
 }
 
 /*
- * Sort keys that are already ordered by their bits above segshift: each run
- * of equal high bits is sorted on its own (in cache), in parallel.
+ * Sort and unique keys src[0..n) that are already ordered by their bits
+ * above segshift, into dst (room for n; may be src itself); returns the
+ * number of unique keys.
  */
-void
-cpu_sort_segments(CpuCtx *ctx, uint64_t *a, uint64_t *tmp, int64_t n, int segshift)
+int64_t
+cpu_sort_unique_segments(CpuCtx *ctx, const uint64_t *src, uint64_t *dst, int64_t n, int segshift)
 {
-	SegPar		sp;
-	int64_t		bounds[CPU_MAX_THREADS + 1];
-	int			nt = ctx->nthreads,
+	SegUniq		su;
+	int			nt = n < PAR_MIN_N ? 1 : ctx->nthreads,
 				t;
+	int64_t		pos = 0;
+	uint64_t	lowmask = segshift >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << segshift) - 1;
 
-	if (n < PAR_MIN_N)
-		nt = 1;
-	sp.a = a;
-	sp.tmp = tmp;
-	sp.n = n;
-	sp.segshift = segshift;
-	sp.bounds = bounds;
-	bounds[0] = 0;
+	su.src = src;
+	su.dst = dst;
+	su.segshift = segshift;
+	su.bounds[0] = 0;
 	for (t = 1; t < nt; t++)
 	{
 		int64_t		b = (int64_t) ((__int128) n * t / nt);
 
-		if (b < bounds[t - 1])
-			b = bounds[t - 1];
-		/* move to the start of a segment */
-		while (b > 0 && b < n && segshift < 64 && (a[b] >> segshift) == (a[b - 1] >> segshift))
+		if (b < su.bounds[t - 1])
+			b = su.bounds[t - 1];
+		while (b > 0 && b < n && (src[b] & ~lowmask) == (src[b - 1] & ~lowmask))
 			b++;
-		if (segshift >= 64)
-			b = n;
-		bounds[t] = b;
+		su.bounds[t] = b;
 	}
-	bounds[nt] = n;
-	cpu_parallel(nt, seg_task, &sp);
+	su.bounds[nt] = n;
+	su.bitmaps = gdl_alloc(sizeof(uint64_t) * (SEG_BITMAP_BITS / 64) * nt);
+	cpu_parallel(nt, seg_uniq_task, &su);
+	gdl_free(su.bitmaps);
+	for (t = 0; t < nt; t++)
+	{
+		if (su.bounds[t] != pos && su.cnt[t] > 0)
+			memmove(dst + pos, dst + su.bounds[t], sizeof(uint64_t) * su.cnt[t]);
+		pos += su.cnt[t];
+	}
+	return pos;
 }
 
 /*

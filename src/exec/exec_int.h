@@ -41,6 +41,7 @@ typedef struct ExecState
 	GdlRunStats *stats;
 	GdlBkRel   *unit;			/* arity 0, one row */
 	int64_t		next_version;
+	bool		trace;			/* GDL_TRACE set: log every round */
 	int			nprep;
 	int			capprep;
 	PrepCache  *prep;

@@ -11,6 +11,7 @@
  */
 #include "exec_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -320,6 +321,11 @@ eval_stratum(ExecState *es, const PlanStratum *ps, int64_t max_iterations)
 				exec_check(es, es->bk->merge(es->ctx, p->full, nd, &nf), "merge");
 				es->stats->ms_merge += now_ms() - t0;
 			}
+			if (es->trace)
+				gdl_log("stratum %d round %lld: %s derived %lld distinct, %lld new, %lld in full",
+						ps->index, (long long) rounds, a->preds[ps->preds[i]].name,
+						(long long) exec_size(es, cand), (long long) exec_size(es, nd),
+						(long long) exec_size(es, nf));
 			es->bk->release(es->ctx, cand);
 			set_rels(es, p, nf, nd, need_old[i] ? p->full : NULL);
 		}
@@ -419,6 +425,7 @@ gdl_run(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const GdlGoal
 	es.dict = dict;
 	es.stats = &res->stats;
 	es.bk = gdl_backend_for(in->device);
+	es.trace = getenv("GDL_TRACE") != NULL;
 	if (es.bk == NULL)
 		gdl_error(GDL_ERR_DEVICE, NULL, "Set gpudl.device = cpu or auto.",
 				  "no GPU backend is available");

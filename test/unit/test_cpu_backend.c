@@ -603,6 +603,46 @@ test_aggregate(int64_t n, int cls, int64_t range)
 	}
 }
 
+/*
+ * dedup of a join output that keeps the (sorted) left order: the grouped
+ * path (bitmap for dense groups, in-place sort for sparse ones).
+ */
+static void
+test_grouped_dedup(int64_t nl, int64_t nr, int64_t range, int64_t range2)
+{
+	Rows		l = rows_random(2, nl, 0, range),
+				r = rows_random(2, nr, 0, range);
+	GdlBkRel   *L,
+			   *R,
+			   *J = NULL,
+			   *D = NULL;
+	GdlBkColRef out[2] = {{0, 0}, {1, 1}};
+	int			lk = 1,
+				rk = 0;
+	Rows		gj,
+				gd;
+	int64_t		i;
+
+	for (i = 0; i < nr; i++)
+		r.v[2 * i + 1] = (int64_t) (rnd() % (uint64_t) range2);
+	L = upload_set(&l);
+	R = upload(&r);
+	CHECK(bk->join(ctx, L, R, 1, &lk, &rk, 2, out, &J) == GDL_BK_OK);
+	CHECK(bk->dedup(ctx, 1, &J, &D) == GDL_BK_OK);
+	gj = download(J, 2);
+	gd = download(D, 2);
+	CHECK(rows_unique(&gd));
+	CHECK_MSG(rows_equal(&gd, &gj, true), "grouped dedup range %lld/%lld", (long long) range, (long long) range2);
+	bk->release(ctx, L);
+	bk->release(ctx, R);
+	bk->release(ctx, J);
+	bk->release(ctx, D);
+	free(l.v);
+	free(r.v);
+	free(gj.v);
+	free(gd.v);
+}
+
 /* Arity-0 relations: the unit relation and its joins. */
 static void
 test_unit(void)
@@ -668,6 +708,9 @@ suite(int nthreads, bool big)
 	/* sparse keys (hash index) */
 	test_join(2, 2, 1, 500, 500, 0, 1LL << 40, false);
 	test_join(2, 2, 2, 500, 500, 0, 1LL << 30, false);
+	test_grouped_dedup(big ? 20000 : 2000, 3000, 500, 600);
+	test_grouped_dedup(big ? 20000 : 2000, 3000, 500, 1LL << 40);
+	test_grouped_dedup(2000, 300, 50, 1LL << 20);
 	test_map_errors();
 	test_unit();
 	bk->ctx_destroy(ctx);
