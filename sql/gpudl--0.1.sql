@@ -186,3 +186,49 @@ CREATE FUNCTION gpudl_device_info()
     AS 'MODULE_PATHNAME', 'gpudl_device_info' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION gpudl_device_info() IS
     'the devices gpudl can run on: the CPU, and the GPU when one works';
+
+---------------------------------------------------------- rule learning
+
+CREATE FUNCTION gpudl_learn(
+    program text, target text, positives text, negatives text DEFAULT NULL,
+    max_body int DEFAULT 2, max_rules int DEFAULT 32, epochs int DEFAULT 200,
+    learning_rate float8 DEFAULT 0.1, allow_recursive boolean DEFAULT false,
+    min_support int DEFAULT 1, seed int DEFAULT 0, commit boolean DEFAULT false)
+    RETURNS TABLE(rank int, rule text, probability float8, loss float8,
+                  "precision" float8, recall float8, support bigint,
+                  head_coverage float8, std_confidence float8, pca_confidence float8)
+    AS 'MODULE_PATHNAME', 'gpudl_learn' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION gpudl_learn(text, text, text, text, int, int, int, float8, boolean, int, int, boolean) IS
+    'learn rules for target from example rows; ranked, with losses and confidence measures';
+
+CREATE FUNCTION gpudl_candidates(program text, target text, arity int,
+                                 max_body int DEFAULT 2, allow_recursive boolean DEFAULT false)
+    RETURNS TABLE(id int, rule text, template text)
+    AS 'MODULE_PATHNAME', 'gpudl_candidates' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION gpudl_candidates(text, text, int, int, boolean) IS
+    'the candidate rules of the learning bias, with deterministic ids';
+
+CREATE FUNCTION gpudl_loss_grad(program text, target text, positives text, negatives text,
+                                probabilities float8[])
+    RETURNS TABLE(loss float8, grad float8[])
+    AS 'MODULE_PATHNAME', 'gpudl_loss_grad' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION gpudl_loss_grad(text, text, text, text, float8[]) IS
+    'noisy-or loss of the candidates (max_body 2) at given probabilities, and its gradient';
+
+CREATE FUNCTION gpudl_commit_rule(program text, rule text)
+    RETURNS bigint
+    AS 'MODULE_PATHNAME', 'gpudl_commit_rule' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION gpudl_commit_rule(text, text) IS
+    'store a (learned) rule in a program, validated; returns its id';
+
+CREATE FUNCTION gpudl_sample_false_positives(program text, goal text, exclude text, max_n int)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'gpudl_sample_false_positives' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION gpudl_sample_false_positives(text, text, text, int) IS
+    'answers of a goal not in a set of known facts (a query or table), at most max_n';
+
+CREATE FUNCTION gpudl_derivations(program text, fact text)
+    RETURNS TABLE(rule_id bigint, rule text)
+    AS 'MODULE_PATHNAME', 'gpudl_derivations' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION gpudl_derivations(text, text) IS
+    'the rules of a program that derive a ground fact, e.g. ''path(1, 7)''';

@@ -9,6 +9,7 @@
  */
 #include "gpudl_pg.h"
 #include "gpudl_run.h"
+#include "gpudl_learn.h"
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -125,6 +126,25 @@ insert_validated_rules(const char *program, GdlProgram *prog, bool learned)
 	}
 	PG_END_TRY();
 	return ids;
+}
+
+/*
+ * Validate and insert clauses into an existing program (learned marks them
+ * as induced); returns the new ids.  Used by gpudl_commit_rule and
+ * gpudl_learn(commit => true).
+ */
+List *
+gpudl_insert_rules_text(const char *program, const char *rules, bool learned)
+{
+	GdlProgram *prog;
+
+	gpudl_require_program(program);
+	prog = validate_new_rules(program, rules, true);
+	if (prog->nitems == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("no rules, facts or declarations found in the text")));
+	return insert_validated_rules(program, prog, learned);
 }
 
 /*

@@ -64,6 +64,12 @@ extern GdlProgram *gpudl_parse_text(const char *text, const char *context);
 /* Analyse a program definition, resolving EDB predicates to tables. */
 extern GdlAnalysis *gpudl_analyze_program(GpudlProgramDef *def);
 
+/*
+ * Resolve a predicate of a program to a table (its binding, else a table of
+ * that name on search_path); false when there is none.  arg: GpudlProgramDef.
+ */
+extern bool gpudl_resolve_predicate(void *arg, const char *name, GdlRelInfo *out);
+
 /* Validate a stored program as a whole (used by the catalog triggers). */
 extern void gpudl_validate_stored_program(const char *name);
 

@@ -78,6 +78,11 @@ extern void gpudl_load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlCol
 /* Datum <-> engine value conversions (pg_io.c). */
 extern Datum gpudl_value_to_datum(int64_t v, GdlType t, Oid typid, GdlDict *dict);
 extern Oid	gpudl_type_oid(GdlType t);
+extern int64_t gpudl_datum_to_value(Datum d, Oid typid, GdlDict *dict);
+
+/* Examples from a query or table name (pg_examples.c). */
+extern GdlColumns *gpudl_read_examples(const char *source, const char *what, GdlDict *dict,
+									   GdlType **types_out);
 
 /* The GPU backend to use under gpudl.device, or NULL for the CPU (pg_device.c). */
 struct GdlBackend;

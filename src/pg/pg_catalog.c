@@ -303,8 +303,8 @@ describe_relation(Oid relid, List *columns, const char *pred, GdlRelInfo *out)
 }
 
 /* Resolver callback for gdl_analyze: bindings, then search_path. */
-static bool
-resolve_predicate(void *arg, const char *name, GdlRelInfo *out)
+bool
+gpudl_resolve_predicate(void *arg, const char *name, GdlRelInfo *out)
 {
 	GpudlProgramDef *def = arg;
 	GpudlBinding *b = find_binding(def, name);
@@ -336,7 +336,7 @@ gpudl_analyze_program(GpudlProgramDef *def)
 	ListCell   *lc;
 
 	gpudl_install_host();
-	a = gdl_analyze(def->prog, resolve_predicate, def);
+	a = gdl_analyze(def->prog, gpudl_resolve_predicate, def);
 	foreach(lc, def->bindings)
 	{
 		GpudlBinding *b = lfirst(lc);

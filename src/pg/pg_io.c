@@ -19,8 +19,8 @@
 #define FETCH_BATCH 20000
 
 /* Engine value of a non-null Datum of PostgreSQL type typid. */
-static int64_t
-datum_to_value(Datum d, Oid typid, GdlDict *dict)
+int64_t
+gpudl_datum_to_value(Datum d, Oid typid, GdlDict *dict)
 {
 	switch (typid)
 	{
@@ -125,7 +125,7 @@ gpudl_load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out)
 				if (isnull)
 					has_null = true;
 				else
-					out->cols[c][n] = datum_to_value(d, TupleDescAttr(desc, c)->atttypid, dict);
+					out->cols[c][n] = gpudl_datum_to_value(d, TupleDescAttr(desc, c)->atttypid, dict);
 			}
 			if (!has_null)
 				n++;

@@ -1,0 +1,38 @@
+/*
+ * gpudl_learn.h — the PostgreSQL side of rule learning (pg_learn_setup.c,
+ * api_learn.c, api_derive.c).
+ */
+#ifndef GPUDL_LEARN_H
+#define GPUDL_LEARN_H
+
+#include "gpudl_run.h"
+#include "ilp/gdl_ilp.h"
+
+#include "lib/stringinfo.h"
+#include "utils/hsearch.h"
+
+/* One learning call's inputs, read with the caller's rights. */
+typedef struct GpudlLearnSetup
+{
+	char	   *target;
+	int			arity;
+	GdlType		types[2];
+	GpudlProgramDef *def;
+	GdlAnalysis *analysis;
+	GdlPlan    *plan;			/* compiled lazily for derived predicates */
+	GdlDict    *dict;
+	int			nrels;
+	GdlIlpRelation *rels;
+	GdlColumns *positives;
+	GdlColumns *negatives;
+	GdlIlpProblem prob;
+} GpudlLearnSetup;
+
+extern GpudlLearnSetup *gpudl_learn_setup(const char *program, const char *target, int arity,
+										  const char *positives, const char *negatives);
+extern GdlIlpEvalHook gpudl_learn_eval_hook(GpudlLearnSetup *ls);
+
+/* Insert clauses into a program with learned = true; returns their ids (api_program.c). */
+extern List *gpudl_insert_rules_text(const char *program, const char *rules, bool learned);
+
+#endif							/* GPUDL_LEARN_H */

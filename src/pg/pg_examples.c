@@ -1,0 +1,96 @@
+/*
+ * pg_examples.c — labelled examples for rule learning: the result of a SQL
+ * query, or all rows of a table given by name, read with the caller's rights
+ * into engine columns (text through the run's dictionary).
+ */
+#include "gpudl_run.h"
+
+#include <ctype.h>
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+/* Is the text a (possibly schema-qualified, possibly quoted) relation name? */
+static bool
+looks_like_name(const char *s)
+{
+	const char *p;
+
+	for (p = s; *p; p++)
+		if (!(isalnum((unsigned char) *p) || *p == '_' || *p == '.' || *p == '"' || *p == '$'))
+			return false;
+	return p != s;
+}
+
+/*
+ * Run 'source' (a query, or a table name) and return its rows as columns.
+ * *types_out gets the engine type of each column; 'what' names the argument
+ * in messages ("positives").  NULL rows are skipped, as in table reads.
+ */
+GdlColumns *
+gpudl_read_examples(const char *source, const char *what, GdlDict *dict, GdlType **types_out)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	GdlColumns *out = palloc0(sizeof(GdlColumns));
+	const char *sql;
+	uint64		i;
+	int			c,
+				ncols;
+	TupleDesc	desc;
+
+	if (looks_like_name(source))
+		sql = psprintf("SELECT * FROM %s", source);
+	else
+		sql = source;
+
+	SPI_connect();
+	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be a query returning rows, or a table name", what),
+				 errdetail("Got: %s", source)));
+	desc = SPI_tuptable->tupdesc;
+	ncols = desc->natts;
+	MemoryContextSwitchTo(caller);
+	out->ncols = ncols;
+	out->cols = palloc0(sizeof(int64_t *) * (ncols + 1));
+	*types_out = palloc0(sizeof(GdlType) * (ncols + 1));
+	for (c = 0; c < ncols; c++)
+	{
+		Oid			typid = TupleDescAttr(desc, c)->atttypid;
+
+		(*types_out)[c] = gpudl_type_from_oid(typid);
+		if ((*types_out)[c] == GDL_TYPE_UNKNOWN)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("column %d of the %s has unsupported type %s", c + 1, what,
+							format_type_be(typid)),
+					 errhint("Cast it to int, bigint, text, bool or float8.")));
+		out->cols[c] = gdl_alloc(sizeof(int64_t) * (SPI_processed + 1));
+	}
+	for (i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		bool		has_null = false;
+
+		for (c = 0; c < ncols && !has_null; c++)
+		{
+			bool		isnull;
+			Datum		d = SPI_getbinval(tup, desc, c + 1, &isnull);
+
+			if (isnull)
+				has_null = true;
+			else
+				out->cols[c][out->nrows] = gpudl_datum_to_value(d, TupleDescAttr(desc, c)->atttypid, dict);
+		}
+		if (!has_null)
+			out->nrows++;
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	SPI_finish();
+	return out;
+}

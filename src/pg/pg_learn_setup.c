@@ -1,0 +1,324 @@
+/*
+ * pg_learn_setup.c — the PostgreSQL side of rule learning: builds the ILP
+ * problem (background relations from a program's tables, bindings and
+ * derived predicates; examples from queries) and evaluates learned programs
+ * to fixpoint with the Datalog engine for true precision and recall.
+ */
+#include "gpudl_learn.h"
+
+#include <ctype.h>
+
+#include "miscadmin.h"
+#include "utils/builtins.h"
+
+/* Raise 22023 unless 'name' is a plain predicate name. */
+static void
+check_target_name(const char *name)
+{
+	const char *p;
+
+	if (name == NULL || !(name[0] >= 'a' && name[0] <= 'z'))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid target predicate name \"%s\"", name ? name : ""),
+				 errhint("Predicate names start with a lower-case letter, like \"grandparent\".")));
+	for (p = name; *p; p++)
+		if (!(isalnum((unsigned char) *p) || *p == '_'))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid target predicate name \"%s\"", name),
+					 errhint("Use letters, digits and _ only.")));
+}
+
+/* Rows of one predicate: read from its table, or derived by the engine. */
+static void
+predicate_rows(GpudlLearnSetup *ls, const GdlPred *p, GdlColumns *out)
+{
+	if (p->is_edb)
+		gpudl_load_edb(NULL, p, ls->dict, out);
+	else
+	{
+		GdlRunInput in;
+		GdlGoal		goal;
+		GdlResult  *r;
+
+		memset(&in, 0, sizeof(in));
+		memset(&goal, 0, sizeof(goal));
+		in.load_edb = gpudl_load_edb;
+		in.device = GDL_DEVICE_CPU;
+		in.max_iterations = gpudl_max_iterations;
+		in.want_rows = true;
+		goal.pred = p->id;
+		if (ls->plan == NULL)
+			ls->plan = gdl_plan_compile(ls->analysis);
+		r = gdl_run(ls->plan, &in, ls->dict, &goal);
+		*out = r->rows;
+	}
+}
+
+/* Add one background relation. */
+static void
+add_relation(GpudlLearnSetup *ls, const char *name, int arity, const GdlType *types,
+			 GdlColumns rows)
+{
+	GdlIlpRelation *r;
+
+	ls->rels = repalloc(ls->rels, sizeof(GdlIlpRelation) * (ls->nrels + 1));
+	r = &ls->rels[ls->nrels++];
+	memset(r, 0, sizeof(*r));
+	r->name = pstrdup(name);
+	r->arity = arity;
+	r->types[0] = types[0];
+	r->types[1] = arity > 1 ? types[1] : GDL_TYPE_UNKNOWN;
+	r->rows = rows;
+}
+
+/*
+ * The background of a program: every unary and binary predicate its rules
+ * read or derive, and every bound table; the target's own rows (when the
+ * program derives it) as its known facts.
+ */
+static void
+build_background(GpudlLearnSetup *ls)
+{
+	GdlAnalysis *a = ls->analysis;
+	ListCell   *lc;
+	int			i;
+
+	ls->rels = palloc0(sizeof(GdlIlpRelation));
+	for (i = 0; i < a->npreds; i++)
+	{
+		GdlPred    *p = &a->preds[i];
+		GdlColumns	rows;
+
+		if (p->arity < 1 || p->arity > 2)
+			continue;
+		predicate_rows(ls, p, &rows);
+		add_relation(ls, p->name, p->arity, p->types, rows);
+		CHECK_FOR_INTERRUPTS();
+	}
+	/* bound tables no rule reads yet */
+	foreach(lc, ls->def->bindings)
+	{
+		GpudlBinding *b = lfirst(lc);
+		GdlPred		p;
+		GdlColumns	rows;
+
+		if (gdl_analysis_find_pred(a, b->predicate) >= 0)
+			continue;
+		memset(&p, 0, sizeof(p));
+		p.name = b->predicate;
+		p.is_edb = true;
+		p.id = -1;
+		if (!gpudl_resolve_predicate(ls->def, b->predicate, &p.rel))
+			continue;
+		p.arity = p.rel.ncols;
+		p.types = p.rel.types;
+		if (p.arity < 1 || p.arity > 2)
+			continue;
+		gpudl_load_edb(NULL, &p, ls->dict, &rows);
+		add_relation(ls, p.name, p.arity, p.types, rows);
+	}
+}
+
+/* Examples must fit the target: arity 1 or 2, the target's types. */
+static void
+check_examples(GpudlLearnSetup *ls, const char *what, GdlColumns *ex, GdlType *types)
+{
+	int			c;
+
+	if (ex->ncols < 1 || ex->ncols > 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the %s have %d columns, but a target has 1 or 2 arguments", what, ex->ncols),
+				 errhint("Select one column per argument of \"%s\", in order.", ls->target)));
+	if (ls->arity == 0)
+	{
+		ls->arity = ex->ncols;
+		for (c = 0; c < ex->ncols; c++)
+			ls->types[c] = types[c];
+	}
+	if (ex->ncols != ls->arity)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the %s have %d columns, but \"%s\" has %d arguments",
+						what, ex->ncols, ls->target, ls->arity)));
+	for (c = 0; c < ex->ncols; c++)
+	{
+		GdlType		want = ls->types[c];
+		GdlType		got = types[c];
+		bool		ok = want == got ||
+			((want == GDL_TYPE_INT || want == GDL_TYPE_BIGINT) &&
+			 (got == GDL_TYPE_INT || got == GDL_TYPE_BIGINT));
+
+		if (!ok)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("column %d of the %s is %s, but argument %d of \"%s\" is %s",
+							c + 1, what, gdl_type_name(got), c + 1, ls->target,
+							gdl_type_name(want))));
+	}
+}
+
+/*
+ * Everything a learning call needs: the program (analysed), one dictionary,
+ * the background, the target's arity and types, and the examples (either may
+ * be NULL: positives for gpudl_candidates, negatives when drawn by PCA).
+ */
+GpudlLearnSetup *
+gpudl_learn_setup(const char *program, const char *target, int arity,
+				  const char *positives, const char *negatives)
+{
+	GpudlLearnSetup *ls = palloc0(sizeof(GpudlLearnSetup));
+	int			t;
+
+	gpudl_install_host();
+	check_target_name(target);
+	ls->target = pstrdup(target);
+	ls->def = gpudl_load_program(program);
+	ls->analysis = gpudl_analyze_program(ls->def);
+	ls->dict = gdl_dict_create();
+	ls->arity = arity;
+	t = gdl_analysis_find_pred(ls->analysis, target);
+	if (t >= 0)
+	{
+		GdlPred    *p = &ls->analysis->preds[t];
+
+		if (p->is_edb)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("target \"%s\" is a table of program \"%s\"; learn a derived predicate",
+							target, program),
+					 errhint("Name the predicate to learn differently from the tables its rules read.")));
+		if (p->arity < 1 || p->arity > 2)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("target \"%s\" has %d arguments; rules can be learned for 1 or 2",
+							target, p->arity)));
+		if (arity > 0 && arity != p->arity)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("arity %d does not match predicate \"%s\", which has %d arguments",
+							arity, target, p->arity)));
+		ls->arity = p->arity;
+		ls->types[0] = p->types[0];
+		ls->types[1] = p->arity > 1 ? p->types[1] : GDL_TYPE_UNKNOWN;
+	}
+	else if (arity != 0 && (arity < 1 || arity > 2))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("arity must be 1 or 2, not %d", arity)));
+	build_background(ls);
+
+	if (positives != NULL)
+	{
+		GdlType    *types;
+
+		ls->positives = gpudl_read_examples(positives, "positives", ls->dict, &types);
+		check_examples(ls, "positives", ls->positives, types);
+		if (ls->positives->nrows == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the positives are empty"),
+					 errhint("Give at least one example of \"%s\".", target)));
+	}
+	if (negatives != NULL)
+	{
+		GdlType    *types;
+
+		ls->negatives = gpudl_read_examples(negatives, "negatives", ls->dict, &types);
+		check_examples(ls, "negatives", ls->negatives, types);
+	}
+
+	memset(&ls->prob, 0, sizeof(ls->prob));
+	ls->prob.nrels = ls->nrels;
+	ls->prob.rels = ls->rels;
+	ls->prob.target = ls->target;
+	ls->prob.arity = ls->arity;
+	ls->prob.types[0] = ls->types[0];
+	ls->prob.types[1] = ls->types[1];
+	ls->prob.example_types[0] = ls->types[0];
+	ls->prob.example_types[1] = ls->types[1];
+	ls->prob.positives = ls->positives;
+	ls->prob.negatives = ls->negatives;
+	return ls;
+}
+
+/*
+ * The ILP core's fixpoint hook: run the stored program plus the learned
+ * clauses with the Datalog engine over the same tables and dictionary, and
+ * mark which target facts it derives.
+ */
+static void
+eval_with_engine(void *arg, const char *program, const char *target, int arity,
+				 const GdlColumns *facts, bool *derived)
+{
+	GpudlLearnSetup *ls = arg;
+	GpudlProgramDef def = *ls->def;
+	StringInfoData src;
+	GdlAnalysis *a;
+	GdlPlan    *plan;
+	GdlRunInput in;
+	GdlGoal		goal;
+	GdlResult  *r;
+	HTAB	   *seen;
+	HASHCTL		hc;
+	size_t		i;
+	int			t;
+
+	initStringInfo(&src);
+	if (gdl_analysis_find_pred(ls->analysis, target) < 0)
+	{
+		appendStringInfo(&src, ".decl %s(a1: %s", target, gdl_type_name(ls->types[0]));
+		if (arity > 1)
+			appendStringInfo(&src, ", a2: %s", gdl_type_name(ls->types[1]));
+		appendStringInfoString(&src, ")\n");
+	}
+	appendStringInfoString(&src, program);
+	def.prog = gdl_alloc(sizeof(GdlProgram));
+	gdl_program_append(def.prog, ls->def->prog);
+	gdl_program_append(def.prog, gpudl_parse_text(src.data, "learned program"));
+	a = gpudl_analyze_program(&def);
+	plan = gdl_plan_compile(a);
+	t = gdl_analysis_find_pred(a, target);
+
+	memset(&in, 0, sizeof(in));
+	memset(&goal, 0, sizeof(goal));
+	in.load_edb = gpudl_load_edb;
+	in.device = GDL_DEVICE_CPU;
+	in.max_iterations = gpudl_max_iterations;
+	in.want_rows = true;
+	goal.pred = t;
+	r = gdl_run(plan, &in, ls->dict, &goal);
+
+	memset(&hc, 0, sizeof(hc));
+	hc.keysize = sizeof(int64_t) * 2;
+	hc.entrysize = sizeof(int64_t) * 2;
+	hc.hcxt = CurrentMemoryContext;
+	seen = hash_create("gpudl derived facts", Max(r->rows.nrows, 16), &hc,
+					   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	for (i = 0; i < r->rows.nrows; i++)
+	{
+		int64_t		key[2] = {r->rows.cols[0][i], arity > 1 ? r->rows.cols[1][i] : 0};
+
+		(void) hash_search(seen, key, HASH_ENTER, NULL);
+	}
+	for (i = 0; i < facts->nrows; i++)
+	{
+		int64_t		key[2] = {facts->cols[0][i], arity > 1 ? facts->cols[1][i] : 0};
+
+		derived[i] = hash_search(seen, key, HASH_FIND, NULL) != NULL;
+	}
+	hash_destroy(seen);
+}
+
+/* The hook that judges learned programs with the engine. */
+GdlIlpEvalHook
+gpudl_learn_eval_hook(GpudlLearnSetup *ls)
+{
+	GdlIlpEvalHook h;
+
+	h.fn = eval_with_engine;
+	h.arg = ls;
+	return h;
+}
