@@ -130,7 +130,8 @@ check_examples(GpudlLearnSetup *ls, const char *what, GdlColumns *ex, GdlType *t
 	if (ex->ncols < 1 || ex->ncols > 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("the %s have %d columns, but a target has 1 or 2 arguments", what, ex->ncols),
+				 errmsg("the %s have %d column%s, but a target has 1 or 2 arguments", what, ex->ncols,
+						ex->ncols == 1 ? "" : "s"),
 				 errhint("Select one column per argument of \"%s\", in order.", ls->target)));
 	if (ls->arity == 0)
 	{
@@ -141,8 +142,9 @@ check_examples(GpudlLearnSetup *ls, const char *what, GdlColumns *ex, GdlType *t
 	if (ex->ncols != ls->arity)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("the %s have %d columns, but \"%s\" has %d arguments",
-						what, ex->ncols, ls->target, ls->arity)));
+				 errmsg("the %s have %d column%s, but \"%s\" has %d argument%s",
+						what, ex->ncols, ex->ncols == 1 ? "" : "s", ls->target, ls->arity,
+						ls->arity == 1 ? "" : "s")));
 	for (c = 0; c < ex->ncols; c++)
 	{
 		GdlType		want = ls->types[c];
