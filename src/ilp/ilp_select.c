@@ -1,14 +1,15 @@
 /*
  * ilp_select.c — from trained candidates to a small, accurate program.
  *
- * Greedy set cover over the examples, guided by the training: only
- * candidates that training pushed up (eligible) take part; each round adds
- * the candidate with the largest gain (positives newly derived minus
- * negatives newly derived, weighted when negatives are a sample), ties broken by higher trained probability, then
- * lower id — so the result is deterministic.  A rule must derive at least
- * min_support positives, have its own precision >= min_precision, and gain
- * something.  Then rules whose removal does not lower the score are dropped
- * (last rank first), which keeps the program small.
+ * Deterministic top-k with greedy pruning: candidates are taken in order of
+ * their trained probability (then lower id), and one joins the program only
+ * when it still gains something — derives more new positives than
+ * (weighted) new negatives — so rules that add no coverage or only add
+ * errors are skipped.  Only candidates that training pushed up (eligible)
+ * take part; a rule must also derive at least min_support positives and
+ * have its own precision >= min_precision.  Then rules whose removal does
+ * not lower the score are dropped (longest first), which keeps the program
+ * small.
  *
  * A candidate's coverage of the examples is exact for non-recursive
  * programs.  With the target in a body, coverage was computed with the
@@ -141,15 +142,18 @@ admissible(const IlpSelectCtx *ctx, int32_t c)
 	return (double) cd->npos / ((double) cd->npos + nneg) >= ctx->min_precision;
 }
 
-/* Best admissible candidate by gain (recursive or not), or -1. */
+/*
+ * The admissible candidate (recursive or not, as asked) of highest trained
+ * probability, lowest id on ties, among those that still gain something;
+ * -1 when none does.
+ */
 static int32_t
-best_gain(const IlpSelectCtx *ctx, const bool *derived, const bool *chosen,
+next_candidate(const IlpSelectCtx *ctx, const bool *derived, const bool *chosen,
 		  const int32_t *tried_at, int n, bool recursive, bool has_rec, bool budget_left)
 {
 	const IlpWorld *w = ctx->w;
 	const IlpCandSet *cs = ctx->cs;
 	int32_t		best = -1;
-	double		bgain = 0;
 
 	for (int32_t c = 0; c < cs->n; c++)
 	{
@@ -174,11 +178,9 @@ best_gain(const IlpSelectCtx *ctx, const bool *derived, const bool *chosen,
 		gain = np - w->neg_weight * nn;
 		if (np < 1 || gain <= 0)
 			continue;
-		if (best < 0 || gain > bgain || (gain == bgain && ctx->prob[c] > ctx->prob[best]))
-		{
+		/* trained probability first, lower id on ties (c ascends) */
+		if (best < 0 || ctx->prob[c] > ctx->prob[best])
 			best = c;
-			bgain = gain;
-		}
 	}
 	return best;
 }
@@ -203,9 +205,9 @@ cmp_elim(const void *x, const void *y)
 }
 
 /*
- * Select a program.  Non-recursive candidates first, by gain (exact); then,
- * while positives are left underived, recursive candidates by their
- * coverage-estimated gain, each checked at fixpoint (and once the program is
+ * Select a program.  Non-recursive candidates first (their gain is exact);
+ * then, while positives are left underived, recursive candidates (gain
+ * estimated from coverage), each checked at fixpoint (and once the program is
  * recursive, every addition is).  The greedy may go past max_rules; then
  * rules whose removal does not lower the score are dropped, longest first,
  * and the program is cut to max_rules.
@@ -241,9 +243,9 @@ ilp_select(IlpSelectCtx *ctx, IlpSelection *out)
 		int32_t		best;
 
 		gdl_check_interrupts();
-		best = best_gain(ctx, derived, chosen, tried_at, n, false, has_rec, budget);
+		best = next_candidate(ctx, derived, chosen, tried_at, n, false, has_rec, budget);
 		if (best < 0 && tp < w->npos)
-			best = best_gain(ctx, derived, chosen, tried_at, n, true, has_rec, budget);
+			best = next_candidate(ctx, derived, chosen, tried_at, n, true, has_rec, budget);
 		if (best < 0)
 			break;
 		if (cs->c[best].recursive || has_rec)
