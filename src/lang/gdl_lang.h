@@ -264,4 +264,44 @@ extern int	gdl_analysis_find_pred(const GdlAnalysis *a, const char *name);
  */
 extern int	gdl_explain_strata(const GdlAnalysis *a, char ***lines_out);
 
+/* ------------------------------------------------- goal-directed rewrite */
+
+/*
+ * A program rewritten by magic sets for one goal predicate and binding
+ * pattern (lang_magic.c).  It derives the goal's answers for the constants
+ * the host puts into the seed table, and as little else as it can.
+ * Predicate names in it hold '@' ("anc@bf", "m@anc@bf", "s@anc@bf"), which
+ * no source text can.
+ */
+typedef struct GdlMagic
+{
+	GdlProgram *prog;			/* the rewritten program (shares terms with the original) */
+	int			goal_pred;		/* the goal predicate in the original analysis */
+	const char *goal_name;		/* the goal predicate in prog (adorned) */
+	const char *seed_name;		/* extensional predicate: one row per goal binding */
+	int			nseed;			/* seed columns: the goal arguments bound by demand */
+	int		   *seed_args;		/* goal argument of each seed column */
+	const char *pattern;		/* adornment of the goal: 'b' bound / 'f' free per argument */
+	int			nadorned;		/* adorned predicates */
+	int			nmagic_rules;	/* rules deriving demand */
+	int			nfrozen;		/* derived predicates kept whole (rewrite unsound through them) */
+} GdlMagic;
+
+/*
+ * Rewrite an analysed program for a goal predicate whose arguments flagged
+ * in 'bound' (one flag per argument) are bound.  Aggregate arguments are
+ * never bound.  Returns NULL when no rewrite applies (the goal is a table or
+ * facts only, nothing bindable is bound, or the goal predicate cannot be
+ * adorned soundly): run the original program then.  The result is
+ * stratified whenever the original is.
+ */
+extern GdlMagic *gdl_magic_rewrite(const GdlAnalysis *a, int goal_pred, const bool *bound);
+
+/*
+ * Analyse a rewritten program.  Its tables resolve to those of 'a' (no host
+ * look-up); the seed resolves to a table with relid 0 and m->nseed columns
+ * typed like the goal's bound arguments (integers as bigint).
+ */
+extern GdlAnalysis *gdl_magic_analyze(const GdlAnalysis *a, const GdlMagic *m);
+
 #endif							/* GDL_LANG_H */
