@@ -18,11 +18,15 @@
  * The method (ARCHITECTURE.md section 5): candidates are enumerated top-down
  * from the bias and pruned by their support on the examples; each candidate's
  * coverage of the examples is computed by joins driven from the examples and
- * kept as a sparse example x candidate matrix; candidate probabilities
+ * kept as a sparse example x candidate matrix (CSR); candidate probabilities
  * p = sigmoid(w) are trained with Adam on the noisy-or log-likelihood; the
- * program is then selected greedily in (probability desc, id asc) order and
- * checked at fixpoint (through the host's hook when it gives one, so
- * recursive rules are judged by what they really derive).
+ * program is then selected in (probability desc, id asc) order, a rule
+ * joining only when it still derives more new positives than new negatives,
+ * recursive programs checked at fixpoint (through the host's hook when it
+ * gives one, so they are judged by what they really derive), redundant rules
+ * dropped, and over-general rules specialised when the background shows it.
+ * Shorter bodies are tried first; the first bias stage that fits the
+ * examples exactly wins.  Deterministic: same inputs, same rules.
  */
 #ifndef GDL_ILP_H
 #define GDL_ILP_H
@@ -73,11 +77,11 @@ typedef struct GdlIlpParams
 	int			epochs;			/* >= 0 (default 200) */
 	double		learning_rate;	/* > 0 (default 0.1) */
 	bool		allow_recursive;	/* target in bodies, invented closures (default false) */
-	int			min_support;	/* >= 1 positives a candidate must cover (default 1) */
+	int			min_support;	/* positives a candidate must cover (default 1; 0 means 1) */
 	int64_t		seed;			/* for generated negatives (default 0) */
 	/* extensions beyond PRODUCT.md, with defaults that need no thought */
 	GdlIlpNegMode neg_mode;		/* generated negatives (default PCA) */
-	int			neg_per_pos;	/* per positive; 0: 4 for PCA, at most 50 for CLOSED */
+	int			neg_per_pos;	/* per positive (0: 4 for PCA; for CLOSED a cap, 50) */
 	int			max_candidates; /* bias size limit, GDL_ERR_LIMIT past it (default 2,000,000) */
 	bool		deepen;			/* try shorter bodies first, stop at a perfect fit (default true) */
 	bool		invent;			/* with allow_recursive: closures q+ of binary predicates (default true) */
