@@ -3,7 +3,7 @@
 DROP EXTENSION gpudl;
 CREATE EXTENSION gpudl;
 -- user functions live in the extension's schema (public here)
-SELECT p.proname, pg_get_function_identity_arguments(p.oid) AS args
+SELECT p.proname, p.pronargs AS nargs, pg_get_function_result(p.oid) AS returns
 FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'gpudl'
 WHERE p.pronamespace = 'public'::regnamespace

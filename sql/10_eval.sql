@@ -79,6 +79,13 @@ SELECT gpudl_count('count_up', 'n(X)');
 RESET gpudl.max_iterations;
 SELECT gpudl_create_program('bounded', 'n(0). n(Y) :- n(X), Y = X + 1, Y <= 500.');
 SELECT gpudl_count('bounded', 'n(X)');
+-- an evaluation past gpudl.host_memory_limit stops with an error, not the OOM killer
+CREATE TABLE chain AS SELECT g AS a, g + 1 AS b FROM generate_series(1, 1000) g;
+SELECT gpudl_create_program('chain_tc', 'p(X, Y) :- chain(X, Y). p(X, Z) :- p(X, Y), chain(Y, Z).');
+SET gpudl.host_memory_limit = '1MB';
+SELECT gpudl_count('chain_tc', 'p(X, Y)');
+RESET gpudl.host_memory_limit;
+SELECT gpudl_count('chain_tc', 'p(X, Y)');
 -- division by zero is an error, not a crash
 SELECT gpudl_create_program('divzero', 'd(X, Y) :- n(X), Y = 10 / X. n(0). n(1).');
 SELECT gpudl_count('divzero', 'd(X, Y)');

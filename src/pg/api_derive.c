@@ -78,6 +78,7 @@ gpudl_sample_false_positives(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("max_n must be a non-negative integer")));
 	InitMaterializedSRF(fcinfo, 0);
+	gpudl_memory_reset();
 	desc = rsinfo->setDesc;
 	run = gpudl_run_goal(program, goal_text, true);
 	ncols = run->result->rows.ncols;
@@ -199,6 +200,7 @@ gpudl_derivations(PG_FUNCTION_ARGS)
 				k;
 
 	gpudl_install_host();
+	gpudl_memory_reset();
 	def = gpudl_load_program(program);
 	a = gpudl_analyze_program(def);
 	gs = gpudl_parse_goal(a, fact_text);

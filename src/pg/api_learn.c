@@ -216,6 +216,7 @@ gpudl_learn(PG_FUNCTION_ARGS)
 	gpudl_require_program(program);
 
 	InitMaterializedSRF(fcinfo, 0);
+	gpudl_memory_reset();
 	percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl learn", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(percall);
 	run_id = start_run(program, target, params_json(positives, negatives, &params, commit));
@@ -267,6 +268,7 @@ gpudl_candidates(PG_FUNCTION_ARGS)
 	require(max_body >= 1 && max_body <= 3, "max_body must be between 1 and 3", max_body);
 	gpudl_require_program(program);
 	InitMaterializedSRF(fcinfo, 0);
+	gpudl_memory_reset();
 	ls = gpudl_learn_setup(program, target, arity, NULL, NULL);
 	cl = gdl_ilp_candidates(&ls->prob, max_body, allow_recursive);
 	for (i = 0; i < cl->n; i++)
@@ -329,6 +331,7 @@ gpudl_loss_grad(PG_FUNCTION_ARGS)
 	}
 	gpudl_require_program(program);
 	InitMaterializedSRF(fcinfo, 0);
+	gpudl_memory_reset();
 	ls = gpudl_learn_setup(program, target, 0, positives, negatives);
 	loss = gdl_ilp_loss_grad(&ls->prob, 2, false, 0, probs, n, grad);
 	gd = palloc(sizeof(Datum) * (n + 1));

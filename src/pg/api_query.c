@@ -111,6 +111,7 @@ gpudl_query(PG_FUNCTION_ARGS)
 	int			c;
 
 	InitMaterializedSRF(fcinfo, 0);
+	gpudl_memory_reset();
 	desc = rsinfo->setDesc;
 	percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl query", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(percall);
@@ -142,7 +143,10 @@ gpudl_count(PG_FUNCTION_ARGS)
 	MemoryContext percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl count",
 												  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(percall);
-	int64		count = gpudl_run_goal(program, goal_text, false)->result->count;
+	int64		count;
+
+	gpudl_memory_reset();
+	count = gpudl_run_goal(program, goal_text, false)->result->count;
 
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(percall);
@@ -332,6 +336,7 @@ gpudl_materialize(PG_FUNCTION_ARGS)
 				 errmsg("invalid mode \"%s\"", mode),
 				 errhint("Use 'replace' or 'append'.")));
 
+	gpudl_memory_reset();
 	percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl materialize", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(percall);
 	gpudl_install_host();

@@ -25,6 +25,7 @@ typedef enum GpudlDeviceSetting
 extern int	gpudl_device_setting;
 extern int	gpudl_device_memory_limit_mb;
 extern int	gpudl_max_iterations;
+extern int	gpudl_host_memory_limit_mb;
 extern char *gpudl_cuda_library;
 
 extern void gpudl_define_gucs(void);
@@ -33,6 +34,9 @@ extern void gpudl_define_gucs(void);
 
 /* Install the palloc/ereport host hooks for the core (idempotent). */
 extern void gpudl_install_host(void);
+
+/* Start counting the core's host memory afresh (one per SQL call). */
+extern void gpudl_memory_reset(void);
 
 /* ------------------------------------------------------------- catalog */
 

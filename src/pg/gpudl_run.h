@@ -38,13 +38,43 @@ extern GdlPlan *gpudl_plan_acquire(const char *name, bool *cache_hit, int64 *ver
 extern void gpudl_plan_forget(const char *name);
 extern int	gpudl_plan_cache_size(void);
 
+/*
+ * Keep a plan acquired above valid (not freed by a later acquire that finds
+ * it stale) until CurrentMemoryContext is reset or deleted.
+ */
+extern void gpudl_plan_pin(const GdlPlan *plan);
+
+/*
+ * A goal-directed plan: the program rewritten by magic sets for one goal
+ * predicate and binding pattern (lang_magic.c), analysed and compiled.
+ */
+typedef struct GpudlMagicPlan
+{
+	const GdlMagic *magic;
+	const GdlAnalysis *analysis;
+	const GdlPlan *plan;
+	int			goal_pred;		/* the goal predicate in 'analysis' */
+	int			seed_pred;		/* the seed (goal constants) in 'analysis' */
+} GpudlMagicPlan;
+
+/*
+ * The goal-directed plan of a program (whose plan 'base' was just acquired)
+ * for goal predicate goal_pred (of the base analysis) with the flagged
+ * arguments bound, cached with the base plan per (goal, pattern).  NULL when
+ * no rewrite applies; then *why says why when it is worth saying.
+ */
+extern const GpudlMagicPlan *gpudl_magic_plan_acquire(const GdlPlan *base, int goal_pred,
+													  const bool *bound, bool *cache_hit,
+													  const char **why);
+
 /* A parsed goal "p(X, "a", _)" against a plan's analysis. */
 typedef struct GpudlGoalSpec
 {
 	int			pred;
 	int			arity;
-	GdlTerm   **args;			/* as parsed */
+	GdlTerm   **args;			/* as parsed, then bound (gpudl_goal_bind) */
 	GdlType    *types;
+	GdlClause  *clause;			/* the parsed goal (names its variables) */
 } GpudlGoalSpec;
 
 /* Parse and check a goal (pgoal_goal.c). */
@@ -52,6 +82,19 @@ extern GpudlGoalSpec *gpudl_parse_goal(const GdlAnalysis *a, const char *goal_te
 
 /* Encode a goal's constants with the run's dictionary. */
 extern GdlGoal *gpudl_encode_goal(const GpudlGoalSpec *g, GdlDict *dict);
+
+/* Bind an argument to a constant; false when the goal then has no answer. */
+extern bool gpudl_goal_bind(GpudlGoalSpec *g, int arg, GdlTerm *value);
+
+/* Flag bound arguments: constants plus extra[] (and their variables). */
+extern void gpudl_goal_bound_args(const GpudlGoalSpec *g, const int *extra, int nextra,
+								  bool *bound);
+
+/* The goal as text, bound arguments as constants. */
+extern char *gpudl_goal_to_string(const GpudlGoalSpec *g, const GdlAnalysis *a);
+
+/* A goal constant for a non-null Datum (integers, text, bool), else NULL. */
+extern GdlTerm *gpudl_datum_to_term(Datum d, Oid typid);
 
 /* Everything one evaluation needs (pg_run.c). */
 typedef struct GpudlRun
@@ -64,13 +107,50 @@ typedef struct GpudlRun
 	GdlDict    *dict;
 	GdlResult  *result;
 	const char *device;			/* "cpu" or "gpu" */
+	/* goal-directed evaluation and pushdown (gpudl_run_prepare) */
+	bool		empty;			/* a pushed constant contradicts the goal: no answers */
+	bool	   *bound;			/* per goal argument: bound by a constant */
+	const GpudlMagicPlan *magic;	/* the rewritten plan, or NULL: the program as is */
+	bool		magic_cache_hit;
+	const char *magic_why;		/* why there is no rewrite, when worth saying */
+	GdlGoal    *encoded;		/* the goal, encoded with dict */
+	bool		want_rows;
 } GpudlRun;
+
+/* How to evaluate (gpudl_run_prepare). */
+typedef struct GpudlRunOptions
+{
+	bool		want_rows;
+	bool		goal_directed;	/* rewrite for bound goal arguments (and gpudl.enable_magic) */
+	int			npushed;		/* goal arguments bound by pushed-down conditions */
+	const int  *pushed_args;
+	GdlTerm *const *pushed_values;	/* per pushed argument: its constant; NULL = not known yet */
+} GpudlRunOptions;
 
 /*
  * Acquire the plan, parse the goal, read tables and evaluate.  Allocates in
- * CurrentMemoryContext (the caller's per-call context).
+ * CurrentMemoryContext (the caller's per-call context).  Goals with
+ * constants are evaluated goal-directed (gpudl.enable_magic).
  */
 extern GpudlRun *gpudl_run_goal(const char *program, const char *goal_text, bool want_rows);
+
+/*
+ * The steps of gpudl_run_goal for callers that look in between (the
+ * GpuDatalog scan): prepare acquires the plans (pinned to
+ * CurrentMemoryContext), parses and binds the goal and chooses the
+ * goal-directed plan; execute reads the tables and evaluates (not when
+ * run->empty).  A prepared run with unknown pushed values can be explained
+ * but not executed.
+ */
+extern GpudlRun *gpudl_run_prepare(const char *program, const char *goal_text,
+								   const GpudlRunOptions *opts);
+extern void gpudl_run_execute(GpudlRun *run);
+
+/* The analysis a prepared run evaluates, and its goal predicate there. */
+extern const GdlAnalysis *gpudl_run_analysis(const GpudlRun *run, int *goal_pred);
+
+/* Per stratum of that analysis: does the goal need it?  Returns how many do. */
+extern int	gpudl_run_strata(const GpudlRun *run, bool *needed);
 
 /* The EDB loader given to the engine: reads a table with the caller's rights. */
 extern void gpudl_load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out);
@@ -83,6 +163,15 @@ extern int64_t gpudl_datum_to_value(Datum d, Oid typid, GdlDict *dict);
 /* Examples from a query or table name (pg_examples.c). */
 extern GdlColumns *gpudl_read_examples(const char *source, const char *what, GdlDict *dict,
 									   GdlType **types_out);
+
+/* Settings of the GpuDatalog scan and goal-directed evaluation (pg_module.c). */
+extern bool gpudl_enable_customscan;
+extern bool gpudl_enable_pushdown;
+extern bool gpudl_enable_magic;
+extern bool gpudl_explain_machine_details;
+
+/* The GpuDatalog custom scan: register its planner hook (pg_scan_path.c). */
+extern void gpudl_scan_init(void);
 
 /* The GPU backend to use under gpudl.device, or NULL for the CPU (pg_device.c). */
 struct GdlBackend;

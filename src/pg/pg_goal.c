@@ -2,8 +2,14 @@
  * pg_goal.c — goals of gpudl_query / gpudl_count / gpudl_materialize:
  * "anc(X, Y)", "anc(\"alice\", Y)", "path(1, _)".  A goal is one atom; its
  * constants filter the answer, repeated variables require equal columns.
+ * WHERE conditions pushed down by the GpuDatalog scan bind more arguments
+ * (gpudl_goal_bind); the bound arguments pick the goal-directed plan.
  */
 #include "gpudl_run.h"
+
+#include "catalog/pg_type.h"
+#include "lib/stringinfo.h"
+#include "utils/builtins.h"
 
 /* Parse a goal and check it against the program's predicates. */
 GpudlGoalSpec *
@@ -46,6 +52,7 @@ gpudl_parse_goal(const GdlAnalysis *a, const char *goal_text)
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("goal \"%s\" has %d arguments but predicate \"%s\" has %d",
 						goal_text, g->arity, c->head.name, a->preds[g->pred].arity)));
+	g->clause = c;
 	g->args = c->head.args;
 	g->types = a->preds[g->pred].types;
 	for (i = 0; i < g->arity; i++)
@@ -145,4 +152,131 @@ gpudl_encode_goal(const GpudlGoalSpec *g, GdlDict *dict)
 		}
 	}
 	return goal;
+}
+
+/* Is a goal argument a constant? */
+static bool
+term_is_const(const GdlTerm *t)
+{
+	return t->kind == GDL_TERM_INT || t->kind == GDL_TERM_FLOAT ||
+		t->kind == GDL_TERM_TEXT || t->kind == GDL_TERM_BOOL;
+}
+
+/* Do two constants denote the same value? */
+static bool
+const_equal(const GdlTerm *x, const GdlTerm *y)
+{
+	if (x->kind == GDL_TERM_TEXT || y->kind == GDL_TERM_TEXT)
+		return x->kind == y->kind && strcmp(x->text, y->text) == 0;
+	if (x->kind == GDL_TERM_BOOL || y->kind == GDL_TERM_BOOL)
+		return x->kind == y->kind && x->bval == y->bval;
+	if (x->kind == GDL_TERM_FLOAT || y->kind == GDL_TERM_FLOAT)
+		return (x->kind == GDL_TERM_FLOAT ? x->fval : (double) x->ival) ==
+			(y->kind == GDL_TERM_FLOAT ? y->fval : (double) y->ival);
+	return x->ival == y->ival;
+}
+
+/*
+ * Bind goal argument 'arg' to a constant: every occurrence of its variable
+ * becomes the constant.  Returns false when the argument already is another
+ * constant: then the goal has no answers.
+ */
+bool
+gpudl_goal_bind(GpudlGoalSpec *g, int arg, GdlTerm *value)
+{
+	GdlTerm    *t = g->args[arg];
+	GdlTerm   **args;
+	int			i;
+
+	if (term_is_const(t))
+		return const_equal(t, value);
+	/* the parsed atom may be shared: bind in a copy */
+	args = palloc(sizeof(GdlTerm *) * (g->arity + 1));
+	memcpy(args, g->args, sizeof(GdlTerm *) * g->arity);
+	for (i = 0; i < g->arity; i++)
+		if (i == arg || (t->kind == GDL_TERM_VAR && args[i]->kind == GDL_TERM_VAR &&
+						 args[i]->var == t->var))
+			args[i] = value;
+	g->args = args;
+	return true;
+}
+
+/*
+ * Flag the goal's bound arguments: its constants, and the arguments in
+ * extra[] (pushed down, value possibly not known yet) with every other
+ * occurrence of their variables.
+ */
+void
+gpudl_goal_bound_args(const GpudlGoalSpec *g, const int *extra, int nextra, bool *bound)
+{
+	int			i,
+				j;
+
+	for (i = 0; i < g->arity; i++)
+		bound[i] = term_is_const(g->args[i]);
+	for (j = 0; j < nextra; j++)
+	{
+		const GdlTerm *t = g->args[extra[j]];
+
+		bound[extra[j]] = true;
+		for (i = 0; i < g->arity; i++)
+			if (t->kind == GDL_TERM_VAR && g->args[i]->kind == GDL_TERM_VAR &&
+				g->args[i]->var == t->var)
+				bound[i] = true;
+	}
+}
+
+/* The goal as Datalog text, with bound arguments shown as constants. */
+char *
+gpudl_goal_to_string(const GpudlGoalSpec *g, const GdlAnalysis *a)
+{
+	StringInfoData s;
+	int			i;
+
+	initStringInfo(&s);
+	appendStringInfo(&s, "%s(", a->preds[g->pred].name);
+	for (i = 0; i < g->arity; i++)
+		appendStringInfo(&s, "%s%s", i ? ", " : "", gdl_term_to_string(g->clause, g->args[i]));
+	appendStringInfoChar(&s, ')');
+	return s.data;
+}
+
+/*
+ * A goal constant for a non-null Datum of type typid (integers, text,
+ * bool), or NULL for another type.
+ */
+GdlTerm *
+gpudl_datum_to_term(Datum d, Oid typid)
+{
+	GdlTerm    *t = palloc0(sizeof(GdlTerm));
+
+	switch (typid)
+	{
+		case INT2OID:
+			t->kind = GDL_TERM_INT;
+			t->ival = DatumGetInt16(d);
+			break;
+		case INT4OID:
+			t->kind = GDL_TERM_INT;
+			t->ival = DatumGetInt32(d);
+			break;
+		case INT8OID:
+			t->kind = GDL_TERM_INT;
+			t->ival = DatumGetInt64(d);
+			break;
+		case BOOLOID:
+			t->kind = GDL_TERM_BOOL;
+			t->bval = DatumGetBool(d);
+			break;
+		case TEXTOID:
+		case VARCHAROID:
+			t->kind = GDL_TERM_TEXT;
+			t->text = TextDatumGetCString(d);
+			t->quoted = true;
+			break;
+		default:
+			pfree(t);
+			return NULL;
+	}
+	return t;
 }

@@ -6,27 +6,87 @@
  */
 #include "gpudl_pg.h"
 
+#include <unistd.h>
+
 #include "miscadmin.h"
 #include "utils/memutils.h"
+
+/*
+ * Bytes the core holds through these hooks since the last
+ * gpudl_memory_reset(): an evaluation that would pass gpudl.host_memory_limit
+ * stops with an ERROR (53200) instead of being killed by the kernel's OOM
+ * killer, which would restart the whole cluster.
+ */
+static int64 tracked_bytes = 0;
+
+/* The limit in bytes: the setting, or 3/4 of physical memory when 0. */
+static int64
+host_limit(void)
+{
+	static int64 physical = 0;
+
+	if (gpudl_host_memory_limit_mb > 0)
+		return (int64) gpudl_host_memory_limit_mb * 1024 * 1024;
+	if (physical == 0)
+		physical = (int64) sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+	return physical > 0 ? physical / 4 * 3 : INT64_MAX;
+}
+
+/* Start counting afresh: each SQL entry point that evaluates calls this. */
+void
+gpudl_memory_reset(void)
+{
+	tracked_bytes = 0;
+}
+
+/* Add (or with a negative delta, remove) bytes; raise past the limit. */
+static void
+account(int64 delta)
+{
+	tracked_bytes += delta;
+	if (delta > 0 && tracked_bytes > host_limit())
+	{
+		int64		held = tracked_bytes;
+
+		tracked_bytes = 0;		/* the failed call's memory goes with its context */
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("gpudl: the evaluation needs more than %lld MB of host memory",
+						(long long) (held / (1024 * 1024))),
+				 errhint("Raise gpudl.host_memory_limit, ask for fewer answers (bind goal arguments), or use a GPU.")));
+	}
+}
 
 /* Zeroed, possibly huge allocation in the current memory context. */
 static void *
 pg_alloc(size_t size)
 {
-	return MemoryContextAllocExtended(CurrentMemoryContext, size,
-									  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	void	   *p;
+
+	account((int64) size);		/* before touching the memory */
+	p = MemoryContextAllocExtended(CurrentMemoryContext, size,
+								   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	account((int64) GetMemoryChunkSpace(p) - (int64) size);
+	return p;
 }
 
 /* Resize a block (huge sizes allowed). */
 static void *
 pg_realloc(void *ptr, size_t size)
 {
-	return repalloc_huge(ptr, size);
+	int64		old = GetMemoryChunkSpace(ptr);
+	void	   *p;
+
+	account((int64) size - old);	/* before touching the memory */
+	p = repalloc_huge(ptr, size);
+	account((int64) GetMemoryChunkSpace(p) - (int64) size);
+	return p;
 }
 
 static void
 pg_free(void *ptr)
 {
+	account(-(int64) GetMemoryChunkSpace(ptr));
 	pfree(ptr);
 }
 

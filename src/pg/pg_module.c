@@ -17,6 +17,7 @@ PG_MODULE_MAGIC;
 int			gpudl_device_setting = GPUDL_DEVICE_AUTO;
 int			gpudl_device_memory_limit_mb = 0;
 int			gpudl_max_iterations = 100000;
+int			gpudl_host_memory_limit_mb = 0;
 char	   *gpudl_cuda_library = NULL;
 
 static const struct config_enum_entry device_options[] = {
@@ -45,6 +46,11 @@ gpudl_define_gucs(void)
 							"Fixpoint rounds before a run stops with an error.",
 							NULL, &gpudl_max_iterations, 100000, 1, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpudl.host_memory_limit",
+							"Host memory one evaluation may hold, in MB (0: three quarters of physical memory).",
+							"Past it the evaluation stops with an error instead of exhausting the machine.",
+							&gpudl_host_memory_limit_mb, 0, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_MB, NULL, NULL, NULL);
 	DefineCustomStringVariable("gpudl.cuda_library",
 							   "Path of the GPU backend module to dlopen.",
 							   NULL, &gpudl_cuda_library, "$libdir/gpudl_cuda.so",

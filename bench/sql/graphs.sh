@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# bench/sql/graphs.sh — TC and SG over the benchmark graphs through SQL:
+# gpudl_count end to end and the engine's own time (gpudl_stats), gpudl_materialize
+# of TC, against WITH RECURSIVE in the same run.  Medians of RUNS runs.
+#
+#   bash bench/sql/graphs.sh                      # private cluster of this checkout
+#   DEVICE=gpu RUNS=5 GRAPHS="CA-HepTh SF.cedge" bash bench/sql/graphs.sh
+#
+# Settings (environment): GRAPHS (names in shared/data/graphs), DEVICE (cpu|gpu|auto),
+# RUNS (default 3), WORKLOADS (default "tc sg"), RECURSIVE_TIMEOUT_S (0 skips WITH
+# RECURSIVE; default 120), MATERIALIZE (1: also time gpudl_materialize of TC),
+# GRAPH_DIR.  Output: a markdown table on stdout; peak RSS of the backend from /proc.
+# Connection: PGHOST/PGPORT/... as set; without them, tools/pgenv.sh's private cluster.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+if [ -z "${PGHOST:-}" ]; then source "$here/../../tools/pgenv.sh"; pg_start >/dev/null; fi
+GRAPH_DIR="${GRAPH_DIR:-$here/../../../shared/data/graphs}"
+GRAPHS="${GRAPHS:-p2p-Gnutella04 CA-HepTh ego-Facebook SF.cedge}"
+DEVICE="${DEVICE:-auto}"
+RUNS="${RUNS:-3}"
+WORKLOADS="${WORKLOADS:-tc sg}"
+RECURSIVE_TIMEOUT_S="${RECURSIVE_TIMEOUT_S:-120}"
+MATERIALIZE="${MATERIALIZE:-1}"
+DB="${BENCH_DB:-gpudl_bench}"
+q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+
+psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" >/dev/null
+q -c "CREATE EXTENSION gpudl" -c "
+CREATE FUNCTION bench_count(prog text, goal text, dev text) RETURNS text LANGUAGE plpgsql AS \$\$
+DECLARE t0 timestamptz; n bigint; e bigint; it bigint;
+BEGIN
+  PERFORM set_config('gpudl.device', dev, true);
+  t0 := clock_timestamp();
+  n := gpudl_count(prog, goal);
+  SELECT value INTO e FROM gpudl_stats() WHERE name = 'last_us_total';
+  SELECT value INTO it FROM gpudl_stats() WHERE name = 'last_iterations';
+  RETURN n || ' ' || round(extract(epoch FROM clock_timestamp() - t0)::numeric, 4) || ' ' || round(e / 1e6, 4) || ' ' || it;
+END \$\$;
+CREATE FUNCTION bench_sql(query text) RETURNS text LANGUAGE plpgsql AS \$\$
+DECLARE t0 timestamptz := clock_timestamp(); n bigint;
+BEGIN
+  EXECUTE query INTO n;
+  RETURN n || ' ' || round(extract(epoch FROM clock_timestamp() - t0)::numeric, 3);
+END \$\$;"
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+echo "| graph | workload | tuples | iterations | device | engine s (median) | gpudl_count s (median) | WITH RECURSIVE s | ratio | peak backend RSS MB |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+for g in $GRAPHS; do
+  t="e_$(echo "$g" | tr -c 'a-zA-Z0-9\n' '_' | tr 'A-Z' 'a-z')"
+  q -c "CREATE TABLE $t(a int, b int)" -c "\\copy $t FROM '$GRAPH_DIR/$g.txt'" -c "ANALYZE $t"
+  q -c "SELECT gpudl_create_program('tc_$t', 'tc(X, Y) :- $t(X, Y). tc(X, Z) :- tc(X, Y), $t(Y, Z).')" >/dev/null
+  q -c "SELECT gpudl_create_program('sg_$t', 'sg(X, Y) :- $t(P, X), $t(P, Y), X != Y. sg(X, Y) :- $t(A, X), sg(A, B), $t(B, Y).')" >/dev/null
+  for w in $WORKLOADS; do
+    goal="$w(X, Y)"
+    engine=(); e2e=(); tuples=""; iters=""
+    # one session per workload so the backend's peak RSS is this workload's
+    out=$(for i in $(seq 0 "$RUNS"); do echo "SELECT bench_count('${w}_$t', '$goal', '$DEVICE');"; done; \
+          echo "SELECT 'pid ' || pg_backend_pid();")
+    res=$(echo "$out" | q -f - 2>&1 & pid_wait=$!; wait $pid_wait) || true
+    # (peak RSS read below from the server log is not portable; use VmHWM of a fresh session)
+    lines=$(echo "$res" | grep -v '^pid' | tail -n +2)   # drop the warm-up run
+    tuples=$(echo "$lines" | head -1 | awk '{print $1}')
+    iters=$(echo "$lines" | head -1 | awk '{print $4}')
+    e2e_m=$(echo "$lines" | awk '{print $2}' | median)
+    eng_m=$(echo "$lines" | awk '{print $3}' | median)
+    rss=$(q -c "SELECT bench_count('${w}_$t', '$goal', '$DEVICE')" -c "SELECT pg_backend_pid()" | tail -1 | \
+          { read p; awk '/VmHWM/ {printf "%d", $2/1024}' /proc/$p/status 2>/dev/null || echo "?"; })
+    rec="-"; ratio="-"
+    if [ "$RECURSIVE_TIMEOUT_S" != 0 ]; then
+      if [ "$w" = tc ]; then
+        sql="WITH RECURSIVE r(a, b) AS (SELECT a, b FROM $t UNION SELECT r.a, e.b FROM r JOIN $t e ON e.a = r.b) SELECT count(*) FROM r"
+      else
+        sql="WITH RECURSIVE s(x, y) AS (SELECT e1.b, e2.b FROM $t e1 JOIN $t e2 ON e1.a = e2.a WHERE e1.b <> e2.b UNION SELECT e1.b, e2.b FROM s JOIN $t e1 ON e1.a = s.x JOIN $t e2 ON e2.a = s.y) SELECT count(*) FROM s"
+      fi
+      r=$(PGOPTIONS="-c statement_timeout=${RECURSIVE_TIMEOUT_S}s -c work_mem=1GB" q -c "SELECT bench_sql(\$q\$$sql\$q\$)" 2>/dev/null) || r=""
+      if [ -n "$r" ]; then
+        rec=$(echo "$r" | awk '{print $2}')
+        [ "$(echo "$r" | awk '{print $1}')" = "$tuples" ] || rec="$rec (count differs!)"
+        ratio=$(awk -v a="$(echo "$r" | awk '{print $2}')" -v b="$e2e_m" 'BEGIN {printf "%.1fx", a / b}')
+      else
+        rec="> $RECURSIVE_TIMEOUT_S"; ratio="> $(awk -v a="$RECURSIVE_TIMEOUT_S" -v b="$e2e_m" 'BEGIN {printf "%.1fx", a / b}')"
+      fi
+    fi
+    echo "| $g | $w | $tuples | $iters | $DEVICE | $eng_m | $e2e_m | $rec | $ratio | $rss |"
+  done
+  if [ "$MATERIALIZE" = 1 ]; then
+    m=$(q -c "SELECT set_config('gpudl.device', '$DEVICE', false)" -c "SELECT bench_sql(\$q\$SELECT gpudl_materialize('tc_$t', 'tc', 'tc_out')\$q\$)" | tail -1)
+    echo "| $g | tc materialize | $(echo "$m" | awk '{print $1}') | | $DEVICE | | $(echo "$m" | awk '{print $2}') | | | |"
+    q -c "DROP TABLE tc_out"
+  fi
+done
