@@ -293,6 +293,17 @@ typedef struct GdlBackend
 	 */
 	int			(*aggregate) (void *ctx, GdlBkRel *in, int ngroup, const int *group,
 							  int nagg, const GdlBkAgg *aggs, GdlBkRel **result);
+
+	/*
+	 * Rows [from, to) of a relation, in its (fixed, backend-defined) row
+	 * order: slices of one relation partition it.  A slice of a set is a
+	 * set.  Optional (NULL: the engine never batches); last in the struct so that
+	 * backends written before it (positional initializers) leave it NULL.  The engine uses it to
+	 * run a rule over a big driving relation in pieces, keeping each piece's
+	 * join output within memory.
+	 */
+	int			(*slice) (void *ctx, GdlBkRel *rel, int64_t from, int64_t to,
+						  GdlBkRel **result);
 } GdlBackend;
 
 /*
