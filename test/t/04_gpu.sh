@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# 04_gpu: on a machine with a working GPU (skipped elsewhere): results on the
+# GPU equal the CPU's, an ERROR or a cancel in the middle of a GPU run leaks
+# no device memory, and out of device memory under gpudl.device = auto
+# falls back to the CPU.
+source "$(dirname "$0")/../../tools/pgenv.sh"
+set -e
+db=gpudl_gpu
+dropdb --if-exists $db; createdb $db
+psql -X -q -d $db -c "CREATE EXTENSION gpudl"
+if ! psql -X -At -d $db -c "SELECT backend FROM gpudl_device_info()" | grep -qx cuda; then
+  echo "no usable GPU: skipped ($(psql -X -At -d $db -c "SELECT device FROM gpudl_device_info() WHERE backend = 'none'"))"
+  dropdb $db; exit 0
+fi
+q() { psql -X -At -v ON_ERROR_STOP=1 -d $db "$@"; }
+q -c "SELECT * FROM gpudl_device_info()"
+q -q <<'SQL'
+CREATE TABLE edge AS SELECT (random() * 3000)::int AS a, (random() * 3000)::int AS b FROM generate_series(1, 9000);
+SELECT gpudl_create_program('tc', 'p(X, Y) :- edge(X, Y). p(X, Z) :- p(X, Y), edge(Y, Z).');
+SELECT gpudl_create_program('forever', 'n(0). n(Y) :- n(X), Y = X + 1.');
+SQL
+cpu=$(q -c "SET gpudl.device = cpu" -c "SELECT gpudl_count('tc', 'p(X, Y)')" | tail -1)
+gpu=$(q -c "SET gpudl.device = gpu" -c "SELECT gpudl_count('tc', 'p(X, Y)')" | tail -1)
+echo "tc: cpu $cpu, gpu $gpu"
+[ "$cpu" = "$gpu" ] || { echo "GPU and CPU differ"; exit 1; }
+same=$(q -c "SET gpudl.device = gpu" -c "CREATE TABLE g AS SELECT * FROM gpudl_query('tc', 'p(X, Y)') AS t(a int, b int)" \
+         -c "SET gpudl.device = cpu" -c "CREATE TABLE c AS SELECT * FROM gpudl_query('tc', 'p(X, Y)') AS t(a int, b int)" \
+         -c "SELECT (SELECT count(*) FROM (SELECT * FROM g EXCEPT SELECT * FROM c) x) + (SELECT count(*) FROM (SELECT * FROM c EXCEPT SELECT * FROM g) y)" | tail -1)
+[ "$same" = 0 ] || { echo "GPU rows differ from CPU rows: $same"; exit 1; }
+# in ONE session: device memory after a warm-up GPU run, then errors and a
+# cancel in the middle of GPU runs, then device memory again
+out=$(q -c "SET gpudl.device = gpu" -c "SELECT gpudl_count('tc', 'p(X, Y)')" \
+  -c "SELECT 'free ' || memory_free FROM gpudl_device_info() WHERE backend = 'cuda'" \
+  -c "SET gpudl.max_iterations = 300" \
+  -c "DO \$\$ BEGIN FOR i IN 1..20 LOOP BEGIN PERFORM gpudl_count('forever', 'n(X)'); EXCEPTION WHEN program_limit_exceeded THEN NULL; END; END LOOP; END \$\$" \
+  -c "SET statement_timeout = 300" -c "SET gpudl.max_iterations = 2000000000" \
+  -c "DO \$\$ BEGIN BEGIN PERFORM gpudl_count('forever', 'n(X)'); EXCEPTION WHEN query_canceled THEN NULL; END; END \$\$" \
+  -c "RESET statement_timeout" \
+  -c "SELECT 'free ' || memory_free FROM gpudl_device_info() WHERE backend = 'cuda'")
+free0=$(echo "$out" | grep '^free' | head -1 | awk '{print $2}')
+free1=$(echo "$out" | grep '^free' | tail -1 | awk '{print $2}')
+echo "device memory free in one session: before $free0, after 21 failed GPU runs $free1"
+[ "$free0" = "$free1" ] || { echo "device memory leaked: $((free0 - free1)) bytes"; exit 1; }
+# out of device memory: 'gpu' fails with 53200, 'auto' retries on the CPU
+err=$(q -c "SET gpudl.device = gpu" -c "SET gpudl.device_memory_limit = 1" -c "SELECT gpudl_count('tc', 'p(X, Y)')" 2>&1 || true)
+echo "$err" | grep -q "out of device memory" || { echo "expected out of device memory, got: $err"; exit 1; }
+auto=$(q -c "SET gpudl.device = auto" -c "SET gpudl.device_memory_limit = 1" -c "SELECT gpudl_count('tc', 'p(X, Y)')" \
+         -c "SELECT value FROM gpudl_stats() WHERE name = 'cpu_fallbacks'" | tail -2 | paste -sd' ')
+echo "auto with 1 MB of device memory: $auto (count, cpu_fallbacks)"
+[ "$auto" = "$cpu 1" ] || { echo "expected a CPU fallback"; exit 1; }
+dropdb $db
+echo "gpu: ok"
