@@ -381,5 +381,17 @@ main(int argc, char **argv)
 		printf("average recall %.3f, precision %.3f (on test queries), %.3f (all derived), "
 			   "%.3f (new facts only) over %d relations; learning time total %.3f s\n",
 			   sum_r / nrun, sum_p / nrun, sum_pa / nrun, sum_pn / nrun, nrun, total);
+	{
+		Split	   *all[4] = {&facts, &train, &valid, &test};
+
+		for (int k = 0; k < 4; k++)
+		{
+			free(all[k]->h);
+			free(all[k]->t);
+			free(all[k]->r);
+		}
+		for (int i = 0; i < nrel; i++)
+			free(relnames[i]);
+	}
 	return 0;
 }

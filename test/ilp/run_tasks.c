@@ -254,5 +254,8 @@ main(int argc, char **argv)
 	}
 	printf("exact on the test world: %d of %d; learning time total %.3f s, slowest %.3f s\n",
 		   exact, ntasks, total, worst);
+	if (optind >= argc)
+		for (int i = 0; i < ntasks; i++)
+			free(tasks[i]);
 	return exact + 1 >= ntasks ? 0 : 1;
 }
