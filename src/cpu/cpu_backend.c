@@ -138,6 +138,40 @@ cpu_size(void *vctx, GdlBkRel *rel, int64_t *nrows)
 	return GDL_BK_OK;
 }
 
+/* Rows [from, to) of a relation (a copy). */
+static int
+cpu_slice(void *vctx, GdlBkRel *rel, int64_t from, int64_t to, GdlBkRel **result)
+{
+	CpuCtx	   *ctx = vctx;
+	CpuRel	   *r;
+	int			c;
+
+	*result = NULL;
+	if (from < 0 || to > rel->n || from > to)
+		return cpu_fail(ctx, GDL_BK_ERR_INVALID, "slice [%lld, %lld) out of range",
+						(long long) from, (long long) to);
+	r = cpu_rel_new(ctx, rel->arity);
+	memcpy(r->lo, rel->lo, sizeof(r->lo));
+	memcpy(r->hi, rel->hi, sizeof(r->hi));
+	r->is_set = rel->is_set;
+	r->sorted_cols = rel->sorted_cols;
+	if (rel->packed)
+	{
+		r->sch = rel->sch;
+		cpu_rel_alloc_keys(ctx, r, to - from);
+		memcpy(r->keys, rel->keys + from, sizeof(uint64_t) * (to - from));
+	}
+	else
+	{
+		cpu_rel_alloc_cols(ctx, r, to - from);
+		for (c = 0; c < rel->arity; c++)
+			memcpy(r->cols[c], rel->cols[c] + from, sizeof(int64_t) * (to - from));
+	}
+	r->n = to - from;
+	*result = r;
+	return GDL_BK_OK;
+}
+
 /* Free a relation. */
 static void
 cpu_release(void *vctx, GdlBkRel *rel)
@@ -159,6 +193,7 @@ static const GdlBackend cpu_backend = {
 	.download = cpu_download,
 	.size = cpu_size,
 	.release = cpu_release,
+	.slice = cpu_slice,
 	.join = cpu_op_join,
 	.antijoin = cpu_op_antijoin,
 	.map = cpu_op_map,

@@ -380,6 +380,34 @@ cpu_op_dedup(void *vctx, int nin, GdlBkRel *const *in, GdlBkRel **result)
 		*result = r;
 		return GDL_BK_OK;
 	}
+	/* sets in increasing, disjoint key ranges (slices of one set): concatenated */
+	for (k = 0; k < nin; k++)
+		if (!in[k]->is_set)
+			break;
+	if (k == nin)
+	{
+		uint64_t	last = 0;
+		bool		ordered = true,
+					any = false;
+
+		pos = 0;
+		for (k = 0; k < nin && ordered; k++)
+		{
+			if (in[k]->n == 0)
+				continue;
+			if (any && r->keys[pos] <= last)
+				ordered = false;
+			pos += in[k]->n;
+			last = r->keys[pos - 1];
+			any = true;
+		}
+		if (ordered)
+		{
+			r->n = total;
+			*result = r;
+			return GDL_BK_OK;
+		}
+	}
 	tmp = cpu_buf_get(ctx, (int64_t) sizeof(uint64_t) * (total > 0 ? total : 1), &tcap);
 	sorted = cpu_sort_u64(ctx, r->keys, tmp, total);
 	if (sorted != r->keys)

@@ -11,6 +11,7 @@ extern const GdlBackend *gdl_cpu_backend(void);
 
 static const GdlBackend *gpu_backend;
 static int	engine_threads;
+static int64_t engine_batch_rows = INT64_C(32) << 20;
 
 /* The live context of the running evaluation (NULL between runs). */
 static const GdlBackend *cur_bk;
@@ -37,6 +38,20 @@ void
 gdl_engine_set_threads(int nthreads)
 {
 	engine_threads = nthreads < 0 ? 0 : nthreads;
+}
+
+/* Most join output rows one batch of a rule should produce (0: no batching). */
+void
+gdl_engine_set_batch_rows(int64_t rows)
+{
+	engine_batch_rows = rows < 0 ? 0 : rows;
+}
+
+/* The configured batch size. */
+int64_t
+exec_batch_rows(void)
+{
+	return engine_batch_rows;
 }
 
 /* The configured worker threads. */

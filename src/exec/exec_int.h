@@ -29,6 +29,14 @@ typedef struct PrepCache
 	GdlBkRel   *rel;
 } PrepCache;
 
+/* Relations derived for one predicate in one round (bags or sets). */
+typedef struct ExecOuts
+{
+	int			n;
+	int			cap;
+	GdlBkRel  **v;
+} ExecOuts;
+
 /* State of one gdl_run. */
 typedef struct ExecState
 {
@@ -42,6 +50,7 @@ typedef struct ExecState
 	GdlBkRel   *unit;			/* arity 0, one row */
 	int64_t		next_version;
 	bool		trace;			/* GDL_TRACE set: log every round */
+	int64_t		batch_rows;		/* most join output rows one batch should make */
 	int			nprep;
 	int			capprep;
 	PrepCache  *prep;
@@ -70,6 +79,7 @@ typedef struct ExprEnv
 extern void exec_check(ExecState *es, int status, const char *what);
 extern void exec_set_current(const GdlBackend *bk, void *ctx);
 extern int	exec_threads(void);
+extern int64_t exec_batch_rows(void);
 
 /* exec_expr.c */
 extern void expr_init(ExprBuf *e);
@@ -82,7 +92,8 @@ extern int64_t expr_const_value(const GdlTerm *t, GdlType want, GdlDict *dict);
 extern void expr_intern_clause(const GdlClause *c, GdlDict *dict);
 
 /* exec_rule.c */
-extern GdlBkRel *exec_rule(ExecState *es, const PlanRule *r);
+extern void exec_outs_add(ExecOuts *o, GdlBkRel *r);
+extern void exec_rule(ExecState *es, const PlanRule *r, ExecOuts *out);
 extern GdlBkRel *exec_empty(ExecState *es, int arity);
 extern void exec_prep_clear(ExecState *es);
 extern int64_t exec_size(ExecState *es, GdlBkRel *r);

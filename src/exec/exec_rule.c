@@ -7,6 +7,7 @@
 #include "exec_int.h"
 
 #include <string.h>
+#include <time.h>
 
 /* Number of rows of a relation. */
 int64_t
@@ -299,20 +300,33 @@ run_aggregate(ExecState *es, const PlanRule *r, const int *layout, int nlayout, 
 	return res;
 }
 
-/*
- * Run one rule version; returns a bag of head tuples, or NULL when it
- * derives nothing.
- */
-GdlBkRel *
-exec_rule(ExecState *es, const PlanRule *r)
+/* Add a derived relation (NULL is ignored). */
+void
+exec_outs_add(ExecOuts *o, GdlBkRel *r)
 {
-	GdlBkRel   *cur = NULL;
-	bool		cur_owned = false;
-	const int  *layout = NULL;
-	int			nlayout = 0;
+	if (r == NULL)
+		return;
+	if (o->n == o->cap)
+	{
+		o->cap = o->cap ? o->cap * 2 : 4;
+		o->v = gdl_realloc(o->v, sizeof(GdlBkRel *) * o->cap);
+	}
+	o->v[o->n++] = r;
+}
+
+/*
+ * Run the steps of a rule version from step 'first' on, starting from
+ * relation 'cur' (released here when 'cur_owned').  Returns a bag of head
+ * tuples, or NULL when nothing is derived.
+ */
+static GdlBkRel *
+run_steps(ExecState *es, const PlanRule *r, int first, GdlBkRel *cur, bool cur_owned)
+{
+	const int  *layout = first > 0 ? r->steps[first - 1].vars : NULL;
+	int			nlayout = first > 0 ? r->steps[first - 1].nvars : 0;
 	int			i;
 
-	for (i = 0; i < r->nsteps; i++)
+	for (i = first; i < r->nsteps; i++)
 	{
 		const PlanStep *s = &r->steps[i];
 		GdlBkRel   *next = NULL;
@@ -328,6 +342,16 @@ exec_rule(ExecState *es, const PlanRule *r)
 				next = prepare_atom(es, r, &s->atom, &atom_owned);
 				break;
 			case PSTEP_JOIN:
+				if (s->sort_left)
+				{
+					GdlBkRel   *sorted = NULL;
+
+					exec_check(es, es->bk->dedup(es->ctx, 1, &cur, &sorted), "dedup");
+					if (cur_owned)
+						es->bk->release(es->ctx, cur);
+					cur = sorted;
+					cur_owned = true;
+				}
 				R = prepare_atom(es, r, &s->atom, &atom_owned);
 				exec_check(es, es->bk->join(es->ctx, cur, R, s->nkeys, s->lkeys, s->rkeys,
 											s->nvars, s->refs, &next), "join");
@@ -372,4 +396,101 @@ exec_rule(ExecState *es, const PlanRule *r)
 	if (!cur_owned)
 		gdl_error(GDL_ERR_INTERNAL, NULL, NULL, "rule plan does not end in a projection");
 	return cur;
+}
+
+/* Monotonic clock in milliseconds. */
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+/*
+ * Run a rule version over slices of its (big) driving relation: each
+ * slice's output is deduplicated and stripped of tuples already in the
+ * head's full relation before the next slice runs, so a round never holds
+ * more than about batch_rows join output rows.  Slice sizes adapt to the
+ * output per driving row seen so far.
+ */
+static void
+run_batched(ExecState *es, const PlanRule *r, GdlBkRel *start, int64_t n, ExecOuts *out)
+{
+	int64_t		minrows = es->batch_rows / 512 > 256 ? es->batch_rows / 512 : 256;
+	int64_t		from = 0,
+				rows = es->batch_rows / 16;
+	double		ratio = 16.0;
+
+	if (rows < minrows)
+		rows = minrows;
+	while (from < n)
+	{
+		int64_t		to = n - from <= rows + rows / 4 ? n : from + rows;
+		GdlBkRel   *slice = NULL,
+				   *bag,
+				   *set = NULL;
+		GdlBkRel   *full = es->preds[r->head_pred].full;
+		double		t0;
+
+		gdl_check_interrupts();
+		es->stats->batches++;
+		exec_check(es, es->bk->slice(es->ctx, start, from, to, &slice), "slice");
+		bag = run_steps(es, r, 1, slice, true);
+		if (bag != NULL)
+		{
+			ratio = (double) exec_size(es, bag) / (double) (to - from);
+			t0 = now_ms();
+			exec_check(es, es->bk->dedup(es->ctx, 1, &bag, &set), "dedup");
+			es->bk->release(es->ctx, bag);
+			es->stats->ms_dedup += now_ms() - t0;
+			if (full != NULL && exec_size(es, full) > 0 && !r->is_agg)
+			{
+				GdlBkRel   *d = NULL;
+
+				t0 = now_ms();
+				exec_check(es, es->bk->difference(es->ctx, set, full, &d), "difference");
+				es->bk->release(es->ctx, set);
+				set = d;
+				es->stats->ms_difference += now_ms() - t0;
+			}
+			exec_outs_add(out, set);
+		}
+		else
+			ratio = ratio / 2;
+		from = to;
+		rows = (int64_t) ((double) es->batch_rows / (ratio > 1e-3 ? ratio : 1e-3));
+		if (rows < minrows)
+			rows = minrows;
+	}
+}
+
+/*
+ * Run one rule version and add what it derives to 'out' (nothing, one bag,
+ * or one set per batch).
+ */
+void
+exec_rule(ExecState *es, const PlanRule *r, ExecOuts *out)
+{
+	const PlanStep *s0 = &r->steps[0];
+
+	if (s0->kind == PSTEP_START && es->bk->slice && !r->is_agg && r->nsteps > 1 &&
+		es->batch_rows > 0)
+	{
+		bool		owned = false;
+		GdlBkRel   *start = prepare_atom(es, r, &s0->atom, &owned);
+		int64_t		n = exec_size(es, start);
+
+		if (n > es->batch_rows / 8)
+		{
+			run_batched(es, r, start, n, out);
+			if (owned)
+				es->bk->release(es->ctx, start);
+			return;
+		}
+		exec_outs_add(out, run_steps(es, r, 1, start, owned));
+		return;
+	}
+	exec_outs_add(out, run_steps(es, r, 0, NULL, false));
 }

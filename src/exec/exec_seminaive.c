@@ -162,28 +162,6 @@ facts_bag(ExecState *es, const PlanStratum *ps, int pid)
 	return bag;
 }
 
-/* What the rules of a round derived, per predicate of the stratum. */
-typedef struct Outs
-{
-	int			n;
-	int			cap;
-	GdlBkRel  **v;
-} Outs;
-
-/* Add a derived bag (NULL is ignored). */
-static void
-outs_add(Outs *o, GdlBkRel *r)
-{
-	if (r == NULL)
-		return;
-	if (o->n == o->cap)
-	{
-		o->cap = o->cap ? o->cap * 2 : 4;
-		o->v = gdl_realloc(o->v, sizeof(GdlBkRel *) * o->cap);
-	}
-	o->v[o->n++] = r;
-}
-
 /* Position of predicate pid in the stratum. */
 static int
 local_index(const PlanStratum *ps, int pid)
@@ -198,7 +176,7 @@ local_index(const PlanStratum *ps, int pid)
 
 /* Dedup what was derived for one predicate; NULL when nothing. */
 static GdlBkRel *
-dedup_outs(ExecState *es, Outs *o)
+dedup_outs(ExecState *es, ExecOuts *o)
 {
 	GdlBkRel   *cand = NULL;
 	double		t0 = now_ms();
@@ -214,15 +192,16 @@ dedup_outs(ExecState *es, Outs *o)
 	return cand;
 }
 
-/* Run a rule version and time it as join work. */
-static GdlBkRel *
-timed_rule(ExecState *es, const PlanRule *r)
+/* Run a rule version, timing it as join work (less the batches' own dedups). */
+static void
+timed_rule(ExecState *es, const PlanRule *r, ExecOuts *out)
 {
-	double		t0 = now_ms();
-	GdlBkRel   *res = exec_rule(es, r);
+	double		t0 = now_ms(),
+				other = es->stats->ms_dedup + es->stats->ms_difference;
 
-	es->stats->ms_join += now_ms() - t0;
-	return res;
+	exec_rule(es, r, out);
+	es->stats->ms_join += now_ms() - t0 -
+		(es->stats->ms_dedup + es->stats->ms_difference - other);
 }
 
 /* Evaluate one stratum to its fixpoint. */
@@ -230,7 +209,7 @@ static void
 eval_stratum(ExecState *es, const PlanStratum *ps, int64_t max_iterations)
 {
 	const GdlAnalysis *a = es->a;
-	Outs	   *outs = gdl_alloc(sizeof(Outs) * (ps->npreds > 0 ? ps->npreds : 1));
+	ExecOuts   *outs = gdl_alloc(sizeof(ExecOuts) * (ps->npreds > 0 ? ps->npreds : 1));
 	bool	   *need_old = gdl_alloc(sizeof(bool) * (ps->npreds > 0 ? ps->npreds : 1));
 	int64_t		rounds = 0,
 				tuples = 0;
@@ -254,9 +233,9 @@ eval_stratum(ExecState *es, const PlanStratum *ps, int64_t max_iterations)
 	}
 	/* facts and rules that run once */
 	for (i = 0; i < ps->npreds; i++)
-		outs_add(&outs[i], facts_bag(es, ps, ps->preds[i]));
+		exec_outs_add(&outs[i], facts_bag(es, ps, ps->preds[i]));
 	for (i = 0; i < ps->ninit; i++)
-		outs_add(&outs[local_index(ps, ps->init[i].head_pred)], timed_rule(es, &ps->init[i]));
+		timed_rule(es, &ps->init[i], &outs[local_index(ps, ps->init[i].head_pred)]);
 	for (i = 0; i < ps->npreds; i++)
 	{
 		ExecPred   *p = &es->preds[ps->preds[i]];
@@ -290,7 +269,7 @@ eval_stratum(ExecState *es, const PlanStratum *ps, int64_t max_iterations)
 
 			if (exec_size(es, es->preds[dp].delta) == 0)
 				continue;
-			outs_add(&outs[local_index(ps, r->head_pred)], timed_rule(es, r));
+			timed_rule(es, r, &outs[local_index(ps, r->head_pred)]);
 		}
 		for (i = 0; i < ps->npreds; i++)
 		{
@@ -426,6 +405,7 @@ gdl_run(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const GdlGoal
 	es.stats = &res->stats;
 	es.bk = gdl_backend_for(in->device);
 	es.trace = getenv("GDL_TRACE") != NULL;
+	es.batch_rows = exec_batch_rows();
 	if (es.bk == NULL)
 		gdl_error(GDL_ERR_DEVICE, NULL, "Set gpudl.device = cpu or auto.",
 				  "no GPU backend is available");

@@ -108,6 +108,7 @@ typedef struct GdlRunStats
 	int64_t    *stratum_iterations;
 	int64_t    *stratum_tuples;
 	int64_t		peak_bytes;		/* most bytes the backend held at once */
+	int64_t		batches;		/* slices rules ran over (see gdl_engine_set_batch_rows) */
 	const char *backend;		/* "cpu" or "cuda" */
 } GdlRunStats;
 
@@ -137,6 +138,13 @@ extern void gdl_backend_register_gpu(const struct GdlBackend *backend);
 
 /* Worker threads of the CPU backend; 0 (the default) = one per CPU, at most 16. */
 extern void gdl_engine_set_threads(int nthreads);
+
+/*
+ * Memory bound of a round: a rule whose driving relation is big runs in
+ * slices producing about this many join output rows each (default 32M;
+ * 0 turns batching off).
+ */
+extern void gdl_engine_set_batch_rows(int64_t rows);
 
 /*
  * Call after an error escaped gdl_run (e.g. from PG_CATCH or a memory

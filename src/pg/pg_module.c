@@ -1,12 +1,13 @@
 /*
  * pg_module.c — module entry: the magic block, _PG_init and gpudl's settings
- * (PRODUCT.md section 4).
+ * (PRODUCT.md section 4), and the planner hook of the GpuDatalog scan.
  *
  * _PG_init runs in the postmaster when the library is preloaded, so it must
  * not touch CUDA: the GPU backend is dlopen'ed lazily by the backend that
  * first needs it.
  */
 #include "gpudl_pg.h"
+#include "gpudl_run.h"
 
 #include <limits.h>
 
@@ -19,6 +20,10 @@ int			gpudl_device_memory_limit_mb = 0;
 int			gpudl_max_iterations = 100000;
 int			gpudl_host_memory_limit_mb = 0;
 char	   *gpudl_cuda_library = NULL;
+bool		gpudl_enable_customscan = true;
+bool		gpudl_enable_pushdown = true;
+bool		gpudl_enable_magic = true;
+bool		gpudl_explain_machine_details = true;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUDL_DEVICE_AUTO, false},
@@ -55,13 +60,30 @@ gpudl_define_gucs(void)
 							   "Path of the GPU backend module to dlopen.",
 							   NULL, &gpudl_cuda_library, "$libdir/gpudl_cuda.so",
 							   PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpudl.enable_customscan",
+							 "Runs gpudl_query and gpudl_count in FROM through the GpuDatalog custom scan.",
+							 "Off: they run as plain function scans.",
+							 &gpudl_enable_customscan, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpudl.enable_pushdown",
+							 "Pushes WHERE conditions on gpudl_query's columns into the goal.",
+							 "Equality with a constant, a parameter or an outer value binds the goal argument.",
+							 &gpudl_enable_pushdown, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpudl.enable_magic",
+							 "Evaluates goals with bound arguments goal-directed (magic sets).",
+							 "Off: the whole program is evaluated, then the goal filters.",
+							 &gpudl_enable_magic, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpudl.explain_machine_details",
+							 "Shows device, times and bytes moved in EXPLAIN of the GpuDatalog scan.",
+							 "Off keeps EXPLAIN output the same on every machine (regression tests).",
+							 &gpudl_explain_machine_details, true, PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("gpudl");
 }
 
-/* Library load: settings and host hooks only (no CUDA here). */
+/* Library load: settings, host hooks and the planner hook only (no CUDA here). */
 void
 _PG_init(void)
 {
 	gpudl_define_gucs();
 	gpudl_install_host();
+	gpudl_scan_init();
 }

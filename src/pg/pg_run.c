@@ -2,6 +2,13 @@
  * pg_run.c — one evaluation from SQL: take the compiled plan (cached), parse
  * the goal, pick the device, read the tables the goal needs, run the engine
  * and keep its counters for gpudl_stats().
+ *
+ * A goal with bound arguments (constants in its text, or WHERE conditions
+ * the GpuDatalog scan pushed down) runs goal-directed: on the program
+ * rewritten by magic sets for the goal's binding pattern (cached with the
+ * plan), whose seed table holds the goal's constants.  So anc("abe", Y)
+ * explores abe's descendants only.  gpudl.enable_magic = off runs the
+ * program as is, then filters.
  */
 #include "gpudl_run.h"
 
@@ -34,13 +41,13 @@ record_stats(const GdlResult *r)
  * buffers), then propagates; memory contexts free the rest.
  */
 static GdlResult *
-run_on(GpudlRun *run, GdlRunInput *in, GdlGoal *goal)
+run_on(GpudlRun *run, const GdlPlan *plan, GdlRunInput *in, GdlGoal *goal)
 {
 	GdlResult  *res = NULL;
 
 	PG_TRY();
 	{
-		res = gdl_run(run->plan, in, run->dict, goal);
+		res = gdl_run(plan, in, run->dict, goal);
 	}
 	PG_CATCH();
 	{
@@ -52,49 +59,203 @@ run_on(GpudlRun *run, GdlRunInput *in, GdlGoal *goal)
 }
 
 /*
- * Evaluate a program for a goal; everything lives in the caller's context.
- * With gpudl.device = auto, a run that runs out of device memory is retried
- * on the CPU (counted in gpudl_stats as cpu_fallbacks).
+ * The engine's loader for a run: the seed of a goal-directed plan holds the
+ * goal's bound constants (one row); anything else is a table.
+ */
+static void
+run_load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out)
+{
+	GpudlRun   *run = arg;
+
+	if (run->magic && pred->id == run->magic->seed_pred)
+	{
+		const GdlMagic *m = run->magic->magic;
+		int			c,
+					k;
+
+		out->ncols = m->nseed;
+		out->nrows = 1;
+		out->cols = gdl_alloc(sizeof(int64_t *) * (m->nseed + 1));
+		for (c = 0; c < m->nseed; c++)
+		{
+			out->cols[c] = gdl_alloc(sizeof(int64_t));
+			for (k = 0; k < run->encoded->nbindings; k++)
+				if (run->encoded->bindings[k].arg == m->seed_args[c])
+					out->cols[c][0] = run->encoded->bindings[k].value;
+		}
+		return;
+	}
+	gpudl_load_edb(arg, pred, dict, out);
+}
+
+/* A fresh dictionary and the goal encoded with it, for the run's plan. */
+static void
+encode_goal(GpudlRun *run)
+{
+	run->dict = gdl_dict_create();
+	run->encoded = gpudl_encode_goal(run->goal, run->dict);
+	if (run->magic)
+		run->encoded->pred = run->magic->goal_pred;
+}
+
+/*
+ * Acquire the plan (pinned to CurrentMemoryContext), parse the goal, bind
+ * the pushed-down arguments and choose the goal-directed plan.
  */
 GpudlRun *
-gpudl_run_goal(const char *program, const char *goal_text, bool want_rows)
+gpudl_run_prepare(const char *program, const char *goal_text, const GpudlRunOptions *opts)
 {
 	GpudlRun   *run = palloc0(sizeof(GpudlRun));
-	GdlRunInput in;
-	GdlGoal    *goal;
-	const struct GdlBackend *gpu;
+	const GdlAnalysis *a;
+	bool		any = false;
+	int			i;
 
 	gpudl_install_host();
 	run->program = program;
+	run->want_rows = opts->want_rows;
 	run->plan = gpudl_plan_acquire(program, &run->cache_hit, &run->version);
-	run->goal = gpudl_parse_goal(gdl_plan_analysis(run->plan), goal_text);
-	run->dict = gdl_dict_create();
-	goal = gpudl_encode_goal(run->goal, run->dict);
+	gpudl_plan_pin(run->plan);
+	a = gdl_plan_analysis(run->plan);
+	run->goal = gpudl_parse_goal(a, goal_text);
+
+	for (i = 0; i < opts->npushed; i++)
+		if (opts->pushed_values[i] != NULL &&
+			!gpudl_goal_bind(run->goal, opts->pushed_args[i], opts->pushed_values[i]))
+			run->empty = true;
+	run->bound = palloc0(sizeof(bool) * (run->goal->arity + 1));
+	gpudl_goal_bound_args(run->goal, opts->pushed_args, opts->npushed, run->bound);
+	for (i = 0; i < run->goal->arity; i++)
+		any |= run->bound[i];
+	if (any && opts->goal_directed && gpudl_enable_magic && !a->preds[run->goal->pred].is_edb)
+		run->magic = gpudl_magic_plan_acquire(run->plan, run->goal->pred, run->bound,
+											  &run->magic_cache_hit, &run->magic_why);
+	return run;
+}
+
+/* The analysis a prepared run evaluates, and its goal predicate there. */
+const GdlAnalysis *
+gpudl_run_analysis(const GpudlRun *run, int *goal_pred)
+{
+	if (run->magic)
+	{
+		*goal_pred = run->magic->goal_pred;
+		return run->magic->analysis;
+	}
+	*goal_pred = run->goal->pred;
+	return gdl_plan_analysis(run->plan);
+}
+
+/*
+ * Flag the strata the goal needs (like the engine: the goal predicate and
+ * everything it reads, transitively); returns how many.
+ */
+int
+gpudl_run_strata(const GpudlRun *run, bool *needed)
+{
+	int			goal;
+	const GdlAnalysis *a = gpudl_run_analysis(run, &goal);
+	bool	   *need = palloc0(sizeof(bool) * (a->npreds + 1));
+	int		   *stack = palloc(sizeof(int) * (a->npreds + 1));
+	int			sp = 0;
+	int			n = 0;
+	int			s,
+				k;
+
+	need[goal] = true;
+	stack[sp++] = goal;
+	while (sp > 0)
+	{
+		const GdlPred *p = &a->preds[stack[--sp]];
+
+		for (k = 0; k < p->nclauses; k++)
+		{
+			const GdlClauseInfo *info = &a->clauses[p->clauses[k]];
+			int			l;
+
+			for (l = 0; l < info->clause->nbody; l++)
+			{
+				int			q = info->lit_pred[l];
+
+				if (q >= 0 && !need[q])
+				{
+					need[q] = true;
+					stack[sp++] = q;
+				}
+			}
+		}
+	}
+	for (s = 0; s < a->nstrata; s++)
+	{
+		needed[s] = false;
+		for (k = 0; k < a->strata[s].npreds; k++)
+			if (need[a->strata[s].preds[k]])
+				needed[s] = true;
+		if (needed[s])
+			n++;
+	}
+	return n;
+}
+
+/* An answer without a run: no rows (a pushed constant contradicts the goal). */
+static GdlResult *
+empty_result(GpudlRun *run)
+{
+	GdlResult  *res = palloc0(sizeof(GdlResult));
+	const GdlAnalysis *a = gdl_plan_analysis(run->plan);
+
+	res->types = a->preds[run->goal->pred].types;
+	res->rows.ncols = run->goal->arity;
+	res->rows.cols = palloc0(sizeof(int64_t *) * (run->goal->arity + 1));
+	res->stats.backend = "none";
+	return res;
+}
+
+/*
+ * Evaluate a prepared run; everything lives in the caller's context.  With
+ * gpudl.device = auto, a run that runs out of device memory is retried on
+ * the CPU (counted in gpudl_stats as cpu_fallbacks).
+ */
+void
+gpudl_run_execute(GpudlRun *run)
+{
+	GdlRunInput in;
+	const struct GdlBackend *gpu;
+	const GdlPlan *plan = run->magic ? run->magic->plan : run->plan;
+
+	if (run->empty)
+	{
+		run->device = "none";
+		run->dict = gdl_dict_create();
+		run->result = empty_result(run);
+		return;
+	}
+	gpudl_install_host();
+	encode_goal(run);
 
 	memset(&in, 0, sizeof(in));
-	in.load_edb = gpudl_load_edb;
+	in.load_edb = run_load_edb;
 	in.load_arg = run;
 	in.max_iterations = gpudl_max_iterations;
-	in.want_rows = want_rows;
+	in.want_rows = run->want_rows;
 	in.memory_limit = (int64_t) gpudl_device_memory_limit_mb * 1024 * 1024;
 	gpu = gpudl_choose_gpu_backend();
 	if (gpu == NULL)
 	{
 		in.device = GDL_DEVICE_CPU;
 		run->device = "cpu";
-		run->result = run_on(run, &in, goal);
+		run->result = run_on(run, plan, &in, run->encoded);
 	}
 	else
 	{
 		MemoryContext cxt = CurrentMemoryContext;
-		bool		retry = false;
+		volatile bool retry = false;
 
 		gdl_backend_register_gpu(gpu);
 		in.device = GDL_DEVICE_GPU;
 		run->device = "gpu";
 		PG_TRY();
 		{
-			run->result = run_on(run, &in, goal);
+			run->result = run_on(run, plan, &in, run->encoded);
 		}
 		PG_CATCH();
 		{
@@ -117,13 +278,31 @@ gpudl_run_goal(const char *program, const char *goal_text, bool want_rows)
 			gpudl_counters.cpu_fallbacks++;
 			in.device = GDL_DEVICE_CPU;
 			run->device = "cpu";
-			run->dict = gdl_dict_create();
-			goal = gpudl_encode_goal(run->goal, run->dict);
-			run->result = run_on(run, &in, goal);
+			encode_goal(run);
+			run->result = run_on(run, plan, &in, run->encoded);
 		}
 		else
 			gpudl_counters.gpu_runs++;
 	}
+	/* a rewritten goal may be typed wider (bigint for int): answer as declared */
+	run->result->types = gdl_plan_analysis(run->plan)->preds[run->goal->pred].types;
 	record_stats(run->result);
+}
+
+/*
+ * Evaluate a program for a goal; everything lives in the caller's context.
+ * Constants in the goal make the run goal-directed.
+ */
+GpudlRun *
+gpudl_run_goal(const char *program, const char *goal_text, bool want_rows)
+{
+	GpudlRunOptions opts;
+	GpudlRun   *run;
+
+	memset(&opts, 0, sizeof(opts));
+	opts.want_rows = want_rows;
+	opts.goal_directed = true;
+	run = gpudl_run_prepare(program, goal_text, &opts);
+	gpudl_run_execute(run);
 	return run;
 }

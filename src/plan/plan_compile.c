@@ -430,7 +430,9 @@ compute_layouts(RuleBuild *rb)
 	int			nv = c->nvars,
 				i,
 				k,
-				v;
+				v,
+				lastjoin,
+				h0;
 	bool	  **needed = gdl_alloc(sizeof(bool *) * rb->nsteps);
 	bool	  **bound_after = gdl_alloc(sizeof(bool *) * rb->nsteps);
 	bool	   *bound = gdl_alloc(sizeof(bool) * (nv > 0 ? nv : 1));
@@ -487,6 +489,19 @@ compute_layouts(RuleBuild *rb)
 		if (rb->steps[i + 1].kind == PSTEP_MAP)
 			close_assign(rb, needed[i]);
 	}
+	/*
+	 * The last join's output is deduplicated next; when its left input is
+	 * sorted on the head's first variable the output comes grouped by it,
+	 * which dedups per group (cheap).  Put that variable first in the left
+	 * layout and sort the left input (dedup) if it is not a stored set.
+	 */
+	lastjoin = -1;
+	h0 = -1;
+	for (i = 0; i < rb->nsteps; i++)
+		if (rb->steps[i].kind == PSTEP_JOIN)
+			lastjoin = i;
+	if (!rb->rule->is_agg && c->head.nargs > 0 && c->head.args[0]->kind == GDL_TERM_VAR)
+		h0 = c->head.args[0]->var;
 	/* layouts */
 	for (i = 0; i < rb->nsteps; i++)
 	{
@@ -527,6 +542,20 @@ compute_layouts(RuleBuild *rb)
 						il_push(&lay, v);
 				break;
 		}
+		if (i == lastjoin - 1 && h0 >= 0 && (s->kind == PSTEP_JOIN || s->kind == PSTEP_MAP) &&
+			!s->is_head)
+		{
+			int			p = layout_pos(lay.v, lay.n, h0);
+
+			if (p > 0)
+			{
+				memmove(lay.v + 1, lay.v, sizeof(int) * p);
+				lay.v[0] = h0;
+			}
+		}
+		if (i == lastjoin && h0 >= 0 && prev->nvars > 0 && prev->vars[0] == h0 &&
+			(prev->kind == PSTEP_JOIN || prev->kind == PSTEP_MAP))
+			s->sort_left = true;
 		s->nvars = lay.n;
 		s->vars = lay.v;
 		/* keys and sources of a join / anti-join */

@@ -140,6 +140,8 @@ rule_line(const GdlPlan *plan, const PlanRule *r)
 				gdl_buf_append(&b, "%s", src_name(s->atom.src));
 				break;
 			case PSTEP_JOIN:
+				if (s->sort_left)
+					gdl_buf_append(&b, "sort; ");
 				gdl_buf_append(&b, "join ");
 				print_atom(&b, c, &c->body[s->atom.lit].atom);
 				gdl_buf_append(&b, "%s", src_name(s->atom.src));

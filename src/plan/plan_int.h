@@ -68,6 +68,7 @@ typedef struct PlanStep
 	int			nkeys;
 	int		   *lkeys;
 	int		   *rkeys;
+	bool		sort_left;		/* JOIN: dedup (sort) the input first: output comes grouped */
 	/* MAP: comparison literals applied as filters, in order */
 	int			nfilters;
 	int		   *filters;

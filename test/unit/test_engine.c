@@ -868,6 +868,8 @@ test_programs(void)
 		int			edges = trial < 3 ? 20 : 55;
 
 		gdl_engine_set_threads(trial % 2 ? 2 : 1);
+		/* small batches: rules run over slices of their driving relation */
+		gdl_engine_set_batch_rows(trial % 3 == 2 ? 64 : (INT64_C(32) << 20));
 		random_graphs(nodes, edges);
 		for (p = 0; p < (int) (sizeof(programs) / sizeof(programs[0])); p++)
 		{
@@ -878,6 +880,7 @@ test_programs(void)
 		gdl_test_reset();
 	}
 	gdl_engine_set_threads(0);
+	gdl_engine_set_batch_rows(INT64_C(32) << 20);
 }
 
 /* Transitive closure of table e by BFS from every node; *n gets its size. */
@@ -940,6 +943,7 @@ test_larger(void)
 					bad = 0;
 
 		gdl_engine_set_threads(p + 1);
+		gdl_engine_set_batch_rows(p == 0 ? 20000 : (INT64_C(32) << 20));
 		memset(&goal, 0, sizeof(goal));
 		goal.pred = gdl_analysis_find_pred(a, "path");
 		res = engine(a, dict, &goal, 100000, &err);
@@ -947,6 +951,7 @@ test_larger(void)
 		if (err)
 			continue;
 		CHECK_MSG(res->count == n, "closure: engine %lld, BFS %lld", (long long) res->count, (long long) n);
+		CHECK(p != 0 || res->stats.batches > 2);
 		for (r = 0; r < res->count; r++)
 			if (!reach[res->rows.cols[0][r] * nodes + res->rows.cols[1][r]])
 				bad++;
@@ -955,6 +960,7 @@ test_larger(void)
 	}
 	free(reach);
 	gdl_engine_set_threads(0);
+	gdl_engine_set_batch_rows(INT64_C(32) << 20);
 }
 
 /* Goal filters: constants and repeated variables. */
