@@ -6,7 +6,7 @@
 \pset pager off
 SET client_min_messages = warning;
 LOAD 'gpudl';  -- settings exist once the library is loaded
-SELECT plan(65);
+SELECT plan(89);
 
 -- schema layout: functions in the extension's schema, catalog in gpudl
 SELECT has_schema('gpudl');
@@ -53,7 +53,7 @@ SELECT set_eq(
 SELECT is((SELECT extrelocatable FROM pg_extension WHERE extname = 'gpudl'), false,
     'the extension is not relocatable');
 
--- function signatures of PRODUCT.md section 3 (those implemented so far)
+-- function signatures of PRODUCT.md section 3
 SELECT has_function('public', 'gpudl_create_program', ARRAY['text', 'text', 'text']);
 SELECT function_returns('public', 'gpudl_create_program', ARRAY['text', 'text', 'text'], 'text');
 SELECT has_function('public', 'gpudl_add_rules', ARRAY['text', 'text']);
@@ -72,6 +72,48 @@ SELECT is(pg_get_function_arguments('gpudl_bind(text,text,regclass,name[])'::reg
     'gpudl_bind argument names and defaults');
 SELECT is(pg_get_function_arguments('gpudl_add_rules(text,text)'::regprocedure),
     'program text, rules text', 'gpudl_add_rules argument names');
+SELECT has_function('public', 'gpudl_query', ARRAY['text', 'text']);
+SELECT function_returns('public', 'gpudl_query', ARRAY['text', 'text'], 'setof record');
+SELECT has_function('public', 'gpudl_count', ARRAY['text', 'text']);
+SELECT function_returns('public', 'gpudl_count', ARRAY['text', 'text'], 'bigint');
+SELECT has_function('public', 'gpudl_materialize', ARRAY['text', 'text', 'text', 'text']);
+SELECT function_returns('public', 'gpudl_materialize', ARRAY['text', 'text', 'text', 'text'], 'bigint');
+SELECT is(pg_get_function_arguments('gpudl_materialize(text,text,text,text)'::regprocedure),
+    'program text, predicate text, target text, mode text DEFAULT ''replace''::text',
+    'gpudl_materialize argument names and defaults');
+SELECT has_function('public', 'gpudl_learn',
+    ARRAY['text', 'text', 'text', 'text', 'integer', 'integer', 'integer', 'double precision',
+          'boolean', 'integer', 'integer', 'boolean']);
+SELECT is(pg_get_function_arguments('gpudl_learn(text,text,text,text,int,int,int,float8,boolean,int,int,boolean)'::regprocedure),
+    'program text, target text, positives text, negatives text DEFAULT NULL::text, max_body integer DEFAULT 2, '
+    'max_rules integer DEFAULT 32, epochs integer DEFAULT 200, learning_rate double precision DEFAULT 0.1, '
+    'allow_recursive boolean DEFAULT false, min_support integer DEFAULT 1, seed integer DEFAULT 0, '
+    'commit boolean DEFAULT false',
+    'gpudl_learn argument names and defaults');
+SELECT is(pg_get_function_result('gpudl_learn(text,text,text,text,int,int,int,float8,boolean,int,int,boolean)'::regprocedure),
+    'TABLE(rank integer, rule text, probability double precision, loss double precision, '
+    '"precision" double precision, recall double precision, support bigint, head_coverage double precision, '
+    'std_confidence double precision, pca_confidence double precision)',
+    'gpudl_learn result columns');
+SELECT is(pg_get_function_arguments('gpudl_candidates(text,text,int,int,boolean)'::regprocedure),
+    'program text, target text, arity integer, max_body integer DEFAULT 2, allow_recursive boolean DEFAULT false',
+    'gpudl_candidates arguments');
+SELECT is(pg_get_function_result('gpudl_candidates(text,text,int,int,boolean)'::regprocedure),
+    'TABLE(id integer, rule text, template text)', 'gpudl_candidates result');
+SELECT is(pg_get_function_result('gpudl_loss_grad(text,text,text,text,float8[])'::regprocedure),
+    'TABLE(loss double precision, grad double precision[])', 'gpudl_loss_grad result');
+SELECT function_returns('public', 'gpudl_commit_rule', ARRAY['text', 'text'], 'bigint');
+SELECT function_returns('public', 'gpudl_sample_false_positives', ARRAY['text', 'text', 'text', 'integer'], 'setof record');
+SELECT is(pg_get_function_result('gpudl_derivations(text,text)'::regprocedure),
+    'TABLE(rule_id bigint, rule text)', 'gpudl_derivations result');
+SELECT is(pg_get_function_result('gpudl_device_info()'::regprocedure),
+    'TABLE(backend text, device text, memory_total bigint, memory_free bigint)', 'gpudl_device_info result');
+SELECT is(pg_get_function_result('gpudl_stats()'::regprocedure),
+    'TABLE(name text, value bigint)', 'gpudl_stats result');
+SELECT ok((SELECT count(*) FROM gpudl_device_info() WHERE backend = 'cpu') = 1, 'the CPU is always a device');
+SELECT ok((SELECT count(*) FROM gpudl_stats() WHERE name IN ('plan_cache_hits', 'plan_cache_misses',
+    'bytes_to_device', 'bytes_from_device', 'device_transfers', 'last_iterations')) = 6,
+    'gpudl_stats names plan cache, transfer and run counters');
 SELECT hasnt_function('gpudl', 'gpudl_create_program', 'user functions are not in the catalog schema');
 
 -- settings of PRODUCT.md section 4

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# bench/gpu/device_run.sh — everything gpudl checks on the GPU machine, in one
+# go (device time is scarce): build the CUDA module there, the standalone
+# GPU-vs-CPU differential test, the whole pg_regress suite with
+# gpudl.device = gpu, the GPU shell tests, and the graph benchmarks on GPU and
+# CPU.  Run inside the staged PostgreSQL:
+#   bash .device/run.sh 'bash bench/gpu/device_run.sh tests bench-gpu'
+#   bash .device/run.sh 'bash bench/gpu/device_run.sh bench-cpu'
+# Phases: tests, bench-gpu, bench-cpu (each fits one 10-minute device call).
+# Logs and results go to $OUT (or out/ when unset).
+set -uo pipefail
+phases=" $* "
+OUT="${OUT:-out}"; mkdir -p "$OUT"
+export GRAPH_DIR="${GRAPH_DIR:-$PWD/.device/graphs}"
+log() { echo "== $*" | tee -a "$OUT/summary.txt"; }
+nvidia-smi -L 2>&1 | tee "$OUT/nvidia-smi.txt"
+log "build the CUDA module here"
+make -s cuda/gpudl_cuda.so >"$OUT/build.txt" 2>&1 && cp cuda/gpudl_cuda.so "$(pg_config --pkglibdir)/" || { tail -20 "$OUT/build.txt"; }
+if [[ "$phases" == *" tests "* ]]; then
+log "standalone differential test (GPU backend vs CPU backend)"
+make -s -C test/unit bin/test_cuda_backend >>"$OUT/build.txt" 2>&1
+GDL_CUDA_LIB="$PWD/cuda/gpudl_cuda.so" timeout 300 test/unit/bin/test_cuda_backend >"$OUT/test_cuda_backend.txt" 2>&1; echo "rc=$?" >>"$OUT/test_cuda_backend.txt"
+tail -3 "$OUT/test_cuda_backend.txt" | tee -a "$OUT/summary.txt"
+log "device info"
+psql -X -c "CREATE EXTENSION IF NOT EXISTS gpudl" -c "SELECT * FROM gpudl_device_info()" 2>&1 | tee -a "$OUT/summary.txt"
+log "pg_regress with gpudl.device = gpu"
+mkdir -p test/out
+PGOPTIONS="-c gpudl.device=gpu" timeout 400 make -s installcheck with_llvm=no NVCC= >"$OUT/installcheck_gpu.txt" 2>&1; echo "rc=$?" >>"$OUT/installcheck_gpu.txt"
+grep -E "^test|tests|rc=" "$OUT/installcheck_gpu.txt" | tee -a "$OUT/summary.txt"
+cp test/out/regression.diffs "$OUT/regression_gpu.diffs" 2>/dev/null
+log "GPU shell tests"
+for t in test/t/04_gpu.sh test/t/03_cancel.sh; do timeout 120 bash "$t" >>"$OUT/shell_tests.txt" 2>&1; echo "$t rc=$?" | tee -a "$OUT/summary.txt"; done
+tail -8 "$OUT/shell_tests.txt" >>"$OUT/summary.txt"
+fi
+if [[ "$phases" == *" bench-gpu "* ]]; then
+log "benchmarks: GPU"
+DEVICE=gpu RUNS="${RUNS:-5}" WORKLOADS="tc" RECURSIVE_TIMEOUT_S=0 MATERIALIZE=1 timeout 240 bash bench/sql/graphs.sh >"$OUT/bench_gpu_tc.md" 2>&1
+DEVICE=gpu RUNS="${RUNS:-5}" WORKLOADS="sg" GRAPHS="CA-HepTh p2p-Gnutella04" RECURSIVE_TIMEOUT_S=0 MATERIALIZE=0 timeout 120 bash bench/sql/graphs.sh >"$OUT/bench_gpu_sg.md" 2>&1
+fi
+if [[ "$phases" == *" bench-cpu "* ]]; then
+log "benchmarks: CPU engine on this machine's cores, WITH RECURSIVE where it finishes"
+DEVICE=cpu RUNS=3 WORKLOADS="tc" RECURSIVE_TIMEOUT_S=100 MATERIALIZE=0 timeout 540 bash bench/sql/graphs.sh >"$OUT/bench_cpu_tc.md" 2>&1
+fi
+cat "$OUT"/bench_*.md >>"$OUT/summary.txt"
