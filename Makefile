@@ -26,6 +26,8 @@ SHLIB_LINK   = -ldl -lpthread -lm
 
 # bitcode for JIT inlining is optional and needs clang; keep the build portable
 override with_llvm = no
+# rebuild objects when a header they include changes (-MMD)
+override autodepend = yes
 
 PG_CONFIG   ?= pg_config
 PGXS        := $(shell $(PG_CONFIG) --pgxs)

@@ -6,7 +6,7 @@
 \pset pager off
 SET client_min_messages = warning;
 LOAD 'gpudl';  -- settings exist once the library is loaded
-SELECT plan(89);
+SELECT plan(85);
 
 -- schema layout: functions in the extension's schema, catalog in gpudl
 SELECT has_schema('gpudl');
