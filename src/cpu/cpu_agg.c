@@ -62,6 +62,7 @@ cpu_op_aggregate(void *vctx, GdlBkRel *in, int ngroup, const int *group,
 	*result = NULL;
 	if (ngroup < 0 || nagg < 0 || arity > CPU_MAX_ARITY)
 		return cpu_fail(ctx, GDL_BK_ERR_INVALID, "bad aggregate arity");
+	cpu_rel_flatten(ctx, in);
 	for (c = 0; c < ngroup; c++)
 		if (group[c] < 0 || group[c] >= in->arity)
 			return cpu_fail(ctx, GDL_BK_ERR_INVALID, "group column out of range");

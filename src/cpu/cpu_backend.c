@@ -125,6 +125,7 @@ cpu_download(void *vctx, GdlBkRel *rel, int64_t *const *cols)
 {
 	int			c;
 
+	cpu_rel_flatten(vctx, rel);
 	for (c = 0; c < rel->arity; c++)
 		cpu_rel_decode_col(rel, c, 0, rel->n, cols[c]);
 	return GDL_BK_OK;
@@ -150,6 +151,7 @@ cpu_slice(void *vctx, GdlBkRel *rel, int64_t from, int64_t to, GdlBkRel **result
 	if (from < 0 || to > rel->n || from > to)
 		return cpu_fail(ctx, GDL_BK_ERR_INVALID, "slice [%lld, %lld) out of range",
 						(long long) from, (long long) to);
+	cpu_rel_flatten(ctx, rel);
 	r = cpu_rel_new(ctx, rel->arity);
 	memcpy(r->lo, rel->lo, sizeof(r->lo));
 	memcpy(r->hi, rel->hi, sizeof(r->hi));

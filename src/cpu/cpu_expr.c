@@ -378,6 +378,7 @@ cpu_op_map(void *vctx, GdlBkRel *in, int nfilter, const GdlBkExpr *filter,
 	*result = NULL;
 	if (nout < 0 || nout > CPU_MAX_ARITY)
 		return cpu_fail(ctx, GDL_BK_ERR_INVALID, "bad map output arity %d", nout);
+	cpu_rel_flatten(ctx, in);
 	for (j = 0; j < nfilter; j++)
 		if ((s = check_expr(ctx, &filter[j], in->arity)) != GDL_BK_OK)
 			return s;

@@ -37,6 +37,23 @@ typedef struct CpuSchema
 typedef struct CpuIndex CpuIndex;
 typedef struct CpuCtx CpuCtx;
 
+/*
+ * A sorted run of keys shared by relations (reference counted).  The full
+ * relation of a recursive predicate is kept as a few disjoint runs of
+ * geometrically decreasing size (a log-structured set): absorbing a round's
+ * delta appends it as a run and merges only runs of similar size, instead
+ * of rewriting the whole relation every round.
+ */
+typedef struct CpuRun
+{
+	uint64_t   *keys;
+	int64_t		n;
+	int64_t		cap;			/* bytes */
+	int			refs;
+} CpuRun;
+
+#define CPU_MAX_RUNS 32
+
 /* A relation (the backend's GdlBkRel). */
 struct GdlBkRel
 {
@@ -54,7 +71,13 @@ struct GdlBkRel
 	CpuSchema	sch;			/* packed only */
 	CpuIndex   *indexes;		/* join indexes cached on this handle */
 	int64_t		bytes;			/* bytes of keys/cols/indexes, for accounting */
-	int64_t		kcap;			/* bytes allocated for keys */
+	int64_t		kcap;			/* bytes allocated for keys (0 when they belong to runs) */
+	/*
+	 * Packed sets may be made of runs: then keys aliases runs[0]->keys when
+	 * there is one run, and is NULL (cpu_rel_flatten first) when several.
+	 */
+	int			nruns;
+	CpuRun	   *runs[CPU_MAX_RUNS];
 	int64_t		ccap[CPU_MAX_ARITY];	/* bytes allocated per column */
 };
 
@@ -132,6 +155,9 @@ extern CpuRel *cpu_rel_from_cols(CpuCtx *ctx, int arity, int64_t n, int64_t **co
 								 const int64_t *caps, const int64_t *lo, const int64_t *hi);
 extern CpuRel *cpu_rel_repack(CpuCtx *ctx, const CpuRel *r, const CpuSchema *s);
 extern CpuRel *cpu_rel_widen(CpuCtx *ctx, const CpuRel *r);
+extern CpuRun *cpu_run_new(CpuCtx *ctx, int64_t n);
+extern void cpu_run_unref(CpuCtx *ctx, CpuRun *run);
+extern void cpu_rel_flatten(CpuCtx *ctx, CpuRel *r);
 extern void cpu_rel_decode_col(const CpuRel *r, int c, int64_t from, int64_t n, int64_t *out);
 
 /* Value of column c of row i. */

@@ -559,6 +559,8 @@ cpu_op_join(void *vctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkeys,
 	*result = NULL;
 	if ((st = check_keys(ctx, L, R, nkeys, lkeys, rkeys)) != GDL_BK_OK)
 		return st;
+	cpu_rel_flatten(ctx, L);
+	cpu_rel_flatten(ctx, R);
 	if (nout < 0 || nout > CPU_MAX_ARITY)
 		return cpu_fail(ctx, GDL_BK_ERR_INVALID, "bad join output arity %d", nout);
 	res = cpu_rel_new(ctx, nout);
@@ -679,6 +681,8 @@ cpu_op_antijoin(void *vctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkey
 	*result = NULL;
 	if ((st = check_keys(ctx, L, R, nkeys, lkeys, rkeys)) != GDL_BK_OK)
 		return st;
+	cpu_rel_flatten(ctx, L);
+	cpu_rel_flatten(ctx, R);
 	res = cpu_rel_new(ctx, L->arity);
 	memcpy(res->lo, L->lo, sizeof(res->lo));
 	memcpy(res->hi, L->hi, sizeof(res->hi));

@@ -134,10 +134,39 @@ cpu_rel_free(CpuCtx *ctx, CpuRel *r)
 	if (r->next)
 		r->next->prev = r->prev;
 	cpu_account(ctx, -r->bytes);
-	cpu_buf_put(ctx, r->keys, r->kcap);
+	if (r->nruns > 0)
+	{
+		for (c = 0; c < r->nruns; c++)
+			cpu_run_unref(ctx, r->runs[c]);
+	}
+	else
+		cpu_buf_put(ctx, r->keys, r->kcap);
 	for (c = 0; c < r->arity; c++)
 		cpu_buf_put(ctx, r->cols[c], r->ccap[c]);
 	gdl_free(r);
+}
+
+/* A run with room for n keys, one reference. */
+CpuRun *
+cpu_run_new(CpuCtx *ctx, int64_t n)
+{
+	CpuRun	   *run = gdl_alloc(sizeof(CpuRun));
+
+	run->keys = cpu_buf_get(ctx, n * (int64_t) sizeof(uint64_t), &run->cap);
+	run->refs = 1;
+	cpu_account(ctx, run->cap);
+	return run;
+}
+
+/* Drop a reference to a run; the last one frees it. */
+void
+cpu_run_unref(CpuCtx *ctx, CpuRun *run)
+{
+	if (--run->refs > 0)
+		return;
+	cpu_account(ctx, -run->cap);
+	cpu_buf_put(ctx, run->keys, run->cap);
+	gdl_free(run);
 }
 
 /* Make r a packed relation with room for n keys. */

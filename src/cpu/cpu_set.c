@@ -235,12 +235,138 @@ keys_union(CpuCtx *ctx, const uint64_t *a, int64_t na, const uint64_t *b, int64_
 	return keyop_compact(&op, nt, true);
 }
 
+/* Shared state of a parallel difference against several runs. */
+typedef struct RunsDiff
+{
+	const uint64_t *c;
+	int64_t		nc;
+	CpuRun	   *const *runs;
+	int			nruns;
+	uint64_t   *out;
+	int64_t		cbeg[CPU_MAX_THREADS + 1];
+	int64_t		cnt[CPU_MAX_THREADS];
+} RunsDiff;
+
+/* Task: this part of c minus every run, written at out + cbeg. */
+static void
+runs_diff_task(void *arg, int tid, int nt)
+{
+	RunsDiff   *rd = arg;
+	int64_t		pos[CPU_MAX_RUNS];
+	int64_t		i,
+				m = 0;
+	uint64_t   *o = rd->out + rd->cbeg[tid];
+	int			k;
+
+	if (rd->cbeg[tid] >= rd->cbeg[tid + 1])
+	{
+		rd->cnt[tid] = 0;
+		return;
+	}
+	for (k = 0; k < rd->nruns; k++)
+		pos[k] = lower_bound(rd->runs[k]->keys, 0, rd->runs[k]->n, rd->c[rd->cbeg[tid]]);
+	for (i = rd->cbeg[tid]; i < rd->cbeg[tid + 1]; i++)
+	{
+		uint64_t	x = rd->c[i];
+		bool		found = false;
+
+		for (k = 0; k < rd->nruns && !found; k++)
+		{
+			const CpuRun *run = rd->runs[k];
+
+			pos[k] = gallop(run->keys, pos[k], run->n, x);
+			found = pos[k] < run->n && run->keys[pos[k]] == x;
+		}
+		if (!found)
+			o[m++] = x;
+	}
+	rd->cnt[tid] = m;
+}
+
+/* out = c minus the union of the runs (all sorted); returns the count. */
+static int64_t
+keys_diff_runs(CpuCtx *ctx, const uint64_t *c, int64_t nc, CpuRun *const *runs, int nruns,
+			   uint64_t *out)
+{
+	RunsDiff	rd;
+	int			nt = threads_for(ctx, nc),
+				t;
+	int64_t		pos = 0;
+
+	rd.c = c;
+	rd.nc = nc;
+	rd.runs = runs;
+	rd.nruns = nruns;
+	rd.out = out;
+	for (t = 0; t <= nt; t++)
+		rd.cbeg[t] = (int64_t) ((__int128) nc * t / nt);
+	cpu_parallel(nt, runs_diff_task, &rd);
+	for (t = 0; t < nt; t++)
+	{
+		if (rd.cbeg[t] != pos && rd.cnt[t] > 0)
+			memmove(out + pos, out + rd.cbeg[t], sizeof(uint64_t) * rd.cnt[t]);
+		pos += rd.cnt[t];
+	}
+	return pos;
+}
+
+/*
+ * Merge a relation's runs into one (its rows do not change): needed before
+ * anything but absorb reads a relation made of several runs.
+ */
+void
+cpu_rel_flatten(CpuCtx *ctx, CpuRel *r)
+{
+	CpuRun	   *acc;
+	int			k;
+
+	if (r->nruns <= 1)
+		return;
+	/* merge from the smallest (last) runs up: each key moves O(log runs) times */
+	acc = r->runs[r->nruns - 1];
+	acc->refs++;
+	for (k = r->nruns - 2; k >= 0; k--)
+	{
+		CpuRun	   *m = cpu_run_new(ctx, acc->n + r->runs[k]->n);
+
+		m->n = keys_union(ctx, r->runs[k]->keys, r->runs[k]->n, acc->keys, acc->n, m->keys);
+		cpu_run_unref(ctx, acc);
+		acc = m;
+	}
+	for (k = 0; k < r->nruns; k++)
+		cpu_run_unref(ctx, r->runs[k]);
+	r->runs[0] = acc;
+	r->nruns = 1;
+	r->keys = acc->keys;
+}
+
+/* Turn a flat packed relation into one made of a single run (same rows). */
+static void
+rel_to_runs(CpuCtx *ctx, CpuRel *r)
+{
+	CpuRun	   *run;
+
+	if (r->nruns > 0)
+		return;
+	run = gdl_alloc(sizeof(CpuRun));
+	run->keys = r->keys;
+	run->n = r->n;
+	run->cap = r->kcap;
+	run->refs = 1;
+	/* the bytes move from the relation to the run */
+	r->bytes -= r->kcap;
+	r->kcap = 0;
+	r->runs[0] = run;
+	r->nruns = 1;
+}
+
 /* A packed set relation with schema s and bounds (lo, hi) around keys. */
 static CpuRel *
 packed_set(CpuCtx *ctx, int arity, const CpuSchema *s, const int64_t *lo, const int64_t *hi)
 {
 	CpuRel	   *r = cpu_rel_new(ctx, arity);
 
+	r->packed = true;
 	r->sch = *s;
 	memcpy(r->lo, lo, sizeof(int64_t) * arity);
 	memcpy(r->hi, hi, sizeof(int64_t) * arity);
@@ -329,6 +455,7 @@ cpu_op_dedup(void *vctx, int nin, GdlBkRel *const *in, GdlBkRel **result)
 	{
 		if (in[k]->arity != arity)
 			return cpu_fail(ctx, GDL_BK_ERR_INVALID, "dedup of relations of different arity");
+		cpu_rel_flatten(ctx, in[k]);
 		cpu_bounds_union(arity, lo, hi, in[k]->lo, in[k]->hi);
 		total += in[k]->n;
 	}
@@ -568,6 +695,8 @@ cpu_op_difference(void *vctx, GdlBkRel *A, GdlBkRel *B, GdlBkRel **result)
 	*result = NULL;
 	if ((st = check_sets(ctx, A, B, "difference")) != GDL_BK_OK)
 		return st;
+	cpu_rel_flatten(ctx, A);
+	cpu_rel_flatten(ctx, B);
 	if (!unify_packed(ctx, A, B, &pa, &pb, &s))
 	{
 		*result = wide_setop(ctx, A, B, true);
@@ -595,6 +724,8 @@ cpu_op_merge(void *vctx, GdlBkRel *A, GdlBkRel *B, GdlBkRel **result)
 	*result = NULL;
 	if ((st = check_sets(ctx, A, B, "merge")) != GDL_BK_OK)
 		return st;
+	cpu_rel_flatten(ctx, A);
+	cpu_rel_flatten(ctx, B);
 	if (!unify_packed(ctx, A, B, &pa, &pb, &s))
 	{
 		*result = wide_setop(ctx, A, B, false);
@@ -607,6 +738,64 @@ cpu_op_merge(void *vctx, GdlBkRel *A, GdlBkRel *B, GdlBkRel **result)
 	unify_done(ctx, A, B, pa, pb);
 	*result = r;
 	return GDL_BK_OK;
+}
+
+/*
+ * absorb on runs: delta = cand minus every run of full (one galloping pass),
+ * new full = full's runs (shared) plus delta as a new run, then the last
+ * runs merged while the newest is at least half the size of the one before.
+ */
+static void
+absorb_runs(CpuCtx *ctx, CpuRel *full, CpuRel *cand, const CpuSchema *s,
+			const int64_t *lo, const int64_t *hi, CpuRel **new_full, CpuRel **delta)
+{
+	CpuRel	   *d = packed_set(ctx, full->arity, s, lo, hi);
+	CpuRel	   *nf = packed_set(ctx, full->arity, s, lo, hi);
+	CpuRun	   *drun = cpu_run_new(ctx, cand->n);
+	int			k;
+
+	rel_to_runs(ctx, full);
+	drun->n = keys_diff_runs(ctx, cand->keys, cand->n, full->runs, full->nruns, drun->keys);
+	d->runs[0] = drun;
+	d->nruns = 1;
+	d->keys = drun->keys;
+	d->n = drun->n;
+	nf->n = full->n + drun->n;
+	for (k = 0; k < full->nruns; k++)
+	{
+		nf->runs[k] = full->runs[k];
+		nf->runs[k]->refs++;
+	}
+	nf->nruns = full->nruns;
+	if (drun->n > 0)
+	{
+		nf->runs[nf->nruns++] = drun;
+		drun->refs++;
+	}
+	while (nf->nruns >= 2 &&
+		   (nf->runs[nf->nruns - 1]->n * 2 >= nf->runs[nf->nruns - 2]->n ||
+			nf->nruns >= CPU_MAX_RUNS))
+	{
+		CpuRun	   *a = nf->runs[nf->nruns - 2],
+				   *b = nf->runs[nf->nruns - 1];
+		CpuRun	   *m = cpu_run_new(ctx, a->n + b->n);
+
+		m->n = keys_union(ctx, a->keys, a->n, b->keys, b->n, m->keys);
+		cpu_run_unref(ctx, a);
+		cpu_run_unref(ctx, b);
+		nf->runs[nf->nruns - 2] = m;
+		nf->nruns--;
+	}
+	nf->keys = nf->nruns == 1 ? nf->runs[0]->keys : NULL;
+	if (nf->nruns == 0)
+	{
+		/* empty full and empty delta */
+		nf->runs[0] = cpu_run_new(ctx, 0);
+		nf->nruns = 1;
+		nf->keys = nf->runs[0]->keys;
+	}
+	*delta = d;
+	*new_full = nf;
 }
 
 /* Backend op: delta = cand \ full and new_full = full U cand, in one step. */
@@ -628,6 +817,18 @@ cpu_op_absorb(void *vctx, GdlBkRel *full, GdlBkRel *cand,
 	*delta = NULL;
 	if ((st = check_sets(ctx, full, cand, "absorb")) != GDL_BK_OK)
 		return st;
+	cpu_rel_flatten(ctx, cand);
+	memcpy(lo, full->lo, sizeof(lo));
+	memcpy(hi, full->hi, sizeof(hi));
+	cpu_bounds_union(full->arity, lo, hi, cand->lo, cand->hi);
+	if (full->packed && cand->packed && cpu_schema_compatible(&full->sch, &cand->sch))
+	{
+		/* the delta shares the new full's bounds, so both keep one schema */
+		s = full->sch.bits[0] >= cand->sch.bits[0] ? full->sch : cand->sch;
+		absorb_runs(ctx, full, cand, &s, lo, hi, new_full, delta);
+		return GDL_BK_OK;
+	}
+	cpu_rel_flatten(ctx, full);
 	if (!unify_packed(ctx, full, cand, &pf, &pc, &s))
 	{
 		d = wide_setop(ctx, cand, full, true);
@@ -636,10 +837,6 @@ cpu_op_absorb(void *vctx, GdlBkRel *full, GdlBkRel *cand,
 		*new_full = nf;
 		return GDL_BK_OK;
 	}
-	memcpy(lo, full->lo, sizeof(lo));
-	memcpy(hi, full->hi, sizeof(hi));
-	cpu_bounds_union(full->arity, lo, hi, cand->lo, cand->hi);
-	/* the delta shares the new full's bounds, so both keep one schema */
 	d = packed_set(ctx, full->arity, &s, lo, hi);
 	cpu_rel_alloc_keys(ctx, d, pc->n);
 	cpu_rel_shrink(ctx, d, keys_diff(ctx, pc->keys, pc->n, pf->keys, pf->n, d->keys));

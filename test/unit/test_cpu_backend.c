@@ -643,6 +643,60 @@ test_grouped_dedup(int64_t nl, int64_t nr, int64_t range, int64_t range2)
 	free(gd.v);
 }
 
+/* Many rounds of absorb (full kept as runs), checked against a host union. */
+static void
+test_absorb_rounds(int rounds, int64_t per_round, int64_t range)
+{
+	Rows		all = {2, 0, NULL};
+	Rows		none = {2, 0, NULL};
+	GdlBkRel   *full = upload_set(&none);
+	int			r;
+
+	all.v = malloc(sizeof(int64_t) * 2 * (rounds * per_round + 1));
+	for (r = 0; r < rounds; r++)
+	{
+		Rows		c = rows_random(2, per_round / (1 + r % 4), 0, range);
+		GdlBkRel   *C = upload_set(&c),
+				   *NF = NULL,
+				   *ND = NULL;
+		Rows		gd,
+					ref;
+		int64_t		i,
+					n0;
+
+		rows_norm(&c, true);
+		rows_norm(&all, true);
+		ref.arity = 2;
+		ref.n = 0;
+		ref.v = malloc(sizeof(int64_t) * 2 * (c.n + 1));
+		for (i = 0; i < c.n; i++)
+			if (!rows_contains(&all, c.v + 2 * i))
+				memcpy(ref.v + 2 * (ref.n++), c.v + 2 * i, sizeof(int64_t) * 2);
+		CHECK(bk->absorb(ctx, full, C, &NF, &ND) == GDL_BK_OK);
+		gd = download(ND, 2);
+		CHECK_MSG(rows_equal(&gd, &ref, false), "absorb round %d delta", r);
+		memcpy(all.v + 2 * all.n, ref.v, sizeof(int64_t) * 2 * ref.n);
+		all.n += ref.n;
+		bk->size(ctx, NF, &n0);
+		CHECK(n0 == all.n);
+		bk->release(ctx, full);
+		bk->release(ctx, C);
+		bk->release(ctx, ND);
+		full = NF;
+		free(c.v);
+		free(gd.v);
+		free(ref.v);
+	}
+	{
+		Rows		gf = download(full, 2);
+
+		CHECK(rows_equal(&gf, &all, true));
+		free(gf.v);
+	}
+	bk->release(ctx, full);
+	free(all.v);
+}
+
 /* Arity-0 relations: the unit relation and its joins. */
 static void
 test_unit(void)
@@ -711,6 +765,8 @@ suite(int nthreads, bool big)
 	test_grouped_dedup(big ? 20000 : 2000, 3000, 500, 600);
 	test_grouped_dedup(big ? 20000 : 2000, 3000, 500, 1LL << 40);
 	test_grouped_dedup(2000, 300, 50, 1LL << 20);
+	test_absorb_rounds(40, big ? 20000 : 500, 3000);
+	test_absorb_rounds(10, 300, 40);
 	test_map_errors();
 	test_unit();
 	bk->ctx_destroy(ctx);
