@@ -232,3 +232,15 @@ CREATE FUNCTION gpudl_derivations(program text, fact text)
     AS 'MODULE_PATHNAME', 'gpudl_derivations' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION gpudl_derivations(text, text) IS
     'the rules of a program that derive a ground fact, e.g. ''path(1, 7)''';
+
+------------------------------------------------------------ GpuDatalog scan
+
+-- The planner support function of gpudl_query and gpudl_count: the planner
+-- calls it while costing a call, which loads the library, and with it the
+-- planner hook of the GpuDatalog custom scan, before the first gpudl call of
+-- a session is planned.
+CREATE FUNCTION gpudl.planner_support(internal)
+    RETURNS internal
+    AS 'MODULE_PATHNAME', 'gpudl_planner_support' LANGUAGE C STRICT;
+ALTER FUNCTION gpudl_query(text, text) SUPPORT gpudl.planner_support;
+ALTER FUNCTION gpudl_count(text, text) SUPPORT gpudl.planner_support;

@@ -234,6 +234,7 @@ start_run(GpudlScanState *st)
 
 	MemoryContextReset(st->run_cxt);
 	st->run = NULL;
+	gpudl_memory_reset();
 	old = MemoryContextSwitchTo(st->run_cxt);
 	program = gpudl_scan_text_arg(st, st->program_expr, "program name");
 	goal = gpudl_scan_text_arg(st, st->goal_expr, "goal");

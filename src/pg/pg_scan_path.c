@@ -37,8 +37,11 @@
 #include "optimizer/restrictinfo.h"
 #include "parser/parse_relation.h"
 #include "parser/parsetree.h"
+#include "nodes/supportnodes.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
+
+PG_FUNCTION_INFO_V1(gpudl_planner_support);
 
 extern PGDLLEXPORT Datum gpudl_query(PG_FUNCTION_ARGS);
 extern PGDLLEXPORT Datum gpudl_count(PG_FUNCTION_ARGS);
@@ -145,6 +148,8 @@ gpudl_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEn
 			fs = lfirst(lc);
 	if (fs == NULL)
 		return;
+	/* take the function scan's place (also as a rescanned inner side) */
+	rel->pathlist = list_delete_ptr(rel->pathlist, fs);
 
 	cp = makeNode(CustomPath);
 	cp->path.pathtype = T_CustomScan;
@@ -155,15 +160,27 @@ gpudl_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEn
 	cp->path.parallel_safe = false;
 	cp->path.parallel_workers = 0;
 	cp->path.rows = fs->rows;
-	/* just under the function scan: the same work, minus a tuplestore */
-	cp->path.startup_cost = fs->startup_cost * 0.99;
-	cp->path.total_cost = fs->total_cost * 0.99;
+	cp->path.startup_cost = fs->startup_cost;
+	cp->path.total_cost = fs->total_cost;
 	cp->path.pathkeys = NIL;
 	cp->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN | CUSTOMPATH_SUPPORT_PROJECTION;
 	cp->custom_paths = NIL;
 	cp->custom_private = NIL;
 	cp->methods = &gpudl_path_methods;
 	add_path(rel, &cp->path);
+}
+
+/*
+ * gpudl.planner_support(internal), the planner support function of
+ * gpudl_query and gpudl_count.  It answers no request (the defaults stand);
+ * its point is that the planner calls it while costing a call, which loads
+ * the library — and installs the hook above — before the first gpudl call of
+ * a session is planned, so that call runs through the GpuDatalog scan too.
+ */
+Datum
+gpudl_planner_support(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(NULL);
 }
 
 /* Register the planner hook and the scan's methods (from _PG_init). */
