@@ -13,7 +13,7 @@ SELECT c.relname, c.relkind FROM pg_class c
 WHERE c.relnamespace = 'gpudl'::regnamespace AND c.relkind IN ('r', 'S')
 ORDER BY 1;
 -- settings
-SELECT name, setting, context FROM pg_settings WHERE name LIKE 'gpudl.%' ORDER BY 1;
+SELECT name, boot_val AS default, context FROM pg_settings WHERE name LIKE 'gpudl.%' ORDER BY 1;
 -- the extension cannot be moved after creation
 ALTER EXTENSION gpudl SET SCHEMA pg_catalog;
 -- CREATE EXTENSION ... SCHEMA puts the functions elsewhere, the catalog stays in gpudl

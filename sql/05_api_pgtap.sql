@@ -117,10 +117,10 @@ SELECT ok((SELECT count(*) FROM gpudl_stats() WHERE name IN ('plan_cache_hits', 
 SELECT hasnt_function('gpudl', 'gpudl_create_program', 'user functions are not in the catalog schema');
 
 -- settings of PRODUCT.md section 4
-SELECT is(current_setting('gpudl.device'), 'auto', 'gpudl.device defaults to auto');
-SELECT is(current_setting('gpudl.device_memory_limit'), '0', 'gpudl.device_memory_limit defaults to 0');
-SELECT is(current_setting('gpudl.max_iterations'), '100000', 'gpudl.max_iterations defaults to 100000');
-SELECT is(current_setting('gpudl.cuda_library'), '$libdir/gpudl_cuda.so', 'gpudl.cuda_library default');
+SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpudl.device'), 'auto', 'gpudl.device defaults to auto');
+SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpudl.device_memory_limit'), '0', 'gpudl.device_memory_limit defaults to 0');
+SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpudl.max_iterations'), '100000', 'gpudl.max_iterations defaults to 100000');
+SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpudl.cuda_library'), '$libdir/gpudl_cuda.so', 'gpudl.cuda_library default');
 SELECT throws_ok($$SET gpudl.device = 'tpu'$$, '22023', NULL, 'gpudl.device accepts only auto/cpu/gpu');
 SELECT throws_ok($$SET gpudl.max_iterations = 0$$, '22023', NULL, 'gpudl.max_iterations must be positive');
 SELECT throws_ok($$SET gpudl.no_such_setting = 1$$, '42602', NULL, 'the gpudl prefix is reserved');

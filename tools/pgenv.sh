@@ -9,7 +9,7 @@ export PATH="$PGBIN:$PATH"
 export PGDATA="$GPUDL_ROOT/.pgdata"
 export PGHOST="${GPUDL_PGHOST:-/tmp}"
 export PGPORT="${GPUDL_PGPORT:-54329}"
-export PGUSER=postgres
+export PGUSER="${GPUDL_PGUSER:-postgres}"
 export PGDATABASE="${PGDATABASE:-gpudl}"
 
 # Run a command as the server's user.

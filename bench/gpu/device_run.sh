@@ -10,6 +10,8 @@
 # Logs and results go to $OUT (or out/ when unset).
 set -uo pipefail
 phases=" $* "
+# the staged cluster of .device/run.sh, not a private one
+export GPUDL_PGHOST=/tmp GPUDL_PGPORT=5432 GPUDL_PGUSER=pg
 OUT="${OUT:-out}"; mkdir -p "$OUT"
 export GRAPH_DIR="${GRAPH_DIR:-$PWD/.device/graphs}"
 log() { echo "== $*" | tee -a "$OUT/summary.txt"; }

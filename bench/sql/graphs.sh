@@ -65,8 +65,8 @@ for g in $GRAPHS; do
     iters=$(echo "$lines" | head -1 | awk '{print $4}')
     e2e_m=$(echo "$lines" | awk '{print $2}' | median)
     eng_m=$(echo "$lines" | awk '{print $3}' | median)
-    rss=$(q -c "SELECT bench_count('${w}_$t', '$goal', '$DEVICE')" -c "SELECT pg_backend_pid()" | tail -1 | \
-          { read p; awk '/VmHWM/ {printf "%d", $2/1024}' /proc/$p/status 2>/dev/null || echo "?"; })
+    rss=$(q -c "SELECT bench_count('${w}_$t', '$goal', '$DEVICE')" \
+            -c "SELECT pg_read_file('/proc/self/status')" 2>/dev/null | awk '/VmHWM/ {printf "%d", $2/1024}')
     rec="-"; ratio="-"
     if [ "$RECURSIVE_TIMEOUT_S" != 0 ]; then
       if [ "$w" = tc ]; then

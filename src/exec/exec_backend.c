@@ -117,7 +117,8 @@ exec_check(ExecState *es, int status, const char *what)
 	es->bk->ctx_destroy(es->ctx);
 	es->ctx = NULL;
 	if (code == GDL_ERR_DIVISION_BY_ZERO || code == GDL_ERR_OVERFLOW)
-		gdl_error(code, NULL, NULL, "%s", msg);
+		gdl_error(code, NULL, NULL, "%s",	/* the same words on every backend */
+				  code == GDL_ERR_DIVISION_BY_ZERO ? "division by zero" : "integer out of range");
 	if (code == GDL_ERR_DEVICE_MEMORY)
 		gdl_error(code, msg, "Lower the data size, raise gpudl.device_memory_limit, or use gpudl.device = cpu.",
 				  "out of device memory in %s", what);
