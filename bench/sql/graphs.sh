@@ -55,18 +55,18 @@ for g in $GRAPHS; do
   for w in $WORKLOADS; do
     goal="$w(X, Y)"
     engine=(); e2e=(); tuples=""; iters=""
-    # one session per workload so the backend's peak RSS is this workload's
-    out=$(for i in $(seq 0 "$RUNS"); do echo "SELECT bench_count('${w}_$t', '$goal', '$DEVICE');"; done; \
-          echo "SELECT 'pid ' || pg_backend_pid();")
-    res=$(echo "$out" | q -f - 2>&1 & pid_wait=$!; wait $pid_wait) || true
-    # (peak RSS read below from the server log is not portable; use VmHWM of a fresh session)
-    lines=$(echo "$res" | grep -v '^pid' | tail -n +2)   # drop the warm-up run
+    # one session per workload: the warm-up run, RUNS timed runs, then the
+    # backend's peak RSS (VmHWM) for this workload
+    res=$( { for i in $(seq 0 "$RUNS"); do echo "SELECT bench_count('${w}_$t', '$goal', '$DEVICE');"; done
+             echo "SELECT 'rss ' || (regexp_match(pg_read_file('/proc/self/status'), 'VmHWM:\s+(\d+)'))[1];"; } \
+           | q -f - 2>&1) || true
+    lines=$(echo "$res" | grep -E '^[0-9]+ ' | tail -n +2)   # drop the warm-up run
     tuples=$(echo "$lines" | head -1 | awk '{print $1}')
     iters=$(echo "$lines" | head -1 | awk '{print $4}')
     e2e_m=$(echo "$lines" | awk '{print $2}' | median)
     eng_m=$(echo "$lines" | awk '{print $3}' | median)
-    rss=$(q -c "SELECT bench_count('${w}_$t', '$goal', '$DEVICE')" \
-            -c "SELECT pg_read_file('/proc/self/status')" 2>/dev/null | awk '/VmHWM/ {printf "%d", $2/1024}')
+    rss=$(echo "$res" | awk '/^rss/ {printf "%d", $2 / 1024}')
+    [ -n "$tuples" ] || { echo "| $g | $w | failed: $(echo "$res" | grep -m1 ERROR) | | | | | | | |"; continue; }
     rec="-"; ratio="-"
     if [ "$RECURSIVE_TIMEOUT_S" != 0 ]; then
       if [ "$w" = tc ]; then
