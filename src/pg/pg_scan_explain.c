@@ -179,7 +179,17 @@ gpudl_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (details)
 			ExplainPropertyText("Device", device_now(), es);
 		if (es->verbose && run->magic)
-			ExplainPropertyList("Rewritten Rules", rewritten_rules(run), es);
+		{
+			List	   *rules = rewritten_rules(run);
+			ListCell   *lc;
+
+			/* one line per rule in text; a list in the structured formats */
+			if (es->format == EXPLAIN_FORMAT_TEXT)
+				foreach(lc, rules)
+					ExplainPropertyText("Rule", lfirst(lc), es);
+			else
+				ExplainPropertyList("Rewritten Rules", rules, es);
+		}
 		return;
 	}
 	if (t->runs == 0)
