@@ -696,6 +696,15 @@ cpu_op_difference(void *vctx, GdlBkRel *A, GdlBkRel *B, GdlBkRel **result)
 	if ((st = check_sets(ctx, A, B, "difference")) != GDL_BK_OK)
 		return st;
 	cpu_rel_flatten(ctx, A);
+	if (B->nruns > 1 && A->packed && B->packed && cpu_schema_compatible(&A->sch, &B->sch))
+	{
+		/* B made of runs (a full relation): subtract them without merging */
+		r = packed_set(ctx, A->arity, &A->sch, A->lo, A->hi);
+		cpu_rel_alloc_keys(ctx, r, A->n);
+		cpu_rel_shrink(ctx, r, keys_diff_runs(ctx, A->keys, A->n, B->runs, B->nruns, r->keys));
+		*result = r;
+		return GDL_BK_OK;
+	}
 	cpu_rel_flatten(ctx, B);
 	if (!unify_packed(ctx, A, B, &pa, &pb, &s))
 	{

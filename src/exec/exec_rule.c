@@ -129,6 +129,14 @@ prepare_atom(ExecState *es, const PlanRule *r, const PlanAtom *pa, bool *owned)
 		outs[k] = expr_done(&eb);
 	}
 	exec_check(es, es->bk->map(es->ctx, src, nf, filters, pa->nvars, outs, &res), "filter");
+	if (pa->sorted)
+	{
+		GdlBkRel   *set = NULL;
+
+		exec_check(es, es->bk->dedup(es->ctx, 1, &res, &set), "dedup");
+		es->bk->release(es->ctx, res);
+		res = set;
+	}
 	for (k = 0; k < nf; k++)
 		gdl_free((void *) filters[k].code);
 	for (k = 0; k < pa->nvars; k++)
@@ -418,11 +426,14 @@ now_ms(void)
 static void
 run_batched(ExecState *es, const PlanRule *r, GdlBkRel *start, int64_t n, ExecOuts *out)
 {
-	int64_t		minrows = es->batch_rows / 512 > 256 ? es->batch_rows / 512 : 256;
+	int64_t		minrows = 256;
 	int64_t		from = 0,
-				rows = es->batch_rows / 16;
-	double		ratio = 16.0;
+				rows = n / 32;
+	double		ratio = 64.0;
 
+	/* a first, cautious slice measures the output per driving row */
+	if (rows > es->batch_rows / 64)
+		rows = es->batch_rows / 64;
 	if (rows < minrows)
 		rows = minrows;
 	while (from < n)
@@ -441,6 +452,10 @@ run_batched(ExecState *es, const PlanRule *r, GdlBkRel *start, int64_t n, ExecOu
 		if (bag != NULL)
 		{
 			ratio = (double) exec_size(es, bag) / (double) (to - from);
+			if (es->trace)
+				gdl_log("batch rows [%lld, %lld) of %lld: %lld output rows",
+						(long long) from, (long long) to, (long long) n,
+						(long long) exec_size(es, bag));
 			t0 = now_ms();
 			exec_check(es, es->bk->dedup(es->ctx, 1, &bag, &set), "dedup");
 			es->bk->release(es->ctx, bag);
@@ -482,7 +497,7 @@ exec_rule(ExecState *es, const PlanRule *r, ExecOuts *out)
 		GdlBkRel   *start = prepare_atom(es, r, &s0->atom, &owned);
 		int64_t		n = exec_size(es, start);
 
-		if (n > es->batch_rows / 8)
+		if (n > 4096)
 		{
 			run_batched(es, r, start, n, out);
 			if (owned)

@@ -434,6 +434,7 @@ compute_layouts(RuleBuild *rb)
 				lastjoin,
 				h0;
 	bool	  **needed = gdl_alloc(sizeof(bool *) * rb->nsteps);
+	bool	   *sorted_on_first = gdl_alloc(sizeof(bool) * rb->nsteps);
 	bool	  **bound_after = gdl_alloc(sizeof(bool *) * rb->nsteps);
 	bool	   *bound = gdl_alloc(sizeof(bool) * (nv > 0 ? nv : 1));
 
@@ -554,10 +555,29 @@ compute_layouts(RuleBuild *rb)
 			}
 		}
 		if (i == lastjoin && h0 >= 0 && prev->nvars > 0 && prev->vars[0] == h0 &&
-			(prev->kind == PSTEP_JOIN || prev->kind == PSTEP_MAP))
+			(prev->kind == PSTEP_JOIN || prev->kind == PSTEP_MAP) && !sorted_on_first[i - 1])
 			s->sort_left = true;
 		s->nvars = lay.n;
 		s->vars = lay.v;
+		/* is the output sorted on its first column (known statically)? */
+		switch (s->kind)
+		{
+			case PSTEP_START:
+				sorted_on_first[i] = s->atom.trivial || s->atom.sorted;
+				break;
+			case PSTEP_ANTI:
+				sorted_on_first[i] = sorted_on_first[i - 1];
+				break;
+			case PSTEP_MAP:
+			case PSTEP_JOIN:
+				sorted_on_first[i] = prev && sorted_on_first[i - 1] && s->nvars > 0 &&
+					prev->nvars > 0 && s->vars[0] == prev->vars[0] && s->vars[0] >= 0;
+				break;
+			default:
+				sorted_on_first[i] = false;
+		}
+		if (s->sort_left)
+			sorted_on_first[i] = s->nvars > 0 && s->vars[0] == prev->vars[0];
 		/* keys and sources of a join / anti-join */
 		if (s->kind == PSTEP_JOIN || s->kind == PSTEP_ANTI)
 		{
@@ -607,6 +627,7 @@ compute_layouts(RuleBuild *rb)
 		gdl_free(bound_after[i]);
 	}
 	gdl_free(needed);
+	gdl_free(sorted_on_first);
 	gdl_free(bound_after);
 	gdl_free(bound);
 }
@@ -678,6 +699,87 @@ head_has_agg(const GdlClause *c)
 	return false;
 }
 
+/* The head's first variable (its output groups by it), or -1. */
+static int
+grouping_var(RuleBuild *rb)
+{
+	const GdlClause *c = rb->c;
+
+	if (head_has_agg(c) || c->head.nargs == 0 || c->head.args[0]->kind != GDL_TERM_VAR)
+		return -1;
+	return c->head.args[0]->var;
+}
+
+/* Does atom at hold variable v? */
+static bool
+atom_has_var(const GdlAtom *at, int v)
+{
+	int			k;
+
+	for (k = 0; k < at->nargs; k++)
+		if (at->args[k]->kind == GDL_TERM_VAR && at->args[k]->var == v)
+			return true;
+	return false;
+}
+
+/*
+ * A delta version whose delta atom does not start with the head's first
+ * variable h0 derives tuples in no useful order.  Starting instead from an
+ * atom of a lower stratum (unchanged during the fixpoint) that holds h0 and
+ * shares a variable with the delta atom, read sorted by h0, makes the
+ * output come grouped by h0 (cheap dedup) and needs no per-round sort: the
+ * sorted copy is made once.  Returns that atom's literal, or -1.
+ */
+static int
+grouping_driver(RuleBuild *rb, int h0)
+{
+	const GdlClause *c = rb->c;
+	const GdlAtom *dat = &c->body[rb->rule->delta_lit].atom;
+	int			l,
+				k;
+
+	if (dat->nargs > 0 && dat->args[0]->kind == GDL_TERM_VAR && dat->args[0]->var == h0)
+		return -1;
+	for (l = 0; l < c->nbody; l++)
+	{
+		const GdlAtom *at = &c->body[l].atom;
+		bool		shares = false;
+
+		if (c->body[l].kind != GDL_LIT_ATOM || l == rb->rule->delta_lit ||
+			rb->pred_stratum[rb->info->lit_pred[l]] == rb->stratum || !atom_has_var(at, h0))
+			continue;
+		for (k = 0; k < at->nargs; k++)
+			if (at->args[k]->kind == GDL_TERM_VAR && atom_has_var(dat, at->args[k]->var))
+				shares = true;
+		if (shares)
+			return l;
+	}
+	return -1;
+}
+
+/* Read a prepared atom with variable v as its first column, sorted. */
+static void
+sort_atom_by(PlanAtom *pa, int v)
+{
+	int			p,
+				col;
+
+	for (p = 0; p < pa->nvars; p++)
+		if (pa->vars[p] == v)
+			break;
+	if (p == pa->nvars)
+		return;
+	if (p == 0 && pa->trivial)
+		return;					/* a stored set is sorted on its first column */
+	col = pa->cols[p];
+	memmove(pa->vars + 1, pa->vars, sizeof(int) * p);
+	memmove(pa->cols + 1, pa->cols, sizeof(int) * p);
+	pa->vars[0] = v;
+	pa->cols[0] = col;
+	pa->trivial = false;
+	pa->sorted = true;
+}
+
 /* Build one version of clause ci (delta_lit -1: every atom reads full). */
 static void
 build_rule(const GdlAnalysis *a, int *pred_stratum, int stratum, int ci, int delta_lit,
@@ -725,12 +827,19 @@ build_rule(const GdlAnalysis *a, int *pred_stratum, int stratum, int ci, int del
 						best = sc;
 					}
 				}
+		int			h0 = grouping_var(&rb);
+		int			drv = delta_lit >= 0 && h0 >= 0 ? grouping_driver(&rb, h0) : -1;
+
+		if (drv >= 0)
+			first = drv;
 		if (first >= 0)
 		{
 			PlanStep   *s = add_step(&rb, PSTEP_START);
 
 			make_atom(&s->atom, &c->body[first], first, info->lit_pred[first],
 					  atom_src(&rb, first), nv);
+			if (drv >= 0)
+				sort_atom_by(&s->atom, h0);
 			bind_atom(&rb, &c->body[first].atom);
 			rb.placed[first] = true;
 		}

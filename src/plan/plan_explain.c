@@ -138,6 +138,8 @@ rule_line(const GdlPlan *plan, const PlanRule *r)
 				gdl_buf_append(&b, "scan ");
 				print_atom(&b, c, &c->body[s->atom.lit].atom);
 				gdl_buf_append(&b, "%s", src_name(s->atom.src));
+				if (s->atom.sorted)
+					gdl_buf_append(&b, " sorted by %s", c->varnames[s->atom.vars[0]]);
 				break;
 			case PSTEP_JOIN:
 				if (s->sort_left)

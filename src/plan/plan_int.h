@@ -40,6 +40,7 @@ typedef struct PlanAtom
 	int			pred;
 	PlanSrc		src;
 	bool		trivial;		/* args are distinct variables: no preparation */
+	bool		sorted;			/* prepared columns reordered: sort (dedup) them */
 	int			nvars;			/* columns of the prepared relation */
 	int		   *vars;			/* variable of each column */
 	int		   *cols;			/* predicate column of each (first occurrence) */

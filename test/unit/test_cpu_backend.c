@@ -672,6 +672,20 @@ test_absorb_rounds(int rounds, int64_t per_round, int64_t range)
 		for (i = 0; i < c.n; i++)
 			if (!rows_contains(&all, c.v + 2 * i))
 				memcpy(ref.v + 2 * (ref.n++), c.v + 2 * i, sizeof(int64_t) * 2);
+		{
+			/* difference against a full made of runs */
+			GdlBkRel   *D = NULL;
+			Rows		g2,
+						r2;
+
+			CHECK(bk->difference(ctx, C, full, &D) == GDL_BK_OK);
+			g2 = download(D, 2);
+			r2 = rows_concat(&ref, &none);
+			CHECK_MSG(rows_equal(&g2, &r2, false), "difference with runs, round %d", r);
+			bk->release(ctx, D);
+			free(g2.v);
+			free(r2.v);
+		}
 		CHECK(bk->absorb(ctx, full, C, &NF, &ND) == GDL_BK_OK);
 		gd = download(ND, 2);
 		CHECK_MSG(rows_equal(&gd, &ref, false), "absorb round %d delta", r);
