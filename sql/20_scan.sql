@@ -119,6 +119,7 @@ DEALLOCATE any20;
 -- rescans: a correlated subquery runs again for each outer value
 CREATE TABLE people(name text);
 INSERT INTO people VALUES ('abe'), ('homer'), ('zia'), ('marge');
+ANALYZE people;
 SELECT p.name, (SELECT string_agg(b, ',' ORDER BY b) FROM gpudl_query('fam20', 'anc(X, Y)') AS t(a text, b text)
                 WHERE t.a = p.name) AS descendants
 FROM people p ORDER BY 1;
@@ -133,14 +134,22 @@ SELECT p.name, t.b FROM people p,
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT p.name, t.b FROM people p,
   LATERAL gpudl_query('fam20', 'anc(X, Y)' || left(p.name, 0)) AS t(a text, b text) WHERE t.a = p.name;
+-- a join condition on a column binds the goal: a nested loop runs the scan
+-- once per outer row, goal-directed
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT p.name, t.b FROM people p JOIN gpudl_query('fam20', 'anc(X, Y)') AS t(a text, b text) ON t.a = p.name;
+SELECT p.name, t.b FROM people p JOIN gpudl_query('fam20', 'anc(X, Y)') AS t(a text, b text) ON t.a = p.name
+ORDER BY 1, 2;
 -- an inner side rescanned with nothing changed streams the same answer again
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_material = off;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-SELECT p.name, t.b FROM people p JOIN gpudl_query('fam20', 'anc(X, Y)') AS t(a text, b text) ON t.a = p.name;
-SELECT p.name, t.b FROM people p JOIN gpudl_query('fam20', 'anc(X, Y)') AS t(a text, b text) ON t.a = p.name
-ORDER BY 1, 2;
+SELECT p.name, t.b FROM people p JOIN gpudl_query('fam20', 'anc(X, Y)') AS t(a text, b text) ON t.a < p.name;
+SELECT count(*) FROM people p JOIN gpudl_query('fam20', 'anc(X, Y)') AS t(a text, b text) ON t.a < p.name;
+SET gpudl.enable_customscan = off;
+SELECT count(*) FROM people p JOIN gpudl_query('fam20', 'anc(X, Y)') AS t(a text, b text) ON t.a < p.name;
+RESET gpudl.enable_customscan;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_material;
@@ -238,6 +247,8 @@ CREATE TABLE node(n int);
 SELECT setseed(0.42);
 INSERT INTO edge SELECT (random() * 40)::int, (random() * 40)::int FROM generate_series(1, 70);
 INSERT INTO node SELECT g FROM generate_series(0, 40) g;
+ANALYZE edge;
+ANALYZE node;
 SELECT gpudl_create_program('rand20', $$
   tc(X, Y) :- edge(X, Y).
   tc(X, Z) :- tc(X, Y), edge(Y, Z).
@@ -266,6 +277,8 @@ SELECT q, t20.agree(q, coalesce(skip, '')) FROM (VALUES
   ('SELECT n.n, (SELECT count(*) FROM gpudl_query(''rand20'', ''tc(X, Y)'') AS t(a int, b int) WHERE t.a = n.n) FROM node n', NULL),
   ('SELECT n.n, (SELECT count(*) FROM gpudl_query(''rand20'', ''sg(X, Y)'') AS t(a int, b int) WHERE t.b = n.n) FROM node n', NULL),
   ('SELECT e.a, t.b FROM edge e, LATERAL gpudl_query(''rand20'', ''rtc(X, Y)'') AS t(a int, b int) WHERE t.a = e.b AND e.a < 5', NULL),
+  ('SELECT n.n, t.b FROM node n JOIN gpudl_query(''rand20'', ''sg(X, Y)'') AS t(a int, b int) ON t.a = n.n WHERE n.n < 4', NULL),
+  ('SELECT n.n, t.a FROM node n JOIN gpudl_query(''rand20'', ''hub(X, Y)'') AS t(a int, b int) ON t.a = n.n + 1 WHERE n.n < 12', NULL),
   -- a LATERAL call with an outer reference runs once per outer row (the
   -- function scan is left out here: it calls gpudl_query once per row too)
   ('SELECT e.a, t.b FROM edge e, LATERAL gpudl_query(''rand20'', ''tc(X, Y)'' || left(e.a::text, 0)) AS t(a int, b int) WHERE t.a = e.b AND e.a < 9', 'gpudl.enable_customscan')
