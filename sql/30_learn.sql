@@ -81,8 +81,8 @@ SELECT count(*) AS checked,
        max(abs((loss_at(i, 1e-5) - loss_at(i, -1e-5)) / 2e-5 - (SELECT grad[i] FROM lg))) < 1e-4 AS gradient_matches
 FROM generate_series(1, (SELECT count(*)::int FROM cand)) i;
 
--- errors: bad arguments, and nothing is recorded for them
-SELECT count(*) AS runs_before FROM gpudl.learn_runs;
+-- errors: bad arguments; every failed call is still recorded (after its
+-- transaction rolled back, by a background worker), except for NULL arguments
 SELECT * FROM gpudl_learn('fam30', 'grandparent', 'gp_pos', max_body => 0);
 SELECT * FROM gpudl_learn('fam30', 'grandparent', 'gp_pos', max_body => 4);
 SELECT * FROM gpudl_learn('fam30', 'grandparent', 'gp_pos', max_rules => 0);
@@ -102,4 +102,8 @@ SELECT * FROM gpudl_loss_grad('fam30', 'sibling_of', 'sib_pos', 'sib_neg', ARRAY
 SELECT * FROM gpudl_loss_grad('fam30', 'sibling_of', 'sib_pos', 'sib_neg', ARRAY[1.5]);
 SELECT gpudl_commit_rule('fam30', 'bad(X) :- nowhere(X).');
 SELECT * FROM gpudl_derivations('fam30', 'grandparent(X, bart)');
-SELECT count(*) AS runs_after FROM gpudl.learn_runs;
+SELECT count(*) AS failed_runs_recorded FROM gpudl.learn_runs WHERE status = 'failed';
+-- a call that fails while running (here in the positives query) too
+SELECT * FROM gpudl_learn('fam30', 'grandparent', 'SELECT a, b FROM gp_pos WHERE 1 / (length(a) - length(a)) = 1');
+SELECT target, message, params->>'positives' AS positives, finished_at IS NOT NULL AS finished
+FROM gpudl.learn_runs WHERE status = 'failed' ORDER BY id;

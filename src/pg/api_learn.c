@@ -192,6 +192,7 @@ gpudl_learn(PG_FUNCTION_ARGS)
 	GdlIlpEvalHook hook;
 	GdlIlpResult *res;
 	int64		run_id;
+	char	   *pjson;
 	int			i;
 
 	gdl_ilp_params_default(&params);
@@ -205,27 +206,41 @@ gpudl_learn(PG_FUNCTION_ARGS)
 	params.min_support = arg_int(fcinfo, 9, "min_support");
 	params.seed = PG_ARGISNULL(10) ? 0 : PG_GETARG_INT32(10);
 	commit = PG_ARGISNULL(11) ? false : PG_GETARG_BOOL(11);
-	require(params.max_body >= 1 && params.max_body <= 3, "max_body must be between 1 and 3", params.max_body);
-	require(params.max_rules >= 1, "max_rules must be at least 1", params.max_rules);
-	require(params.epochs >= 0, "epochs must not be negative", params.epochs);
-	require(params.min_support >= 1, "min_support must be at least 1", params.min_support);
-	if (!(params.learning_rate > 0) || isinf(params.learning_rate))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("learning_rate must be a positive number, got %g", params.learning_rate)));
-	gpudl_require_program(program);
-
 	InitMaterializedSRF(fcinfo, 0);
 	gpudl_memory_reset();
 	percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl learn", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(percall);
-	run_id = start_run(program, target, params_json(positives, negatives, &params, commit));
-	ls = gpudl_learn_setup(program, target, 0, positives, negatives);
-	hook = gpudl_learn_eval_hook(ls);
-	res = gdl_ilp_learn(&ls->prob, &params, &hook);
-	if (commit)
-		commit_rules(program, res);
-	finish_run(run_id, res, commit);
+	pjson = params_json(positives, negatives, &params, commit);
+	PG_TRY();
+	{
+		require(params.max_body >= 1 && params.max_body <= 3, "max_body must be between 1 and 3", params.max_body);
+		require(params.max_rules >= 1, "max_rules must be at least 1", params.max_rules);
+		require(params.epochs >= 0, "epochs must not be negative", params.epochs);
+		require(params.min_support >= 1, "min_support must be at least 1", params.min_support);
+		if (!(params.learning_rate > 0) || isinf(params.learning_rate))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("learning_rate must be a positive number, got %g", params.learning_rate)));
+		gpudl_require_program(program);
+		run_id = start_run(program, target, pjson);
+		ls = gpudl_learn_setup(program, target, 0, positives, negatives);
+		hook = gpudl_learn_eval_hook(ls);
+		res = gdl_ilp_learn(&ls->prob, &params, &hook);
+		if (commit)
+			commit_rules(program, res);
+		finish_run(run_id, res, commit);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		/* keep the failure in gpudl.learn_runs beyond this transaction */
+		MemoryContextSwitchTo(old);
+		edata = CopyErrorData();
+		gpudl_record_failed_run(program, target, pjson, edata->message);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 
 	for (i = 0; i < res->nrules; i++)
 	{

@@ -35,4 +35,8 @@ extern GdlIlpEvalHook gpudl_learn_eval_hook(GpudlLearnSetup *ls);
 /* Insert clauses into a program with learned = true; returns their ids (api_program.c). */
 extern List *gpudl_insert_rules_text(const char *program, const char *rules, bool learned);
 
+/* Record a failed learn run from an error path (pg_learn_record.c). */
+extern void gpudl_record_failed_run(const char *program, const char *target,
+									const char *params, const char *message);
+
 #endif							/* GPUDL_LEARN_H */
