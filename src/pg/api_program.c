@@ -9,6 +9,7 @@
  */
 #include "gpudl_pg.h"
 #include "gpudl_run.h"
+#include "exec/gdl_engine.h"
 #include "gpudl_learn.h"
 
 #include "catalog/pg_type.h"
@@ -368,6 +369,15 @@ gpudl_explain(PG_FUNCTION_ARGS)
 	n = gdl_explain_strata(a, &lines);
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	for (i = 0; i < n; i++)
+	{
+		Datum		v = CStringGetTextDatum(lines[i]);
+		bool		isnull = false;
+
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &v, &isnull);
+	}
+	/* then the compiled plan: join orders and semi-naive versions */
+	n = gdl_plan_explain(gdl_plan_compile(a), &lines);
 	for (i = 0; i < n; i++)
 	{
 		Datum		v = CStringGetTextDatum(lines[i]);
