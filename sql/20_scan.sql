@@ -136,6 +136,8 @@ SELECT p.name, t.b FROM people p,
   LATERAL gpudl_query('fam20', 'anc(X, Y)' || left(p.name, 0)) AS t(a text, b text) WHERE t.a = p.name;
 -- a join condition on a column binds the goal: a nested loop runs the scan
 -- once per outer row, goal-directed
+EXPLAIN (COSTS OFF)
+SELECT p.name, t.b FROM people p JOIN gpudl_query('fam20', 'anc(X, Y)') AS t(a text, b text) ON t.a = p.name;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT p.name, t.b FROM people p JOIN gpudl_query('fam20', 'anc(X, Y)') AS t(a text, b text) ON t.a = p.name;
 SELECT p.name, t.b FROM people p JOIN gpudl_query('fam20', 'anc(X, Y)') AS t(a text, b text) ON t.a = p.name

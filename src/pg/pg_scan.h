@@ -80,11 +80,11 @@ typedef struct GpudlScanState
 	bool		eof;
 	GpudlScanTotals totals;
 	GpudlRun   *explain_run;	/* EXPLAIN without ANALYZE: prepared, not run */
+	bool	   *pushed_unknown; /* EXPLAIN: per pushed condition, value not known yet */
 } GpudlScanState;
 
 /* pg_scan_exec.c */
 extern Node *gpudl_scan_create_state(CustomScan *cscan);
-extern char *gpudl_scan_text_arg(GpudlScanState *st, ExprState *e, const char *what);
 
 /* pg_scan_explain.c */
 extern void gpudl_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es);

@@ -28,6 +28,8 @@ static void gpudl_scan_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *gpudl_scan_exec(CustomScanState *node);
 static void gpudl_scan_end(CustomScanState *node);
 static void gpudl_scan_rescan(CustomScanState *node);
+static void explain_prepare(GpudlScanState *st, CustomScan *cs);
+static char *gpudl_scan_text_arg(GpudlScanState *st, ExprState *e, const char *what);
 
 static const CustomExecMethods gpudl_exec_methods = {
 	.CustomName = GPUDL_SCAN_NAME,
@@ -106,41 +108,71 @@ gpudl_scan_begin(CustomScanState *node, EState *estate, int eflags)
 	st->row_cxt = AllocSetContextCreate(estate->es_query_cxt, "gpudl scan row",
 										ALLOCSET_SMALL_SIZES);
 
-	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) && bms_is_empty(st->exec_params))
+	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
+		explain_prepare(st, cs);
+}
+
+/*
+ * EXPLAIN without ANALYZE: when program and goal are known before the scan
+ * runs (constants, extern parameters), prepare the run — plans acquired,
+ * goal bound — to show what it would do.  Pushed values that depend on an
+ * outer row stay unknown; they still bind their goal arguments.
+ */
+static void
+explain_prepare(GpudlScanState *st, CustomScan *cs)
+{
+	ExprContext *econtext = st->css.ss.ps.ps_ExprContext;
+	Bitmapset  *params = NULL;
+	MemoryContext old;
+	char	   *program;
+	char	   *goal;
+	GpudlRunOptions opts;
+	GdlTerm   **values;
+	int			i;
+
+	(void) exec_params_walker((Node *) list_make2(linitial(cs->custom_exprs),
+												  lsecond(cs->custom_exprs)), &params);
+	if (!bms_is_empty(params))
+		return;
+	program = gpudl_scan_text_arg(st, st->program_expr, "program name");
+	goal = gpudl_scan_text_arg(st, st->goal_expr, "goal");
+	values = palloc0(sizeof(GdlTerm *) * (st->npushed + 1));
+	st->pushed_unknown = palloc0(sizeof(bool) * (st->npushed + 1));
+	for (i = 0; i < st->npushed; i++)
 	{
-		/* everything is known now (constants, extern parameters) */
-		ExprContext *econtext = node->ss.ps.ps_ExprContext;
-		MemoryContext old;
-		char	   *program = gpudl_scan_text_arg(st, st->program_expr, "program name");
-		char	   *goal = gpudl_scan_text_arg(st, st->goal_expr, "goal");
-		GpudlRunOptions opts;
-		GdlTerm   **values = palloc0(sizeof(GdlTerm *) * (st->npushed + 1));
+		Bitmapset  *vp = NULL;
+		bool		isnull;
+		Datum		d;
 
-		for (i = 0; i < st->npushed; i++)
+		(void) exec_params_walker((Node *) st->pushed_exprs[i]->expr, &vp);
+		if (!bms_is_empty(vp))
 		{
-			bool		isnull;
-			Datum		d = ExecEvalExprSwitchContext(st->pushed_exprs[i], econtext, &isnull);
-
-			if (!isnull)
-				values[i] = gpudl_datum_to_term(d, st->pushed_types[i]);
+			st->pushed_unknown[i] = true;
+			continue;
 		}
-		memset(&opts, 0, sizeof(opts));
-		opts.want_rows = st->kind == GPUDL_SCAN_QUERY && !st->count_only;
-		opts.goal_directed = true;
-		opts.npushed = st->npushed;
-		opts.pushed_args = st->pushed_args;
-		opts.pushed_values = values;
-		old = MemoryContextSwitchTo(st->run_cxt);
-		st->explain_run = gpudl_run_prepare(program, goal, &opts);
-		MemoryContextSwitchTo(old);
+		d = ExecEvalExprSwitchContext(st->pushed_exprs[i], econtext, &isnull);
+		if (!isnull)
+			values[i] = gpudl_datum_to_term(d, st->pushed_types[i]);
+		else
+			st->pushed_unknown[i] = true;
 	}
+	ResetExprContext(econtext);
+	memset(&opts, 0, sizeof(opts));
+	opts.want_rows = st->kind == GPUDL_SCAN_QUERY && !st->count_only;
+	opts.goal_directed = true;
+	opts.npushed = st->npushed;
+	opts.pushed_args = st->pushed_args;
+	opts.pushed_values = values;
+	old = MemoryContextSwitchTo(st->run_cxt);
+	st->explain_run = gpudl_run_prepare(program, goal, &opts);
+	MemoryContextSwitchTo(old);
 }
 
 /*
  * Evaluate a text argument (program or goal); NULL is an error, as for the
  * functions.  The string is copied into the current memory context.
  */
-char *
+static char *
 gpudl_scan_text_arg(GpudlScanState *st, ExprState *e, const char *what)
 {
 	ExprContext *econtext = st->css.ss.ps.ps_ExprContext;

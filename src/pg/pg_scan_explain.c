@@ -113,6 +113,48 @@ arg_text(Node *expr, List *context, bool useprefix)
 	return deparse_expression(expr, context, useprefix, false);
 }
 
+/*
+ * The goal with its pushed-down values (EXPLAIN without ANALYZE): known
+ * values as constants, values still to come from an outer row as their SQL.
+ */
+static char *
+explain_bound_goal(GpudlScanState *st, CustomScan *cs, List *context, bool useprefix)
+{
+	const GpudlRun *run = st->explain_run;
+	const GpudlGoalSpec *g = run->goal;
+	StringInfoData s;
+	int			i,
+				k;
+
+	initStringInfo(&s);
+	appendStringInfo(&s, "%s(", gdl_plan_analysis(run->plan)->preds[g->pred].name);
+	for (i = 0; i < g->arity; i++)
+	{
+		const GdlTerm *t = g->args[i];
+		char	   *text = NULL;
+
+		for (k = 0; k < st->npushed && text == NULL; k++)
+		{
+			const GdlTerm *pt = g->args[st->pushed_args[k]];
+
+			if (st->pushed_unknown[k] &&
+				(st->pushed_args[k] == i ||
+				 (t->kind == GDL_TERM_VAR && pt->kind == GDL_TERM_VAR && pt->var == t->var)))
+			{
+				OpExpr	   *op = list_nth(cs->custom_exprs, 2 + k);
+				List	   *sides = list_nth(cs->custom_private, GPUDL_PRIV_SIDES);
+
+				text = deparse_expression(list_nth(op->args, 1 - list_nth_int(sides, k)),
+										  context, useprefix, false);
+			}
+		}
+		appendStringInfo(&s, "%s%s", i ? ", " : "",
+						 text ? text : gdl_term_to_string(g->clause, t));
+	}
+	appendStringInfoChar(&s, ')');
+	return s.data;
+}
+
 /* The rewritten program, one clause per line (EXPLAIN VERBOSE). */
 static List *
 rewritten_rules(const GpudlRun *run)
@@ -168,8 +210,7 @@ gpudl_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		const GdlAnalysis *a = gpudl_run_analysis(run, &goal);
 
 		if (pushed != NIL)
-			ExplainPropertyText("Bound Goal",
-								gpudl_goal_to_string(run->goal, gdl_plan_analysis(run->plan)), es);
+			ExplainPropertyText("Bound Goal", explain_bound_goal(st, cs, context, useprefix), es);
 		ExplainPropertyText("Evaluation", evaluation_text(run), es);
 		needed = palloc0(sizeof(bool) * (a->nstrata + 1));
 		ExplainPropertyInteger("Strata", NULL, gpudl_run_strata(run, needed), es);
