@@ -34,6 +34,8 @@ pg_start() {
       if [ -f "$(pg_config --pkglibdir)/pg_cron.so" ]; then
         echo "shared_preload_libraries = 'pg_cron'"
         echo "cron.database_name = 'gpudl'"
+        echo "cron.use_background_workers = on"   # no TCP: the cluster listens on a socket only
+        echo "max_worker_processes = 16"
       fi
     } >>"$PGDATA/postgresql.conf"
   fi

@@ -4,6 +4,7 @@
 # still analyse.
 source "$(dirname "$0")/../../tools/pgenv.sh"
 set -e
+export PGOPTIONS="-c client_min_messages=warning"
 src=gpudl_dump_src; dst=gpudl_dump_dst
 dropdb --if-exists $src; dropdb --if-exists $dst
 createdb $src; createdb $dst
@@ -13,8 +14,9 @@ CREATE TABLE parent(p text, c text);
 CREATE TABLE people(name text, mother text);
 INSERT INTO parent VALUES ('a', 'b'), ('b', 'c');
 SELECT gpudl_create_program('family', 'anc(X, Y) :- parent(X, Y). anc(X, Z) :- anc(X, Y), parent(Y, Z).', 'ancestors');
-SELECT gpudl_create_program('moms', 'm(X, Y) :- mom(X, Y).');
+SELECT gpudl_create_program('moms');
 SELECT gpudl_bind('moms', 'mom', 'people', ARRAY['mother', 'name']);
+SELECT gpudl_add_rules('moms', 'm(X, Y) :- mom(X, Y).');
 INSERT INTO gpudl.learn_runs(program, target, status, params) VALUES ('family', 'anc', 'succeeded', '{"epochs": 1}');
 INSERT INTO gpudl.learned_rules(run_id, rank, rule, probability) SELECT id, 1, 'anc(X, Y) :- parent(X, Y).', 0.9 FROM gpudl.learn_runs;
 SQL

@@ -4,6 +4,7 @@
 # run, both in pg_cron's own sessions.  Skipped where pg_cron is not preloaded.
 source "$(dirname "$0")/../../tools/pgenv.sh"
 set -e
+export PGOPTIONS="-c client_min_messages=warning"
 db="$PGDATABASE"   # cron.database_name of the private cluster
 if ! psql -X -At -d "$db" -c "SHOW shared_preload_libraries" | grep -q pg_cron; then
   echo "pg_cron is not preloaded: skipped"; exit 0
