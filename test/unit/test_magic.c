@@ -318,6 +318,10 @@ static const Program programs[] = {
 		"f(1, 2). f(2, 3). f(7, 7). g(X, Y) :- f(X, Y). g(X, Y) :- e(X, Y), X < 3."
 		"h(X) :- g(X, 2). h(X) :- g(3, X). k(X, Y) :- g(X, Y), g(Y, 3)."
 		"self(X, X) :- n(X). loop(X) :- k(X, X).", false},
+	{"stratified chain",
+		"t(Y) :- e(Y, Y). s(X) :- e(X, Y), !t(Y). r(X) :- n(X), !s(X)."
+		"p(X, Y) :- e(X, Y). p(X, Y) :- p(X, Z), e(Z, Y), Z != 3. q(Y) :- p(2, Y), !r(Y)."
+		"w(X, max(Y)) :- p(X, Y). top(X) :- w(X, M), !s(M).", false},
 	{"text",
 		"anc(X, Y) :- par(X, Y). anc(X, Z) :- anc(X, Y), par(Y, Z)."
 		"sib(X, Y) :- par(P, X), par(P, Y), X != Y."
@@ -411,7 +415,7 @@ test_random(void)
 	size_t		pi;
 
 	for (pi = 0; pi < sizeof(programs) / sizeof(programs[0]); pi++)
-		for (trial = 0; trial < 12; trial++)
+		for (trial = 0; trial < 16; trial++)
 		{
 			const Program *pr = &programs[pi];
 			GdlProgram *prog;
