@@ -122,3 +122,8 @@ DROP ROLE gpudl_reader;
 -- counters of this backend
 SELECT name FROM gpudl_stats() ORDER BY 1;
 SELECT value > 0 AS positive FROM gpudl_stats() WHERE name IN ('runs', 'rows_loaded') ORDER BY name;
+-- the plain function (no custom scan) called again for each outer row
+SET gpudl.enable_customscan = off;
+SELECT p.p, t.b FROM (VALUES ('abe'), ('marge'), ('zia')) p(p),
+  LATERAL gpudl_query('fam10', 'anc(' || p.p || ', Y)') AS t(a text, b text) ORDER BY 1, 2;
+RESET gpudl.enable_customscan;

@@ -77,7 +77,7 @@ gpudl_sample_false_positives(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("max_n must be a non-negative integer")));
-	InitMaterializedSRF(fcinfo, 0);
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	gpudl_memory_reset();
 	desc = rsinfo->setDesc;
 	run = gpudl_run_goal(program, goal_text, true);

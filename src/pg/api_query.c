@@ -110,7 +110,7 @@ gpudl_query(PG_FUNCTION_ARGS)
 	size_t		r;
 	int			c;
 
-	InitMaterializedSRF(fcinfo, 0);
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);	/* a copy: rescans call again */
 	gpudl_memory_reset();
 	desc = rsinfo->setDesc;
 	percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl query", ALLOCSET_DEFAULT_SIZES);
