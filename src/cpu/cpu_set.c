@@ -8,6 +8,11 @@
 
 #include <string.h>
 
+/* absorb merges the newest run into the one before once it is 1/RUN_RATIO of it */
+#ifndef RUN_RATIO
+#define RUN_RATIO 4
+#endif
+
 /* Compare row i of a with row j of b lexicographically (signed values). */
 int
 cpu_row_cmp(const CpuRel *a, int64_t i, const CpuRel *b, int64_t j)
@@ -782,7 +787,7 @@ absorb_runs(CpuCtx *ctx, CpuRel *full, CpuRel *cand, const CpuSchema *s,
 		drun->refs++;
 	}
 	while (nf->nruns >= 2 &&
-		   (nf->runs[nf->nruns - 1]->n * 2 >= nf->runs[nf->nruns - 2]->n ||
+		   (nf->runs[nf->nruns - 1]->n * RUN_RATIO >= nf->runs[nf->nruns - 2]->n ||
 			nf->nruns >= CPU_MAX_RUNS))
 	{
 		CpuRun	   *a = nf->runs[nf->nruns - 2],

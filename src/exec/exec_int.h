@@ -54,6 +54,9 @@ typedef struct ExecState
 	int			nprep;
 	int			capprep;
 	PrepCache  *prep;
+	int			nratio;			/* join output rows per driving row, per rule */
+	const PlanRule **ratio_rule;
+	double	   *ratio;
 } ExecState;
 
 /* A bytecode expression under construction. */

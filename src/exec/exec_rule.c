@@ -416,6 +416,39 @@ now_ms(void)
 	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
 }
 
+/* The output rows per driving row last seen for a rule, or -1. */
+static double
+last_ratio(ExecState *es, const PlanRule *r)
+{
+	int			i;
+
+	for (i = 0; i < es->nratio; i++)
+		if (es->ratio_rule[i] == r)
+			return es->ratio[i];
+	return -1;
+}
+
+/* Remember a rule's output rows per driving row. */
+static void
+set_ratio(ExecState *es, const PlanRule *r, double ratio)
+{
+	int			i;
+
+	for (i = 0; i < es->nratio; i++)
+		if (es->ratio_rule[i] == r)
+		{
+			es->ratio[i] = ratio;
+			return;
+		}
+	if ((es->nratio & 15) == 0)
+	{
+		es->ratio_rule = gdl_realloc(es->ratio_rule, sizeof(PlanRule *) * (es->nratio + 16));
+		es->ratio = gdl_realloc(es->ratio, sizeof(double) * (es->nratio + 16));
+	}
+	es->ratio_rule[es->nratio] = r;
+	es->ratio[es->nratio++] = ratio;
+}
+
 /*
  * Run a rule version over slices of its (big) driving relation: each
  * slice's output is deduplicated and stripped of tuples already in the
@@ -475,6 +508,7 @@ run_batched(ExecState *es, const PlanRule *r, GdlBkRel *start, int64_t n, ExecOu
 		else
 			ratio = ratio / 2;
 		from = to;
+		set_ratio(es, r, ratio);
 		rows = (int64_t) ((double) es->batch_rows / (ratio > 1e-3 ? ratio : 1e-3));
 		if (rows < minrows)
 			rows = minrows;
@@ -497,14 +531,21 @@ exec_rule(ExecState *es, const PlanRule *r, ExecOuts *out)
 		GdlBkRel   *start = prepare_atom(es, r, &s0->atom, &owned);
 		int64_t		n = exec_size(es, start);
 
-		if (n > 4096)
+		double		ratio = last_ratio(es, r);
+		GdlBkRel   *res;
+
+		/* batch unless the last round says the output fits at once */
+		if (n > 4096 && (ratio < 0 || (double) n * ratio * 1.5 > (double) es->batch_rows))
 		{
 			run_batched(es, r, start, n, out);
 			if (owned)
 				es->bk->release(es->ctx, start);
 			return;
 		}
-		exec_outs_add(out, run_steps(es, r, 1, start, owned));
+		res = run_steps(es, r, 1, start, owned);
+		if (n > 0)
+			set_ratio(es, r, res ? (double) exec_size(es, res) / (double) n : 0.0);
+		exec_outs_add(out, res);
 		return;
 	}
 	exec_outs_add(out, run_steps(es, r, 0, NULL, false));
