@@ -82,23 +82,11 @@ gpudl_sample_false_positives(PG_FUNCTION_ARGS)
 	desc = rsinfo->setDesc;
 	run = gpudl_run_goal(program, goal_text, true);
 	ncols = run->result->rows.ncols;
-	if (desc->natts != ncols)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("the column definition list has %d columns but goal \"%s\" has %d",
-						desc->natts, goal_text, ncols)));
+	gpudl_check_result_desc(desc, run, goal_text);
 	if (ncols > 8)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("goals of more than 8 arguments are not supported here")));
-	for (c = 0; c < ncols; c++)
-		if (gpudl_type_oid(run->result->types[c]) != TupleDescAttr(desc, c)->atttypid &&
-			!(run->result->types[c] == GDL_TYPE_TEXT && TupleDescAttr(desc, c)->atttypid == VARCHAROID))
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("column %d of the column definition list has type %s but the goal's argument is %s",
-							c + 1, format_type_be(TupleDescAttr(desc, c)->atttypid),
-							gdl_type_name(run->result->types[c]))));
 	ex = gpudl_read_examples(exclude, "exclude set", run->dict, &extypes);
 	if (ex->ncols != ncols)
 		ereport(ERROR,

@@ -28,58 +28,6 @@ PG_FUNCTION_INFO_V1(gpudl_query);
 PG_FUNCTION_INFO_V1(gpudl_count);
 PG_FUNCTION_INFO_V1(gpudl_materialize);
 
-/* Can an engine column of type t be returned as PostgreSQL type typid? */
-static bool
-type_compatible(GdlType t, Oid typid)
-{
-	switch (t)
-	{
-		case GDL_TYPE_INT:
-			return typid == INT4OID || typid == INT8OID || typid == NUMERICOID;
-		case GDL_TYPE_BIGINT:
-			return typid == INT8OID || typid == NUMERICOID;
-		case GDL_TYPE_TEXT:
-			return typid == TEXTOID || typid == VARCHAROID || typid == NAMEOID;
-		case GDL_TYPE_BOOL:
-			return typid == BOOLOID;
-		case GDL_TYPE_FLOAT8:
-			return typid == FLOAT8OID;
-		case GDL_TYPE_UNKNOWN:
-			break;
-	}
-	return false;
-}
-
-/* The column definition list must match the goal predicate, column by column. */
-static void
-check_result_desc(TupleDesc desc, const GpudlRun *run, const char *goal_text)
-{
-	const GdlAnalysis *a = gdl_plan_analysis(run->plan);
-	const GdlPred *p = &a->preds[run->goal->pred];
-	int			i;
-
-	if (desc->natts != p->arity)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("the column definition list has %d columns but goal \"%s\" has %d",
-						desc->natts, goal_text, p->arity),
-				 errhint("Write one column per argument: AS t(%s).",
-						 p->arity == 2 ? "a type, b type" : "...")));
-	for (i = 0; i < p->arity; i++)
-	{
-		Oid			typid = TupleDescAttr(desc, i)->atttypid;
-
-		if (!type_compatible(p->types[i], typid))
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("column %d of the column definition list has type %s but argument %d of \"%s\" is %s",
-							i + 1, format_type_be(typid), i + 1, p->name,
-							gdl_type_name(p->types[i])),
-					 errhint("Declare the column as %s.",
-							 format_type_be(gpudl_type_oid(p->types[i])))));
-	}
-}
-
 /* Text argument, or 22004 naming it. */
 static char *
 text_arg(FunctionCallInfo fcinfo, int n, const char *what)
@@ -116,7 +64,7 @@ gpudl_query(PG_FUNCTION_ARGS)
 	percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl query", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(percall);
 	run = gpudl_run_goal(program, goal_text, true);
-	check_result_desc(desc, run, goal_text);
+	gpudl_check_result_desc(desc, run, goal_text);
 
 	values = palloc(sizeof(Datum) * (desc->natts + 1));
 	nulls = palloc0(sizeof(bool) * (desc->natts + 1));
@@ -210,7 +158,7 @@ insert_rows(Oid relid, GpudlRun *run)
 						RelationGetRelationName(rel), desc->natts, res->rows.ncols)));
 	for (c = 0; c < desc->natts; c++)
 		if (TupleDescAttr(desc, c)->attisdropped ||
-			!type_compatible(res->types[c], TupleDescAttr(desc, c)->atttypid))
+			!gpudl_type_compatible(res->types[c], TupleDescAttr(desc, c)->atttypid))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
 					 errmsg("column %d of table \"%s\" has type %s but the predicate's argument is %s",

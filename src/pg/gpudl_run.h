@@ -7,6 +7,7 @@
 
 #include "gpudl_pg.h"
 #include "exec/gdl_engine.h"
+#include "access/tupdesc.h"
 
 /* Counters of this backend, shown by gpudl_stats(). */
 typedef struct GpudlCounters
@@ -159,6 +160,8 @@ extern void gpudl_load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlCol
 extern Datum gpudl_value_to_datum(int64_t v, GdlType t, Oid typid, GdlDict *dict);
 extern Oid	gpudl_type_oid(GdlType t);
 extern int64_t gpudl_datum_to_value(Datum d, Oid typid, GdlDict *dict);
+extern bool gpudl_type_compatible(GdlType t, Oid typid);
+extern void gpudl_check_result_desc(TupleDesc desc, const GpudlRun *run, const char *goal_text);
 
 /* Examples from a query or table name (pg_examples.c). */
 extern GdlColumns *gpudl_read_examples(const char *source, const char *what, GdlDict *dict,

@@ -202,3 +202,58 @@ gpudl_value_to_datum(int64_t v, GdlType t, Oid typid, GdlDict *dict)
 			return Int64GetDatum(v);
 	}
 }
+
+/* Can an engine column of type t be returned as PostgreSQL type typid? */
+bool
+gpudl_type_compatible(GdlType t, Oid typid)
+{
+	switch (t)
+	{
+		case GDL_TYPE_INT:
+			return typid == INT4OID || typid == INT8OID || typid == NUMERICOID;
+		case GDL_TYPE_BIGINT:
+			return typid == INT8OID || typid == NUMERICOID;
+		case GDL_TYPE_TEXT:
+			return typid == TEXTOID || typid == VARCHAROID || typid == NAMEOID;
+		case GDL_TYPE_BOOL:
+			return typid == BOOLOID;
+		case GDL_TYPE_FLOAT8:
+			return typid == FLOAT8OID;
+		case GDL_TYPE_UNKNOWN:
+			break;
+	}
+	return false;
+}
+
+/*
+ * The column definition list of gpudl_query (or its custom scan) must match
+ * the goal predicate, column by column.
+ */
+void
+gpudl_check_result_desc(TupleDesc desc, const GpudlRun *run, const char *goal_text)
+{
+	const GdlAnalysis *a = gdl_plan_analysis(run->plan);
+	const GdlPred *p = &a->preds[run->goal->pred];
+	int			i;
+
+	if (desc->natts != p->arity)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the column definition list has %d columns but goal \"%s\" has %d",
+						desc->natts, goal_text, p->arity),
+				 errhint("Write one column per argument: AS t(%s).",
+						 p->arity == 2 ? "a type, b type" : "...")));
+	for (i = 0; i < p->arity; i++)
+	{
+		Oid			typid = TupleDescAttr(desc, i)->atttypid;
+
+		if (!gpudl_type_compatible(p->types[i], typid))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("column %d of the column definition list has type %s but argument %d of \"%s\" is %s",
+							i + 1, format_type_be(typid), i + 1, p->name,
+							gdl_type_name(p->types[i])),
+					 errhint("Declare the column as %s.",
+							 format_type_be(gpudl_type_oid(p->types[i])))));
+	}
+}

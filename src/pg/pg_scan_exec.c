@@ -190,61 +190,6 @@ gpudl_scan_text_arg(GpudlScanState *st, ExprState *e, const char *what)
 	return s;
 }
 
-/* Can an engine column of type t be returned as PostgreSQL type typid? */
-static bool
-type_compatible(GdlType t, Oid typid)
-{
-	switch (t)
-	{
-		case GDL_TYPE_INT:
-			return typid == INT4OID || typid == INT8OID || typid == NUMERICOID;
-		case GDL_TYPE_BIGINT:
-			return typid == INT8OID || typid == NUMERICOID;
-		case GDL_TYPE_TEXT:
-			return typid == TEXTOID || typid == VARCHAROID || typid == NAMEOID;
-		case GDL_TYPE_BOOL:
-			return typid == BOOLOID;
-		case GDL_TYPE_FLOAT8:
-			return typid == FLOAT8OID;
-		case GDL_TYPE_UNKNOWN:
-			break;
-	}
-	return false;
-}
-
-/*
- * The column definition list must match the goal predicate, column by
- * column (the same check and messages as gpudl_query's).
- */
-static void
-check_columns(TupleDesc desc, const GpudlRun *run, const char *goal_text)
-{
-	const GdlAnalysis *a = gdl_plan_analysis(run->plan);
-	const GdlPred *p = &a->preds[run->goal->pred];
-	int			i;
-
-	if (desc->natts != p->arity)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("the column definition list has %d columns but goal \"%s\" has %d",
-						desc->natts, goal_text, p->arity),
-				 errhint("Write one column per argument: AS t(%s).",
-						 p->arity == 2 ? "a type, b type" : "...")));
-	for (i = 0; i < p->arity; i++)
-	{
-		Oid			typid = TupleDescAttr(desc, i)->atttypid;
-
-		if (!type_compatible(p->types[i], typid))
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("column %d of the column definition list has type %s but argument %d of \"%s\" is %s",
-							i + 1, format_type_be(typid), i + 1, p->name,
-							gdl_type_name(p->types[i])),
-					 errhint("Declare the column as %s.",
-							 format_type_be(gpudl_type_oid(p->types[i])))));
-	}
-}
-
 /*
  * Run the program for the current argument values: a fresh run context,
  * the plan prepared (pushed values bound), the columns checked, the engine
@@ -296,7 +241,7 @@ start_run(GpudlScanState *st)
 	if (null_value)
 		run->empty = true;
 	if (st->kind == GPUDL_SCAN_QUERY)
-		check_columns(desc, run, goal);
+		gpudl_check_result_desc(desc, run, goal);
 	gpudl_run_execute(run);
 	MemoryContextSwitchTo(old);
 
