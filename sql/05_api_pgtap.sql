@@ -6,7 +6,7 @@
 \pset pager off
 SET client_min_messages = warning;
 LOAD 'gpudl';  -- settings exist once the library is loaded
-SELECT plan(85);
+SELECT plan(88);
 
 -- schema layout: functions in the extension's schema, catalog in gpudl
 SELECT has_schema('gpudl');
@@ -110,6 +110,11 @@ SELECT is(pg_get_function_result('gpudl_device_info()'::regprocedure),
     'TABLE(backend text, device text, memory_total bigint, memory_free bigint)', 'gpudl_device_info result');
 SELECT is(pg_get_function_result('gpudl_stats()'::regprocedure),
     'TABLE(name text, value bigint)', 'gpudl_stats result');
+SELECT function_returns('public', 'gpudl_load', ARRAY['regclass'], 'bigint');
+SELECT function_returns('public', 'gpudl_unload', ARRAY['regclass'], 'void');
+SELECT is(pg_get_function_result('gpudl_cache_status()'::regprocedure),
+    'TABLE(relation regclass, rows bigint, bytes bigint, device text, loaded_at timestamp with time zone)',
+    'gpudl_cache_status result');
 SELECT ok((SELECT count(*) FROM gpudl_device_info() WHERE backend = 'cpu') = 1, 'the CPU is always a device');
 SELECT ok((SELECT count(*) FROM gpudl_stats() WHERE name IN ('plan_cache_hits', 'plan_cache_misses',
     'bytes_to_device', 'bytes_from_device', 'device_transfers', 'last_iterations')) = 6,

@@ -244,3 +244,40 @@ CREATE FUNCTION gpudl.planner_support(internal)
     AS 'MODULE_PATHNAME', 'gpudl_planner_support' LANGUAGE C STRICT;
 ALTER FUNCTION gpudl_query(text, text) SUPPORT gpudl.planner_support;
 ALTER FUNCTION gpudl_count(text, text) SUPPORT gpudl.planner_support;
+
+------------------------------------------------------ pinned tables
+
+-- Change counts of tables loaded with gpudl_load (a cached copy made at an
+-- older count is made again); written only by the trigger below.
+CREATE TABLE gpudl.table_changes (
+    relid   oid PRIMARY KEY,
+    changes bigint NOT NULL DEFAULT 0
+);
+REVOKE ALL ON gpudl.table_changes FROM PUBLIC;
+GRANT SELECT ON gpudl.table_changes TO PUBLIC;
+
+-- gpudl_load registers a table here (its owner may not write the table above).
+CREATE FUNCTION gpudl._cache_register(rel oid) RETURNS void
+    LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog
+    AS $$ INSERT INTO gpudl.table_changes(relid) VALUES (rel) ON CONFLICT DO NOTHING $$;
+
+-- On a table loaded with gpudl_load: counts every change statement.
+CREATE FUNCTION gpudl._cache_invalidate() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'gpudl_cache_invalidate' LANGUAGE C SECURITY DEFINER
+    SET search_path = pg_catalog;
+
+CREATE FUNCTION gpudl_load(relation regclass)
+    RETURNS bigint
+    AS 'MODULE_PATHNAME', 'gpudl_load' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION gpudl_load(regclass) IS
+    'pin a table''s columns in this session''s columnar buffers; returns rows loaded';
+
+CREATE FUNCTION gpudl_unload(relation regclass)
+    RETURNS void
+    AS 'MODULE_PATHNAME', 'gpudl_unload' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION gpudl_unload(regclass) IS 'forget a loaded table''s buffers';
+
+CREATE FUNCTION gpudl_cache_status()
+    RETURNS TABLE(relation regclass, rows bigint, bytes bigint, device text, loaded_at timestamptz)
+    AS 'MODULE_PATHNAME', 'gpudl_cache_status' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION gpudl_cache_status() IS 'the tables loaded in this session';

@@ -37,6 +37,7 @@ gpudl_stats(PG_FUNCTION_ARGS)
 	put(rsinfo, "gpu_runs", c->gpu_runs);
 	put(rsinfo, "cpu_fallbacks", c->cpu_fallbacks);
 	put(rsinfo, "rows_loaded", c->rows_loaded);
+	put(rsinfo, "cache_reads", c->cache_reads);
 	put(rsinfo, "last_iterations", c->last_iterations);
 	put(rsinfo, "last_tuples_derived", c->last_tuples);
 	put(rsinfo, "last_result_rows", c->last_result_rows);

@@ -30,6 +30,7 @@ typedef struct GpudlCounters
 	int64		device_transfers;
 	int64		gpu_runs;
 	int64		cpu_fallbacks;
+	int64		cache_reads;		/* predicates served from gpudl_load's buffers */
 } GpudlCounters;
 
 extern GpudlCounters gpudl_counters;
@@ -155,6 +156,9 @@ extern int	gpudl_run_strata(const GpudlRun *run, bool *needed);
 
 /* The EDB loader given to the engine: reads a table with the caller's rights. */
 extern void gpudl_load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out);
+
+/* Serve a predicate from a table loaded with gpudl_load (pg_cache.c). */
+extern bool gpudl_cache_read(const GdlPred *pred, GdlDict *dict, GdlColumns *out);
 
 /* Datum <-> engine value conversions (pg_io.c). */
 extern Datum gpudl_value_to_datum(int64_t v, GdlType t, Oid typid, GdlDict *dict);

@@ -76,6 +76,10 @@ gpudl_load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out)
 	int			ncols = pred->arity;
 	int			c;
 
+	/* a table pinned with gpudl_load, current and readable: no SPI */
+	if (arg != NULL && gpudl_cache_read(pred, dict, out))
+		return;
+
 	initStringInfo(&sql);
 	appendStringInfoString(&sql, "SELECT ");
 	for (c = 0; c < ncols; c++)

@@ -1,0 +1,391 @@
+/*
+ * pg_cache.c — tables pinned in columnar buffers across the queries of a
+ * session: gpudl_load, gpudl_unload, gpudl_cache_status, and the reader
+ * that serves extensional predicates from the cache.
+ *
+ * A loaded table's supported columns live as int64 arrays (text encoded
+ * through the entry's own dictionary) in a memory context under
+ * CacheMemoryContext.  A cached table is never read stale: gpudl_load puts a
+ * statement-level trigger on the table that counts every INSERT, UPDATE,
+ * DELETE or TRUNCATE in gpudl.table_changes (transactional: other sessions
+ * see the count when the change commits, this session at once, and a rolled
+ * back change rolls the count back); a run compares the count with the one
+ * its copy was made at, and reloads when they differ.  Reads
+ * from the cache check the caller's SELECT privilege each time; tables with
+ * row-level security are not cached (rows depend on the reader).
+ */
+#include "gpudl_run.h"
+
+#include "access/relation.h"
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+#include "access/xact.h"
+#include "utils/timestamp.h"
+
+PG_FUNCTION_INFO_V1(gpudl_load);
+PG_FUNCTION_INFO_V1(gpudl_unload);
+PG_FUNCTION_INFO_V1(gpudl_cache_status);
+PG_FUNCTION_INFO_V1(gpudl_cache_invalidate);
+
+typedef struct CacheEntry
+{
+	Oid			relid;			/* hash key */
+	bool		valid;			/* false when the copy must be made again */
+	int64		changes;		/* gpudl.table_changes count the copy was made at */
+	MemoryContext cxt;
+	int			natts;			/* attributes of the table when loaded */
+	int64_t   **cols;			/* per attnum - 1; NULL for unsupported types */
+	Oid		   *typids;
+	GdlDict    *dict;			/* text of this table */
+	size_t		nrows;
+	int64		bytes;
+	TimestampTz loaded_at;
+} CacheEntry;
+
+static HTAB *cache = NULL;
+
+/* Create the session's cache table on first use. */
+static void
+cache_init(void)
+{
+	HASHCTL		hc;
+
+	if (cache)
+		return;
+	memset(&hc, 0, sizeof(hc));
+	hc.keysize = sizeof(Oid);
+	hc.entrysize = sizeof(CacheEntry);
+	hc.hcxt = CacheMemoryContext;
+	cache = hash_create("gpudl table cache", 16, &hc, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+}
+
+/* Forget an entry and free its buffers. */
+static void
+cache_drop(CacheEntry *e)
+{
+	Oid			relid = e->relid;
+
+	if (e->cxt)
+		MemoryContextDelete(e->cxt);
+	hash_search(cache, &relid, HASH_REMOVE, NULL);
+}
+
+/* The change count of a loaded table (0 when it has none yet). */
+static int64
+table_changes(Oid relid)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1];
+	int64		n = 0;
+	bool		isnull;
+
+	values[0] = ObjectIdGetDatum(relid);
+	SPI_connect();
+	if (SPI_execute_with_args("SELECT changes FROM gpudl.table_changes WHERE relid = $1",
+							  1, types, values, NULL, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "gpudl: could not read gpudl.table_changes");
+	if (SPI_processed > 0)
+		n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	return n;
+}
+
+/* Raise unless the caller may read the table now. */
+static void
+check_select(Oid relid)
+{
+	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for table %s", get_rel_name(relid))));
+}
+
+/* Raise unless the table can be cached for the caller. */
+static void
+check_loadable(Relation rel)
+{
+	if (rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel)),
+				 errhint("Only tables can be loaded; views are read at each query.")));
+	if (rel->rd_rel->relrowsecurity)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("table \"%s\" has row-level security and cannot be cached",
+						RelationGetRelationName(rel)),
+				 errdetail("Its rows depend on who reads it; it is read at each query instead.")));
+	check_select(RelationGetRelid(rel));
+}
+
+/*
+ * Read every supported column of the table into a fresh entry (replacing a
+ * stale one).  Reads through SPI with the caller's rights.
+ */
+static CacheEntry *
+cache_fill(Oid relid)
+{
+	Relation	rel = table_open(relid, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	CacheEntry *e;
+	bool		found;
+	MemoryContext old;
+	GdlPred		p;
+	GdlColumns	cols;
+	int			i,
+				k = 0;
+	int		   *attnos;
+	const char *name = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+												  RelationGetRelationName(rel));
+
+	check_loadable(rel);
+
+	cache_init();
+	e = hash_search(cache, &relid, HASH_ENTER, &found);
+	if (found && e->cxt)
+		MemoryContextDelete(e->cxt);
+	memset(((char *) e) + sizeof(Oid), 0, sizeof(CacheEntry) - sizeof(Oid));
+	e->cxt = AllocSetContextCreate(CacheMemoryContext, "gpudl cached table", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(e->cxt);
+	PG_TRY();
+	{
+		e->natts = desc->natts;
+		e->cols = palloc0(sizeof(int64_t *) * (desc->natts + 1));
+		e->typids = palloc0(sizeof(Oid) * (desc->natts + 1));
+		e->dict = gdl_dict_create();
+
+		/* one read of all supported columns, as a pseudo predicate */
+		memset(&p, 0, sizeof(p));
+		p.name = (char *) name;
+		p.rel.display_name = (char *) name;
+		p.rel.colnames = palloc0(sizeof(char *) * (desc->natts + 1));
+		attnos = palloc0(sizeof(int) * (desc->natts + 1));
+		for (i = 0; i < desc->natts; i++)
+		{
+			Form_pg_attribute a = TupleDescAttr(desc, i);
+
+			if (a->attisdropped || gpudl_type_from_oid(a->atttypid) == GDL_TYPE_UNKNOWN)
+				continue;
+			p.rel.colnames[k] = pstrdup(NameStr(a->attname));
+			attnos[k++] = i;
+		}
+		p.arity = k;
+		gpudl_load_edb(NULL, &p, e->dict, &cols);
+		for (i = 0; i < k; i++)
+		{
+			e->cols[attnos[i]] = cols.cols[i];
+			e->typids[attnos[i]] = TupleDescAttr(desc, attnos[i])->atttypid;
+		}
+		e->nrows = cols.nrows;
+		e->bytes = (int64) cols.nrows * k * sizeof(int64_t) + (int64) gdl_dict_size(e->dict) * 16;
+		e->loaded_at = GetCurrentTimestamp();
+		e->changes = table_changes(relid);
+		e->valid = true;
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(old);
+		cache_drop(e);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(old);
+	table_close(rel, NoLock);
+	return e;
+}
+
+/* Put the invalidation trigger on a table unless it has it. */
+static void
+ensure_trigger(Oid relid)
+{
+	const char *name = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+												  get_rel_name(relid));
+
+	if (!pg_class_ownercheck(relid, GetUserId()))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of table %s to load it", get_rel_name(relid)),
+				 errhint("Loading puts a trigger on the table so that changes are seen; its owner can load it.")));
+	SPI_connect();
+	if (SPI_execute(psprintf("SELECT 1 FROM pg_trigger WHERE tgrelid = %u AND tgname = 'gpudl_cache_invalidate'",
+							 relid), false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "gpudl: could not look up triggers");
+	if (SPI_execute(psprintf("SELECT gpudl._cache_register(%u)", relid), false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "gpudl: could not register the table");
+	if (SPI_execute(psprintf("SELECT 1 FROM pg_trigger WHERE tgrelid = %u AND tgname = 'gpudl_cache_invalidate'",
+							 relid), false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "gpudl: could not look up triggers");
+	if (SPI_processed == 0 &&
+		SPI_execute(psprintf("CREATE TRIGGER gpudl_cache_invalidate AFTER INSERT OR UPDATE OR DELETE "
+							 "OR TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION gpudl._cache_invalidate()",
+							 name), false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "gpudl: could not create the cache trigger");
+	SPI_finish();
+}
+
+/*
+ * Serve an extensional predicate from the cache when its table is loaded and
+ * current; false when the caller must read the table itself.
+ */
+bool
+gpudl_cache_read(const GdlPred *pred, GdlDict *dict, GdlColumns *out)
+{
+	CacheEntry *e;
+	Relation	rel;
+	TupleDesc	desc;
+	int32_t    *map;
+	int			c;
+
+	if (cache == NULL || pred->rel.relid == InvalidOid)
+		return false;
+	e = hash_search(cache, &pred->rel.relid, HASH_FIND, NULL);
+	if (e == NULL)
+		return false;
+	check_select(e->relid);
+	if (!e->valid || table_changes(e->relid) != e->changes)
+		e = cache_fill(e->relid);
+	rel = table_open(e->relid, AccessShareLock);
+	desc = RelationGetDescr(rel);
+	/* text ids of the entry's dictionary -> the run's */
+	map = palloc(sizeof(int32_t) * (gdl_dict_size(e->dict) + 1));
+	for (c = 0; c < gdl_dict_size(e->dict); c++)
+	{
+		size_t		len;
+		const char *s = gdl_dict_string(e->dict, c, &len);
+
+		map[c] = gdl_dict_intern(dict, s, len);
+	}
+	out->ncols = pred->arity;
+	out->nrows = e->nrows;
+	out->cols = gdl_alloc(sizeof(int64_t *) * (pred->arity + 1));
+	for (c = 0; c < pred->arity; c++)
+	{
+		int			att = -1,
+					i;
+		size_t		r;
+		bool		text;
+
+		for (i = 0; i < desc->natts && i < e->natts; i++)
+			if (!TupleDescAttr(desc, i)->attisdropped &&
+				strcmp(NameStr(TupleDescAttr(desc, i)->attname), pred->rel.colnames[c]) == 0)
+				att = i;
+		if (att < 0 || e->cols[att] == NULL)
+		{
+			table_close(rel, NoLock);
+			return false;		/* a column we do not hold: read the table */
+		}
+		text = gpudl_type_from_oid(e->typids[att]) == GDL_TYPE_TEXT;
+		out->cols[c] = gdl_alloc(sizeof(int64_t) * (e->nrows + 1));
+		for (r = 0; r < e->nrows; r++)
+			out->cols[c][r] = text ? map[e->cols[att][r]] : e->cols[att][r];
+	}
+	table_close(rel, NoLock);
+	gpudl_counters.cache_reads++;
+	return true;
+}
+
+/* gpudl_load(relation): pin the table's columns; returns rows loaded. */
+Datum
+gpudl_load(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	CacheEntry *e;
+
+	Relation	rel;
+
+	gpudl_install_host();
+	rel = table_open(relid, AccessShareLock);
+	check_loadable(rel);
+	table_close(rel, NoLock);
+	ensure_trigger(relid);
+	e = cache_fill(relid);
+	PG_RETURN_INT64((int64) e->nrows);
+}
+
+/* gpudl_unload(relation): forget the table's buffers in this session. */
+Datum
+gpudl_unload(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	CacheEntry *e = cache ? hash_search(cache, &relid, HASH_FIND, NULL) : NULL;
+
+	if (e == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("table %s is not loaded", get_rel_name(relid) ? get_rel_name(relid) : "?"),
+				 errhint("gpudl_cache_status() lists the loaded tables.")));
+	cache_drop(e);
+	PG_RETURN_VOID();
+}
+
+/* gpudl_cache_status(): the loaded tables of this session. */
+Datum
+gpudl_cache_status(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	HASH_SEQ_STATUS st;
+	CacheEntry *e;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (cache == NULL)
+		return (Datum) 0;
+	hash_seq_init(&st, cache);
+	while ((e = hash_seq_search(&st)) != NULL)
+	{
+		Datum		v[5];
+
+		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(e->relid)))
+		{
+			cache_drop(e);		/* the table was dropped */
+			continue;
+		}
+		{
+		bool		nulls[5] = {0};
+
+		v[0] = ObjectIdGetDatum(e->relid);
+		v[1] = Int64GetDatum((int64) e->nrows);
+		v[2] = Int64GetDatum(e->bytes);
+		v[3] = CStringGetTextDatum(e->valid && table_changes(e->relid) == e->changes ?
+								   "cpu" : "cpu (changed: reloaded at next use)");
+		v[4] = TimestampTzGetDatum(e->loaded_at);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+		}
+	}
+	return (Datum) 0;
+}
+
+/*
+ * Trigger on loaded tables (SECURITY DEFINER): count the change, so every
+ * session's cached copy is made again before its next use.
+ */
+Datum
+gpudl_cache_invalidate(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	Oid			types[1] = {OIDOID};
+	Datum		values[1];
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("gpudl._cache_invalidate must be called as a trigger")));
+	values[0] = ObjectIdGetDatum(RelationGetRelid(td->tg_relation));
+	SPI_connect();
+	if (SPI_execute_with_args("UPDATE gpudl.table_changes SET changes = changes + 1 WHERE relid = $1",
+							  1, types, values, NULL, false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "gpudl: could not count a change of a loaded table");
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
