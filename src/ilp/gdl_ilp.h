@@ -143,6 +143,7 @@ typedef struct GdlIlpResult
 	double		train_precision;	/* the selected program at fixpoint, on the examples */
 	double		train_recall;
 	char	   *message;		/* one line saying how the run went */
+	bool		on_device;		/* the chosen stage trained on the registered device */
 } GdlIlpResult;
 
 /*

@@ -6,6 +6,8 @@
  * the start is deterministic; a candidate whose logit ends above the start
  * was pushed up by the data.  Training stops early once the loss, checked
  * every ILP_STALL_EVERY epochs, no longer moves.  The coverage matrix is built once and never changes across epochs.
+ * With a device registered (ilp_device.c) and a large matrix, the same
+ * epochs run there instead.
  */
 #include "ilp_int.h"
 
@@ -84,6 +86,14 @@ ilp_train(const IlpCsr *m, int32_t npos, int epochs, double lr, IlpTrainOut *out
 	int			e;
 	IlpAdam		adam;
 
+	out->on_device = false;
+	if (ilp_train_device(m, npos, epochs, lr, ILP_W0, ILP_STALL_EVERY, ILP_STALL_TOL, out))
+	{
+		gdl_free(w);
+		gdl_free(g);
+		gdl_free(p);
+		return;
+	}
 	ilp_adam_init(&adam, n, lr);
 	for (int32_t c = 0; c < n; c++)
 	{

@@ -279,10 +279,14 @@ typedef struct IlpTrainOut
 	int			epochs;
 	double		loss;
 	double	   *prob;			/* ncols */
+	bool		on_device;		/* trained on the registered device */
 } IlpTrainOut;
 
 extern void ilp_train(const IlpCsr *m, int32_t npos, int epochs, double lr, IlpTrainOut *out);
 extern double ilp_initial_prob(void);
+extern bool ilp_train_device(const IlpCsr *m, int32_t npos, int epochs, double lr, double w0,
+							 int stall_every, double stall_tol, IlpTrainOut *out);
+extern double ilp_now(void);
 
 /* ------------------------------------------------------------ fixpoint */
 

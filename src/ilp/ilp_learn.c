@@ -16,6 +16,7 @@
  * (ilp_select.c), and measure each selected rule (ilp_metrics.c).
  */
 #include "ilp_int.h"
+#include "gdl_ilp_device.h"
 
 #include <math.h>
 #include <string.h>
@@ -232,6 +233,8 @@ run_stage(const IlpWorld *w, const GdlIlpParams *params, const GdlIlpEvalHook *h
 	bool	   *eligible;
 	double		p0 = ilp_initial_prob();
 	IlpSelectCtx ctx;
+	double		t0 = ilp_now(),
+				t1;
 
 	memset(s, 0, sizeof(*s));
 	s->body = body;
@@ -260,7 +263,18 @@ run_stage(const IlpWorld *w, const GdlIlpParams *params, const GdlIlpEvalHook *h
 	gdl_free(cov);
 	gdl_free(ncov);
 
+	t1 = ilp_now();
+	gdl_ilp_timings.candidates_s += t1 - t0;
 	ilp_train(s->m, w->npos, params->epochs, params->learning_rate, &s->train);
+	t0 = ilp_now();
+	gdl_ilp_timings.train_s += t0 - t1;
+	gdl_ilp_timings.candidates += s->m->ncols;
+	gdl_ilp_timings.nnz += s->m->off[s->m->nrows];
+	gdl_ilp_timings.epochs += s->train.epochs;
+	if (s->train.on_device)
+		gdl_ilp_timings.device_trainings++;
+	else
+		gdl_ilp_timings.cpu_trainings++;
 	s->prob = gdl_alloc(sizeof(double) * (s->cs->n + 1));
 	eligible = gdl_alloc(sizeof(bool) * (s->cs->n + 1));
 	for (int32_t c = 0; c < s->cs->n; c++)
@@ -281,6 +295,7 @@ run_stage(const IlpWorld *w, const GdlIlpParams *params, const GdlIlpEvalHook *h
 	ilp_select(&ctx, &s->sel);
 	tighten_selection(w, params, &bias, &ctx, s);
 	gdl_free(eligible);
+	gdl_ilp_timings.select_s += ilp_now() - t0;
 }
 
 /* The stages of the bias to try, in order; returns how many. */
@@ -362,6 +377,7 @@ make_result(const IlpWorld *w, const StageRun *s, int stage, int nstages)
 	res->ncandidates = s->nreps;
 	res->max_body_used = s->body;
 	res->invented = s->invent;
+	res->on_device = s->train.on_device;
 	res->train_precision = s->sel.tp + s->sel.fp > 0 ?
 		(double) s->sel.tp / (s->sel.tp + w->neg_weight * s->sel.fp) : 0.0;
 	res->train_recall = w->npos > 0 ? (double) s->sel.tp / w->npos : 0.0;

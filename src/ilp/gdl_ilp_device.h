@@ -1,0 +1,111 @@
+/*
+ * gdl_ilp_device.h — an accelerator for the training step of rule learning.
+ *
+ * Plain C, no gpudl or PostgreSQL types: the CUDA module (cuda/ilp.cu)
+ * implements it and the host registers it with gdl_ilp_register_device().
+ * A session holds one example x candidate coverage matrix (CSR by example:
+ * row pointers and ascending candidate indices, positives first) on the
+ * device together with the optimiser state; train() runs the epochs of
+ * ilp_train (ilp_adam.c) there — forward (noisy-or per example, a gather
+ * over the row), backward (closed-form logit gradient, gathered per
+ * candidate over a transposed matrix), Adam — and reads back the final
+ * probabilities and loss.  Same start, same Adam, same early stop as the
+ * CPU, so the results agree with it to rounding; the CPU stays the
+ * reference and takes over whenever the device fails.
+ *
+ * Errors: every call that can fail returns a status (0 ok) and writes a
+ * one-line reason to errmsg (errlen bytes, NUL-terminated).
+ */
+#ifndef GDL_ILP_DEVICE_H
+#define GDL_ILP_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GDL_ILP_DEVICE_ABI 1
+#define GDL_ILP_DEVICE_ENTRY_SYMBOL "gdl_cuda_ilp_entry"
+
+typedef struct GdlIlpDevSession GdlIlpDevSession;
+
+/* The matrix and labels of one training problem. */
+typedef struct GdlIlpDevProblem
+{
+	int32_t		nrows;			/* examples */
+	int32_t		ncols;			/* candidates */
+	int32_t		npos;			/* rows 0..npos-1 are positives */
+	double		wneg;			/* weight of a negative row's loss */
+	const int64_t *off;			/* nrows + 1 row pointers */
+	const int32_t *idx;			/* off[nrows] candidate ids, ascending per row */
+} GdlIlpDevProblem;
+
+/* How to train (the constants of ilp_adam.c). */
+typedef struct GdlIlpDevTrain
+{
+	int			epochs;			/* at most */
+	double		lr;
+	double		beta1;
+	double		beta2;
+	double		adam_eps;
+	double		w0;				/* initial logit of every candidate */
+	int			stall_every;	/* epochs between loss checks */
+	double		stall_tol;		/* relative change that ends training */
+	double		loss_eps;		/* clamp of the loss (GDL_ILP_EPS) */
+} GdlIlpDevTrain;
+
+/* What training produced. */
+typedef struct GdlIlpDevResult
+{
+	int			epochs;			/* run */
+	double		loss;			/* at the final probabilities */
+	double	   *prob;			/* caller's array of ncols, filled */
+	double		seconds;		/* device time of train() */
+} GdlIlpDevResult;
+
+typedef struct GdlIlpDevice
+{
+	int			abi;			/* GDL_ILP_DEVICE_ABI */
+	const char *name;			/* e.g. "cuda" */
+	/* upload a problem; NULL on failure (errmsg says why) */
+	GdlIlpDevSession *(*create) (const GdlIlpDevProblem *prob, char *errmsg, size_t errlen);
+	/* train from the initial logits (may be called again: starts over) */
+	int			(*train) (GdlIlpDevSession *s, const GdlIlpDevTrain *t, GdlIlpDevResult *out,
+						  char *errmsg, size_t errlen);
+	/* loss at given probabilities; P[nrows] receives each example's when not NULL */
+	int			(*forward) (GdlIlpDevSession *s, const double *prob, double *P, double *loss,
+							char *errmsg, size_t errlen);
+	void		(*destroy) (GdlIlpDevSession *s);
+} GdlIlpDevice;
+
+typedef const GdlIlpDevice *(*GdlIlpDeviceEntryFn) (void);
+
+/* When gdl_ilp_learn trains on a registered device. */
+typedef enum GdlIlpDeviceMode
+{
+	GDL_ILP_DEVICE_AUTO = 0,	/* when the matrix is large enough */
+	GDL_ILP_DEVICE_ALWAYS,		/* whenever one is registered */
+	GDL_ILP_DEVICE_NEVER		/* CPU only */
+} GdlIlpDeviceMode;
+
+/* Register (NULL: unregister) the device; the pointer must stay valid. */
+extern void gdl_ilp_register_device(const GdlIlpDevice *dev);
+extern const GdlIlpDevice *gdl_ilp_device(void);
+extern void gdl_ilp_set_device_mode(GdlIlpDeviceMode mode);
+
+/* Time spent by the phases of gdl_ilp_learn, accumulated (benchmarks). */
+typedef struct GdlIlpTimings
+{
+	double		candidates_s;	/* enumeration and coverage */
+	double		train_s;		/* training (CPU or device, incl. upload) */
+	double		select_s;		/* selection and tightening */
+	int64_t		candidates;		/* columns trained */
+	int64_t		nnz;			/* matrix entries trained */
+	int64_t		epochs;			/* epochs run */
+	int64_t		device_trainings;	/* trainings done on the device */
+	int64_t		cpu_trainings;
+	char		last_device_error[256];
+} GdlIlpTimings;
+
+extern GdlIlpTimings gdl_ilp_timings;
+
+#endif							/* GDL_ILP_DEVICE_H */
