@@ -16,17 +16,6 @@ PG_FUNCTION_INFO_V1(gpudl_commit_rule);
 PG_FUNCTION_INFO_V1(gpudl_sample_false_positives);
 PG_FUNCTION_INFO_V1(gpudl_derivations);
 
-/* Text argument or 22004 naming it. */
-static char *
-arg_text(FunctionCallInfo fcinfo, int n, const char *what)
-{
-	if (PG_ARGISNULL(n))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s must not be null", what)));
-	return text_to_cstring(PG_GETARG_TEXT_PP(n));
-}
-
 /*
  * gpudl_commit_rule(program, rule): validate the rule (with the clauses of
  * any invented predicate it carries) against the program and store it with
@@ -35,8 +24,8 @@ arg_text(FunctionCallInfo fcinfo, int n, const char *what)
 Datum
 gpudl_commit_rule(PG_FUNCTION_ARGS)
 {
-	char	   *program = arg_text(fcinfo, 0, "program name");
-	char	   *rule = arg_text(fcinfo, 1, "rule");
+	char	   *program = gpudl_text_arg(fcinfo, 0, "program name");
+	char	   *rule = gpudl_text_arg(fcinfo, 1, "rule");
 	List	   *ids = gpudl_insert_rules_text(program, rule, true);
 
 	PG_RETURN_INT64((int64) (intptr_t) linitial(ids));
@@ -57,9 +46,9 @@ typedef struct RowKey
 Datum
 gpudl_sample_false_positives(PG_FUNCTION_ARGS)
 {
-	char	   *program = arg_text(fcinfo, 0, "program name");
-	char	   *goal_text = arg_text(fcinfo, 1, "goal");
-	char	   *exclude = arg_text(fcinfo, 2, "exclude");
+	char	   *program = gpudl_text_arg(fcinfo, 0, "program name");
+	char	   *goal_text = gpudl_text_arg(fcinfo, 1, "goal");
+	char	   *exclude = gpudl_text_arg(fcinfo, 2, "exclude");
 	int32		max_n = PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3);
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	GpudlRun   *run;
@@ -176,8 +165,8 @@ clause_derives(GpudlProgramDef *def, const GdlClause *clause, const GdlAtom *fac
 Datum
 gpudl_derivations(PG_FUNCTION_ARGS)
 {
-	char	   *program = arg_text(fcinfo, 0, "program name");
-	char	   *fact_text = arg_text(fcinfo, 1, "fact");
+	char	   *program = gpudl_text_arg(fcinfo, 0, "program name");
+	char	   *fact_text = gpudl_text_arg(fcinfo, 1, "fact");
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	GpudlProgramDef *def;
 	GdlAnalysis *a;

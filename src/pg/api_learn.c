@@ -21,28 +21,6 @@ PG_FUNCTION_INFO_V1(gpudl_learn);
 PG_FUNCTION_INFO_V1(gpudl_candidates);
 PG_FUNCTION_INFO_V1(gpudl_loss_grad);
 
-/* Text argument or 22004 naming it. */
-static char *
-arg_text(FunctionCallInfo fcinfo, int n, const char *what)
-{
-	if (PG_ARGISNULL(n))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s must not be null", what)));
-	return text_to_cstring(PG_GETARG_TEXT_PP(n));
-}
-
-/* Integer argument or 22004. */
-static int32
-arg_int(FunctionCallInfo fcinfo, int n, const char *what)
-{
-	if (PG_ARGISNULL(n))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s must not be null", what)));
-	return PG_GETARG_INT32(n);
-}
-
 /* Raise 22023 "what must be ..." when cond is false. */
 static void
 require(bool cond, const char *msg, int32 got)
@@ -106,6 +84,24 @@ start_run(const char *program, const char *target, const char *params)
 	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	SPI_finish();
 	return id;
+}
+
+/* In pg_device.c: register the GPU trainer as gpudl.device says. */
+extern bool gpudl_ilp_device_setup(void);
+
+/* Record that a learn run trained on the GPU. */
+static void
+mark_run_gpu(int64 run_id)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1];
+
+	values[0] = Int64GetDatum(run_id);
+	SPI_connect();
+	if (SPI_execute_with_args("UPDATE gpudl.learn_runs SET device = 'gpu' WHERE id = $1",
+							  1, types, values, NULL, false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "gpudl: could not record the learn run's device");
+	SPI_finish();
 }
 
 /* Store the result rows and close the run as succeeded. */
@@ -179,9 +175,9 @@ commit_rules(const char *program, const GdlIlpResult *res)
 Datum
 gpudl_learn(PG_FUNCTION_ARGS)
 {
-	char	   *program = arg_text(fcinfo, 0, "program name");
-	char	   *target = arg_text(fcinfo, 1, "target");
-	char	   *positives = arg_text(fcinfo, 2, "positives");
+	char	   *program = gpudl_text_arg(fcinfo, 0, "program name");
+	char	   *target = gpudl_text_arg(fcinfo, 1, "target");
+	char	   *positives = gpudl_text_arg(fcinfo, 2, "positives");
 	char	   *negatives = PG_ARGISNULL(3) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(3));
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	GdlIlpParams params;
@@ -196,14 +192,14 @@ gpudl_learn(PG_FUNCTION_ARGS)
 	int			i;
 
 	gdl_ilp_params_default(&params);
-	params.max_body = arg_int(fcinfo, 4, "max_body");
-	params.max_rules = arg_int(fcinfo, 5, "max_rules");
-	params.epochs = arg_int(fcinfo, 6, "epochs");
+	params.max_body = gpudl_int_arg(fcinfo, 4, "max_body");
+	params.max_rules = gpudl_int_arg(fcinfo, 5, "max_rules");
+	params.epochs = gpudl_int_arg(fcinfo, 6, "epochs");
 	if (PG_ARGISNULL(7))
 		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("learning_rate must not be null")));
 	params.learning_rate = PG_GETARG_FLOAT8(7);
 	params.allow_recursive = PG_ARGISNULL(8) ? false : PG_GETARG_BOOL(8);
-	params.min_support = arg_int(fcinfo, 9, "min_support");
+	params.min_support = gpudl_int_arg(fcinfo, 9, "min_support");
 	params.seed = PG_ARGISNULL(10) ? 0 : PG_GETARG_INT32(10);
 	commit = PG_ARGISNULL(11) ? false : PG_GETARG_BOOL(11);
 	InitMaterializedSRF(fcinfo, 0);
@@ -225,7 +221,10 @@ gpudl_learn(PG_FUNCTION_ARGS)
 		run_id = start_run(program, target, pjson);
 		ls = gpudl_learn_setup(program, target, 0, positives, negatives);
 		hook = gpudl_learn_eval_hook(ls);
+		(void) gpudl_ilp_device_setup();
 		res = gdl_ilp_learn(&ls->prob, &params, &hook);
+		if (res->on_device)
+			mark_run_gpu(run_id);
 		if (commit)
 			commit_rules(program, res);
 		finish_run(run_id, res, commit);
@@ -269,10 +268,10 @@ gpudl_learn(PG_FUNCTION_ARGS)
 Datum
 gpudl_candidates(PG_FUNCTION_ARGS)
 {
-	char	   *program = arg_text(fcinfo, 0, "program name");
-	char	   *target = arg_text(fcinfo, 1, "target");
-	int32		arity = arg_int(fcinfo, 2, "arity");
-	int32		max_body = arg_int(fcinfo, 3, "max_body");
+	char	   *program = gpudl_text_arg(fcinfo, 0, "program name");
+	char	   *target = gpudl_text_arg(fcinfo, 1, "target");
+	int32		arity = gpudl_int_arg(fcinfo, 2, "arity");
+	int32		max_body = gpudl_int_arg(fcinfo, 3, "max_body");
 	bool		allow_recursive = PG_ARGISNULL(4) ? false : PG_GETARG_BOOL(4);
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	GpudlLearnSetup *ls;
@@ -307,9 +306,9 @@ gpudl_candidates(PG_FUNCTION_ARGS)
 Datum
 gpudl_loss_grad(PG_FUNCTION_ARGS)
 {
-	char	   *program = arg_text(fcinfo, 0, "program name");
-	char	   *target = arg_text(fcinfo, 1, "target");
-	char	   *positives = arg_text(fcinfo, 2, "positives");
+	char	   *program = gpudl_text_arg(fcinfo, 0, "program name");
+	char	   *target = gpudl_text_arg(fcinfo, 1, "target");
+	char	   *positives = gpudl_text_arg(fcinfo, 2, "positives");
 	char	   *negatives = PG_ARGISNULL(3) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(3));
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	ArrayType  *arr;

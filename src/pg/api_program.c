@@ -26,17 +26,6 @@ PG_FUNCTION_INFO_V1(gpudl_drop_program);
 PG_FUNCTION_INFO_V1(gpudl_bind);
 PG_FUNCTION_INFO_V1(gpudl_explain);
 
-/* Fetch a required text argument or raise 22004 naming it. */
-static char *
-required_text_arg(FunctionCallInfo fcinfo, int n, const char *what)
-{
-	if (PG_ARGISNULL(n))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s must not be null", what)));
-	return text_to_cstring(PG_GETARG_TEXT_PP(n));
-}
-
 /*
  * Insert the items of a parsed text as rows of gpudl.rules in ONE statement
  * (so the catalog triggers validate and bump the version once); return the
@@ -155,7 +144,7 @@ gpudl_insert_rules_text(const char *program, const char *rules, bool learned)
 Datum
 gpudl_create_program(PG_FUNCTION_ARGS)
 {
-	char	   *name = required_text_arg(fcinfo, 0, "program name");
+	char	   *name = gpudl_text_arg(fcinfo, 0, "program name");
 	char	   *rules = PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1));
 	GdlProgram *prog = NULL;
 	bool		found;
@@ -294,8 +283,8 @@ validate_binding(const char *program, const char *predicate, Oid relid, ArrayTyp
 Datum
 gpudl_bind(PG_FUNCTION_ARGS)
 {
-	char	   *program = required_text_arg(fcinfo, 0, "program name");
-	char	   *predicate = required_text_arg(fcinfo, 1, "predicate");
+	char	   *program = gpudl_text_arg(fcinfo, 0, "program name");
+	char	   *predicate = gpudl_text_arg(fcinfo, 1, "predicate");
 	Oid			relid;
 	Oid			argtypes[4] = {TEXTOID, TEXTOID, REGCLASSOID, NAMEARRAYOID};
 	Datum		values[4];

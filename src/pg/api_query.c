@@ -28,17 +28,6 @@ PG_FUNCTION_INFO_V1(gpudl_query);
 PG_FUNCTION_INFO_V1(gpudl_count);
 PG_FUNCTION_INFO_V1(gpudl_materialize);
 
-/* Text argument, or 22004 naming it. */
-static char *
-text_arg(FunctionCallInfo fcinfo, int n, const char *what)
-{
-	if (PG_ARGISNULL(n))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s must not be null", what)));
-	return text_to_cstring(PG_GETARG_TEXT_PP(n));
-}
-
 /*
  * gpudl_query(program, goal) RETURNS SETOF record: every answer of the goal,
  * typed by the caller's column definition list.
@@ -46,8 +35,8 @@ text_arg(FunctionCallInfo fcinfo, int n, const char *what)
 Datum
 gpudl_query(PG_FUNCTION_ARGS)
 {
-	char	   *program = text_arg(fcinfo, 0, "program name");
-	char	   *goal_text = text_arg(fcinfo, 1, "goal");
+	char	   *program = gpudl_text_arg(fcinfo, 0, "program name");
+	char	   *goal_text = gpudl_text_arg(fcinfo, 1, "goal");
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	MemoryContext percall;
 	MemoryContext old;
@@ -86,8 +75,8 @@ gpudl_query(PG_FUNCTION_ARGS)
 Datum
 gpudl_count(PG_FUNCTION_ARGS)
 {
-	char	   *program = text_arg(fcinfo, 0, "program name");
-	char	   *goal_text = text_arg(fcinfo, 1, "goal");
+	char	   *program = gpudl_text_arg(fcinfo, 0, "program name");
+	char	   *goal_text = gpudl_text_arg(fcinfo, 1, "goal");
 	MemoryContext percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl count",
 												  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(percall);
@@ -255,9 +244,9 @@ insert_rows(Oid relid, GpudlRun *run)
 Datum
 gpudl_materialize(PG_FUNCTION_ARGS)
 {
-	char	   *program = text_arg(fcinfo, 0, "program name");
-	char	   *predicate = text_arg(fcinfo, 1, "predicate");
-	char	   *target = text_arg(fcinfo, 2, "target");
+	char	   *program = gpudl_text_arg(fcinfo, 0, "program name");
+	char	   *predicate = gpudl_text_arg(fcinfo, 1, "predicate");
+	char	   *target = gpudl_text_arg(fcinfo, 2, "target");
 	char	   *mode = PG_ARGISNULL(3) ? "replace" : text_to_cstring(PG_GETARG_TEXT_PP(3));
 	bool		replace;
 	MemoryContext percall;

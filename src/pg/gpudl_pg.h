@@ -38,6 +38,10 @@ extern void gpudl_install_host(void);
 /* Start counting the core's host memory afresh (one per SQL call). */
 extern void gpudl_memory_reset(void);
 
+/* Required arguments of SQL functions: NULL raises 22004 (pg_args.c). */
+extern char *gpudl_text_arg(FunctionCallInfo fcinfo, int n, const char *what);
+extern int32 gpudl_int_arg(FunctionCallInfo fcinfo, int n, const char *what);
+
 /* ------------------------------------------------------------- catalog */
 
 /* A program as stored: catalog row plus its parsed, enabled clauses. */
