@@ -197,6 +197,7 @@ static const GdlBackend cpu_backend = {
 	.release = cpu_release,
 	.slice = cpu_slice,
 	.join = cpu_op_join,
+	.join_count = cpu_op_join_count,
 	.antijoin = cpu_op_antijoin,
 	.map = cpu_op_map,
 	.dedup = cpu_op_dedup,

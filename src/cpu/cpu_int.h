@@ -219,6 +219,8 @@ extern CpuIndex *cpu_index_get(CpuCtx *ctx, CpuRel *r, int nkeys, const int *key
 extern void cpu_index_free_all(CpuCtx *ctx, CpuRel *r);
 extern int	cpu_op_join(void *ctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkeys,
 						const int *rkeys, int nout, const GdlBkColRef *out, GdlBkRel **result);
+extern int	cpu_op_join_count(void *ctx, GdlBkRel *L, GdlBkRel *R, int nkeys,
+							  const int *lkeys, const int *rkeys, int64_t *count);
 extern int	cpu_op_antijoin(void *ctx, GdlBkRel *L, GdlBkRel *R, int nkeys,
 							const int *lkeys, const int *rkeys, GdlBkRel **result);
 

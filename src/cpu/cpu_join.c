@@ -633,6 +633,42 @@ cpu_op_join(void *vctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkeys,
 	return GDL_BK_OK;
 }
 
+/* Backend op: the number of rows cpu_op_join would produce. */
+int
+cpu_op_join_count(void *vctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkeys,
+				  const int *rkeys, int64_t *count)
+{
+	CpuCtx	   *ctx = vctx;
+	JoinPar		jp;
+	int64_t		ch;
+	int			st;
+
+	*count = 0;
+	if ((st = check_keys(ctx, L, R, nkeys, lkeys, rkeys)) != GDL_BK_OK)
+		return st;
+	cpu_rel_flatten(ctx, L);
+	cpu_rel_flatten(ctx, R);
+	if (L->n == 0 || R->n == 0)
+		return GDL_BK_OK;
+	memset(&jp, 0, sizeof(jp));
+	jp.L = L;
+	jp.R = R;
+	jp.ix = cpu_index_get(ctx, R, nkeys, rkeys);
+	jp.lkeys = lkeys;
+	jp.rkeys = rkeys;
+	jp.nkeys = nkeys;
+	jp.nchunks = (L->n + JOIN_CHUNK - 1) / JOIN_CHUNK;
+	jp.counts = gdl_alloc(sizeof(int64_t) * jp.nchunks);
+	jp.packed = cpu_schema_make(0, NULL, NULL, &jp.osch);
+	jp.fast = L->packed && R->packed && !jp.ix->hashed;
+	atomic_store(&jp.next, 0);
+	cpu_parallel(jp.nchunks > 1 ? ctx->nthreads : 1, join_task, &jp);
+	for (ch = 0; ch < jp.nchunks; ch++)
+		*count += jp.counts[ch];
+	gdl_free(jp.counts);
+	return GDL_BK_OK;
+}
+
 /* Task: mark the left rows without a match. */
 static void
 anti_task(void *arg, int tid, int nt)

@@ -50,13 +50,10 @@ typedef struct ExecState
 	GdlBkRel   *unit;			/* arity 0, one row */
 	int64_t		next_version;
 	bool		trace;			/* GDL_TRACE set: log every round */
-	int64_t		batch_rows;		/* most join output rows one batch should make */
+	int64_t		batch_rows;		/* most rows one join may produce at once */
 	int			nprep;
 	int			capprep;
 	PrepCache  *prep;
-	int			nratio;			/* join output rows per driving row, per rule */
-	const PlanRule **ratio_rule;
-	double	   *ratio;
 } ExecState;
 
 /* A bytecode expression under construction. */

@@ -323,12 +323,89 @@ exec_outs_add(ExecOuts *o, GdlBkRel *r)
 }
 
 /*
- * Run the steps of a rule version from step 'first' on, starting from
- * relation 'cur' (released here when 'cur_owned').  Returns a bag of head
- * tuples, or NULL when nothing is derived.
+ * Where the head tuples of a rule version go.  Normally each bag goes to
+ * the round's outputs as is.  Once a join had to be split (its output would
+ * pass batch_rows), every piece's bag is reduced at once — deduplicated,
+ * stripped of tuples already in the head's full relation — and the pieces'
+ * sets are merged like a binary counter, so memory stays near the size of
+ * what is really new.
  */
-static GdlBkRel *
-run_steps(ExecState *es, const PlanRule *r, int first, GdlBkRel *cur, bool cur_owned)
+typedef struct Sink
+{
+	ExecOuts   *out;
+	bool		reduce;
+	int			nstack;
+	GdlBkRel   *stack[64];
+	int64_t		ssize[64];
+} Sink;
+
+/* Monotonic clock in milliseconds. */
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+/* Take one bag of head tuples (NULL is ignored). */
+static void
+sink_bag(ExecState *es, const PlanRule *r, Sink *sk, GdlBkRel *bag)
+{
+	GdlBkRel   *set = NULL;
+	GdlBkRel   *full = es->preds[r->head_pred].full;
+	double		t0;
+
+	if (bag == NULL)
+		return;
+	if (!sk->reduce)
+	{
+		exec_outs_add(sk->out, bag);
+		return;
+	}
+	t0 = now_ms();
+	exec_check(es, es->bk->dedup(es->ctx, 1, &bag, &set), "dedup");
+	es->bk->release(es->ctx, bag);
+	es->stats->ms_dedup += now_ms() - t0;
+	if (full != NULL && exec_size(es, full) > 0)
+	{
+		GdlBkRel   *d = NULL;
+
+		t0 = now_ms();
+		exec_check(es, es->bk->difference(es->ctx, set, full, &d), "difference");
+		es->bk->release(es->ctx, set);
+		set = d;
+		es->stats->ms_difference += now_ms() - t0;
+	}
+	sk->stack[sk->nstack] = set;
+	sk->ssize[sk->nstack++] = exec_size(es, set);
+	while (sk->nstack >= 2 &&
+		   (sk->ssize[sk->nstack - 1] * 2 >= sk->ssize[sk->nstack - 2] || sk->nstack == 64))
+	{
+		GdlBkRel   *m = NULL;
+
+		t0 = now_ms();
+		exec_check(es, es->bk->merge(es->ctx, sk->stack[sk->nstack - 2],
+									 sk->stack[sk->nstack - 1], &m), "merge");
+		es->stats->ms_dedup += now_ms() - t0;
+		es->bk->release(es->ctx, sk->stack[sk->nstack - 2]);
+		es->bk->release(es->ctx, sk->stack[sk->nstack - 1]);
+		sk->nstack--;
+		sk->stack[sk->nstack - 1] = m;
+		sk->ssize[sk->nstack - 1] = exec_size(es, m);
+	}
+}
+
+/*
+ * Run the steps of a rule version from step 'first' on, starting from
+ * relation 'cur' (released here when 'cur_owned'), and hand the head tuples
+ * to the sink.  A join whose output would pass batch_rows rows runs over
+ * slices of its left input instead, each continuing through the remaining
+ * steps (recursively, so a later big join splits again).
+ */
+static void
+run_steps(ExecState *es, const PlanRule *r, int first, GdlBkRel *cur, bool cur_owned, Sink *sk)
 {
 	const int  *layout = first > 0 ? r->steps[first - 1].vars : NULL;
 	int			nlayout = first > 0 ? r->steps[first - 1].nvars : 0;
@@ -361,6 +438,38 @@ run_steps(ExecState *es, const PlanRule *r, int first, GdlBkRel *cur, bool cur_o
 					cur_owned = true;
 				}
 				R = prepare_atom(es, r, &s->atom, &atom_owned);
+				if (!r->is_agg && es->batch_rows > 0 && es->bk->join_count && es->bk->slice)
+				{
+					int64_t		cnt = 0,
+								n = exec_size(es, cur);
+
+					exec_check(es, es->bk->join_count(es->ctx, cur, R, s->nkeys, s->lkeys,
+													  s->rkeys, &cnt), "join");
+					if (cnt > es->batch_rows && n > 1)
+					{
+						int64_t		pieces = (cnt + es->batch_rows - 1) / es->batch_rows,
+									p;
+
+						if (pieces > n)
+							pieces = n;
+						sk->reduce = true;
+						for (p = 0; p < pieces; p++)
+						{
+							GdlBkRel   *slice = NULL;
+
+							gdl_check_interrupts();
+							es->stats->batches++;
+							exec_check(es, es->bk->slice(es->ctx, cur, n * p / pieces,
+														 n * (p + 1) / pieces, &slice), "slice");
+							run_steps(es, r, i, slice, true, sk);
+						}
+						if (atom_owned)
+							es->bk->release(es->ctx, R);
+						if (cur_owned)
+							es->bk->release(es->ctx, cur);
+						return;
+					}
+				}
 				exec_check(es, es->bk->join(es->ctx, cur, R, s->nkeys, s->lkeys, s->rkeys,
 											s->nvars, s->refs, &next), "join");
 				if (atom_owned)
@@ -390,7 +499,7 @@ run_steps(ExecState *es, const PlanRule *r, int first, GdlBkRel *cur, bool cur_o
 		{
 			if (cur_owned)
 				es->bk->release(es->ctx, cur);
-			return NULL;
+			return;
 		}
 	}
 	if (r->is_agg)
@@ -399,154 +508,26 @@ run_steps(ExecState *es, const PlanRule *r, int first, GdlBkRel *cur, bool cur_o
 
 		if (cur_owned)
 			es->bk->release(es->ctx, cur);
-		return res;
+		sink_bag(es, r, sk, res);
+		return;
 	}
 	if (!cur_owned)
 		gdl_error(GDL_ERR_INTERNAL, NULL, NULL, "rule plan does not end in a projection");
-	return cur;
-}
-
-/* Monotonic clock in milliseconds. */
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
-}
-
-/* The output rows per driving row last seen for a rule, or -1. */
-static double
-last_ratio(ExecState *es, const PlanRule *r)
-{
-	int			i;
-
-	for (i = 0; i < es->nratio; i++)
-		if (es->ratio_rule[i] == r)
-			return es->ratio[i];
-	return -1;
-}
-
-/* Remember a rule's output rows per driving row. */
-static void
-set_ratio(ExecState *es, const PlanRule *r, double ratio)
-{
-	int			i;
-
-	for (i = 0; i < es->nratio; i++)
-		if (es->ratio_rule[i] == r)
-		{
-			es->ratio[i] = ratio;
-			return;
-		}
-	if ((es->nratio & 15) == 0)
-	{
-		es->ratio_rule = gdl_realloc(es->ratio_rule, sizeof(PlanRule *) * (es->nratio + 16));
-		es->ratio = gdl_realloc(es->ratio, sizeof(double) * (es->nratio + 16));
-	}
-	es->ratio_rule[es->nratio] = r;
-	es->ratio[es->nratio++] = ratio;
-}
-
-/*
- * Run a rule version over slices of its (big) driving relation: each
- * slice's output is deduplicated and stripped of tuples already in the
- * head's full relation before the next slice runs, so a round never holds
- * more than about batch_rows join output rows.  Slice sizes adapt to the
- * output per driving row seen so far.
- */
-static void
-run_batched(ExecState *es, const PlanRule *r, GdlBkRel *start, int64_t n, ExecOuts *out)
-{
-	int64_t		minrows = 256;
-	int64_t		from = 0,
-				rows = n / 32;
-	double		ratio = 64.0;
-
-	/* a first, cautious slice measures the output per driving row */
-	if (rows > es->batch_rows / 64)
-		rows = es->batch_rows / 64;
-	if (rows < minrows)
-		rows = minrows;
-	while (from < n)
-	{
-		int64_t		to = n - from <= rows + rows / 4 ? n : from + rows;
-		GdlBkRel   *slice = NULL,
-				   *bag,
-				   *set = NULL;
-		GdlBkRel   *full = es->preds[r->head_pred].full;
-		double		t0;
-
-		gdl_check_interrupts();
-		es->stats->batches++;
-		exec_check(es, es->bk->slice(es->ctx, start, from, to, &slice), "slice");
-		bag = run_steps(es, r, 1, slice, true);
-		if (bag != NULL)
-		{
-			ratio = (double) exec_size(es, bag) / (double) (to - from);
-			if (es->trace)
-				gdl_log("batch rows [%lld, %lld) of %lld: %lld output rows",
-						(long long) from, (long long) to, (long long) n,
-						(long long) exec_size(es, bag));
-			t0 = now_ms();
-			exec_check(es, es->bk->dedup(es->ctx, 1, &bag, &set), "dedup");
-			es->bk->release(es->ctx, bag);
-			es->stats->ms_dedup += now_ms() - t0;
-			if (full != NULL && exec_size(es, full) > 0 && !r->is_agg)
-			{
-				GdlBkRel   *d = NULL;
-
-				t0 = now_ms();
-				exec_check(es, es->bk->difference(es->ctx, set, full, &d), "difference");
-				es->bk->release(es->ctx, set);
-				set = d;
-				es->stats->ms_difference += now_ms() - t0;
-			}
-			exec_outs_add(out, set);
-		}
-		else
-			ratio = ratio / 2;
-		from = to;
-		set_ratio(es, r, ratio);
-		rows = (int64_t) ((double) es->batch_rows / (ratio > 1e-3 ? ratio : 1e-3));
-		if (rows < minrows)
-			rows = minrows;
-	}
+	sink_bag(es, r, sk, cur);
 }
 
 /*
  * Run one rule version and add what it derives to 'out' (nothing, one bag,
- * or one set per batch).
+ * or the merged sets of its pieces when a join had to be split).
  */
 void
 exec_rule(ExecState *es, const PlanRule *r, ExecOuts *out)
 {
-	const PlanStep *s0 = &r->steps[0];
+	Sink		sk;
 
-	if (s0->kind == PSTEP_START && es->bk->slice && !r->is_agg && r->nsteps > 1 &&
-		es->batch_rows > 0)
-	{
-		bool		owned = false;
-		GdlBkRel   *start = prepare_atom(es, r, &s0->atom, &owned);
-		int64_t		n = exec_size(es, start);
-
-		double		ratio = last_ratio(es, r);
-		GdlBkRel   *res;
-
-		/* batch unless the last round says the output fits at once */
-		if (n > 4096 && (ratio < 0 || (double) n * ratio * 1.5 > (double) es->batch_rows))
-		{
-			run_batched(es, r, start, n, out);
-			if (owned)
-				es->bk->release(es->ctx, start);
-			return;
-		}
-		res = run_steps(es, r, 1, start, owned);
-		if (n > 0)
-			set_ratio(es, r, res ? (double) exec_size(es, res) / (double) n : 0.0);
-		exec_outs_add(out, res);
-		return;
-	}
-	exec_outs_add(out, run_steps(es, r, 0, NULL, false));
+	memset(&sk, 0, sizeof(sk));
+	sk.out = out;
+	run_steps(es, r, 0, NULL, false, &sk);
+	while (sk.nstack > 0)
+		exec_outs_add(out, sk.stack[--sk.nstack]);
 }

@@ -486,8 +486,6 @@ gdl_run(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const GdlGoal
 	exec_set_current(NULL, NULL);
 	es.bk->ctx_destroy(es.ctx);
 	gdl_free(es.prep);
-	gdl_free(es.ratio_rule);
-	gdl_free(es.ratio);
 	gdl_free(es.preds);
 	gdl_free(need);
 	res->stats.ms_total = now_ms() - t_start;

@@ -244,6 +244,15 @@ typedef struct GdlBackend
 						 int nout, const GdlBkColRef *out, GdlBkRel **result);
 
 	/*
+	 * Optional (may be NULL): the number of rows join() would produce for
+	 * these inputs, without producing them.  The engine uses it to split a
+	 * join whose output would not fit in memory (with slice()).
+	 */
+	int			(*join_count) (void *ctx, GdlBkRel *L, GdlBkRel *R,
+							   int nkeys, const int *lkeys, const int *rkeys,
+							   int64_t *count);
+
+	/*
 	 * Anti-join, a bag with L's columns: the rows of L for which NO row of R
 	 * has R[r][rkeys[k]] == L[l][lkeys[k]] for all k < nkeys.  With nkeys 0:
 	 * all of L when R is empty, else nothing.

@@ -140,9 +140,9 @@ extern void gdl_backend_register_gpu(const struct GdlBackend *backend);
 extern void gdl_engine_set_threads(int nthreads);
 
 /*
- * Memory bound of a round: a rule whose driving relation is big runs in
- * slices producing about this many join output rows each (default 32M;
- * 0 turns batching off).
+ * Memory bound of a round: a join that would produce more rows than this
+ * runs over slices of its left input, each slice's result reduced (dedup,
+ * minus full) before the next (default 32M rows; 0 turns splitting off).
  */
 extern void gdl_engine_set_batch_rows(int64_t rows);
 

@@ -98,6 +98,7 @@ typedef struct GdlIlpTimings
 	double		candidates_s;	/* enumeration and coverage */
 	double		train_s;		/* training (CPU or device, incl. upload) */
 	double		select_s;		/* selection and tightening */
+	int64_t		nodes;			/* bias rules whose coverage was computed */
 	int64_t		candidates;		/* columns trained */
 	int64_t		nnz;			/* matrix entries trained */
 	int64_t		epochs;			/* epochs run */

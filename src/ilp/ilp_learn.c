@@ -268,6 +268,7 @@ run_stage(const IlpWorld *w, const GdlIlpParams *params, const GdlIlpEvalHook *h
 	ilp_train(s->m, w->npos, params->epochs, params->learning_rate, &s->train);
 	t0 = ilp_now();
 	gdl_ilp_timings.train_s += t0 - t1;
+	gdl_ilp_timings.nodes += s->cs->nodes;
 	gdl_ilp_timings.candidates += s->m->ncols;
 	gdl_ilp_timings.nnz += s->m->off[s->m->nrows];
 	gdl_ilp_timings.epochs += s->train.epochs;

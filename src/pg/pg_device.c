@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "exec/gdl_backend.h"
+#include "ilp/gdl_ilp_device.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -26,6 +27,10 @@ static bool probed = false;
 static const GdlBackend *gpu_backend = NULL;
 static DeviceInfoFn gpu_device_info = NULL;
 static char gpu_unavailable[512];
+static const GdlIlpDevice *gpu_ilp = NULL;
+
+/* Declared here and in api_learn.c, its one caller. */
+extern bool gpudl_ilp_device_setup(void);
 
 /* "$libdir/x" -> pkglib_path/x, as the dynamic loader does for modules. */
 static char *
@@ -80,6 +85,32 @@ probe_gpu(void)
 	b->ctx_destroy(ctx);
 	gpu_backend = b;
 	gpu_device_info = (DeviceInfoFn) dlsym(handle, "gdl_cuda_device_info");
+	{
+		GdlIlpDeviceEntryFn ilp_entry;
+
+		ilp_entry = (GdlIlpDeviceEntryFn) dlsym(handle, GDL_ILP_DEVICE_ENTRY_SYMBOL);
+		gpu_ilp = ilp_entry ? ilp_entry() : NULL;
+		if (gpu_ilp != NULL && gpu_ilp->abi != GDL_ILP_DEVICE_ABI)
+			gpu_ilp = NULL;
+	}
+}
+
+/*
+ * Register the GPU's rule-learning trainer with the ILP core for the next
+ * gdl_ilp_learn, as gpudl.device says: cpu unregisters it, auto lets large
+ * problems train on it, gpu every problem (and raises, as for runs, when no
+ * GPU works).  Returns whether a device is registered.
+ */
+bool
+gpudl_ilp_device_setup(void)
+{
+	gdl_ilp_register_device(NULL);
+	if (gpudl_choose_gpu_backend() == NULL || gpu_ilp == NULL)
+		return false;
+	gdl_ilp_register_device(gpu_ilp);
+	gdl_ilp_set_device_mode(gpudl_device_setting == GPUDL_DEVICE_GPU ?
+							GDL_ILP_DEVICE_ALWAYS : GDL_ILP_DEVICE_AUTO);
+	return true;
 }
 
 /*

@@ -395,6 +395,8 @@ test_join(int la, int ra, int nkeys, int64_t nl, int64_t nr, int cls, int64_t ra
 		bk->size(ctx, J, &n1);
 		bk->size(ctx, J2, &n2);
 		CHECK(n1 == n2);
+		CHECK(bk->join_count(ctx, L, R, nkeys, lkeys, rkeys, &n2) == GDL_BK_OK);
+		CHECK(n1 == n2);
 		bk->release(ctx, J2);
 	}
 	rj.arity = nout;
