@@ -102,6 +102,7 @@ typedef struct GdlIlpTimings
 	int64_t		candidates;		/* columns trained */
 	int64_t		nnz;			/* matrix entries trained */
 	int64_t		epochs;			/* epochs run */
+	double		cand_epochs;	/* sum of candidates x epochs over trainings */
 	int64_t		device_trainings;	/* trainings done on the device */
 	int64_t		cpu_trainings;
 	char		last_device_error[256];

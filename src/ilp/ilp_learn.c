@@ -272,6 +272,7 @@ run_stage(const IlpWorld *w, const GdlIlpParams *params, const GdlIlpEvalHook *h
 	gdl_ilp_timings.candidates += s->m->ncols;
 	gdl_ilp_timings.nnz += s->m->off[s->m->nrows];
 	gdl_ilp_timings.epochs += s->train.epochs;
+	gdl_ilp_timings.cand_epochs += (double) s->m->ncols * s->train.epochs;
 	if (s->train.on_device)
 		gdl_ilp_timings.device_trainings++;
 	else

@@ -1,0 +1,570 @@
+/*
+ * kg_gpu.c — rule learning at knowledge-graph scale, CPU against GPU.
+ *
+ * Generates a synthetic knowledge graph deterministically: E entities in T
+ * types (E / T each), R binary relations of F facts each between two types
+ * (1,000,000 facts with the defaults).  The first 60% of the relations are
+ * random; each of the others is planted from them — a composition
+ * t(X, Y) :- a(X, Z), b(Z, Y), an inverse t(X, Y) :- a(Y, X), or a
+ * restriction t(X, Y) :- a(X, Y), c(Y, W) — with 10% of its facts replaced
+ * by noise.  Then, for every relation as the target (the others as
+ * background, its facts the positives, negatives by partial completeness),
+ * gdl_ilp_learn scores every rule of up to max_body (2) atoms: one stage,
+ * no deepening, so the whole bias is enumerated, covered and trained.
+ *
+ * Each target is learned with the CPU trainer and (with -g LIB) again with
+ * the GPU trainer of cuda/ilp.cu; the two must select the same rules.  It
+ * reports per phase (candidates + coverage, training, selection) the time,
+ * candidates per second and epochs per second.
+ *
+ *   kg_gpu [-e ENTITIES] [-t TYPES] [-r RELATIONS] [-f FACTS_PER_REL]
+ *          [-b MAX_BODY] [-E EPOCHS] [-s FIRST] [-n TARGETS] [-g CUDA_LIB] [-c] [-v]
+ *   -c: skip the CPU trainer (GPU only)
+ *
+ * With -T ROWS:COLS:PER_ROW it benchmarks training alone instead: a random
+ * coverage matrix of ROWS examples (a fifth positives) and COLS candidates
+ * with PER_ROW candidates per example on average, trained for -E epochs on
+ * the CPU and on the GPU (upload included), reporting epochs per second and
+ * candidate-epochs per second, and the largest probability difference.
+ */
+#include "../../test/unit/test_host.h"
+#include "../../src/ilp/ilp_int.h"
+#include "../../src/ilp/gdl_ilp_device.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t rng_state = 20261129;
+
+/* splitmix64: the next pseudo-random number. */
+static uint64_t
+next_rand(void)
+{
+	uint64_t	x = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* Seconds on a monotonic clock. */
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+typedef struct KgRel
+{
+	char		name[16];
+	int			src;			/* entity type of each argument */
+	int			dst;
+	int64_t		n;
+	int64_t    *a;
+	int64_t    *b;
+	char		planted[96];	/* the planted rule, or "" */
+} KgRel;
+
+static int	nent = 100000,
+			ntypes = 10,
+			nrels = 100,
+			nfacts = 10000;
+
+/* A random entity of type t. */
+static int64_t
+rand_ent(int t)
+{
+	int64_t		per = nent / ntypes;
+
+	return (int64_t) t * per + (int64_t) (next_rand() % (uint64_t) per);
+}
+
+/* Fill r with random facts of its types. */
+static void
+random_rel(KgRel *r, int64_t from, int64_t n)
+{
+	for (int64_t i = from; i < n; i++)
+	{
+		r->a[i] = rand_ent(r->src);
+		r->b[i] = rand_ent(r->dst);
+	}
+	r->n = n;
+}
+
+/* The b-successors of x in r (r sorted by a is not needed: a linear index). */
+typedef struct Adj
+{
+	int64_t    *off;
+	int64_t    *to;
+} Adj;
+
+/* Index r by its first column (entities are dense in [0, nent)). */
+static Adj
+adj_build(const KgRel *r, bool inverse)
+{
+	Adj			j;
+	const int64_t *x = inverse ? r->b : r->a;
+	const int64_t *y = inverse ? r->a : r->b;
+	int64_t    *fill;
+
+	j.off = calloc(nent + 1, sizeof(int64_t));
+	j.to = malloc(sizeof(int64_t) * (r->n + 1));
+	fill = malloc(sizeof(int64_t) * (nent + 1));
+	for (int64_t i = 0; i < r->n; i++)
+		j.off[x[i] + 1]++;
+	for (int64_t e = 0; e < nent; e++)
+		j.off[e + 1] += j.off[e];
+	memcpy(fill, j.off, sizeof(int64_t) * (nent + 1));
+	for (int64_t i = 0; i < r->n; i++)
+		j.to[fill[x[i]]++] = y[i];
+	free(fill);
+	return j;
+}
+
+/* Generate the graph. */
+static KgRel *
+make_kg(void)
+{
+	KgRel	   *rels = calloc(nrels, sizeof(KgRel));
+	int			nbase = nrels * 6 / 10;
+
+	for (int r = 0; r < nrels; r++)
+	{
+		snprintf(rels[r].name, sizeof(rels[r].name), "r%d", r);
+		rels[r].a = malloc(sizeof(int64_t) * nfacts);
+		rels[r].b = malloc(sizeof(int64_t) * nfacts);
+	}
+	for (int r = 0; r < nbase; r++)
+	{
+		rels[r].src = (int) (next_rand() % ntypes);
+		rels[r].dst = (int) (next_rand() % ntypes);
+		random_rel(&rels[r], 0, nfacts);
+	}
+	for (int r = nbase; r < nrels; r++)
+	{
+		KgRel	   *t = &rels[r];
+		int			kind = r % 3;
+		int			ia = (int) (next_rand() % nbase);
+		KgRel	   *a = &rels[ia];
+		int64_t		want = nfacts * 9 / 10,
+					n = 0;
+
+		if (kind == 0)
+		{
+			/* composition: b must start where a ends */
+			int			ib = -1;
+			Adj			jb;
+
+			for (int k = 0; k < nbase && ib < 0; k++)
+			{
+				int			c = (int) ((ia + 1 + k) % nbase);
+
+				if (rels[c].src == a->dst)
+					ib = c;
+			}
+			if (ib < 0)
+				kind = 1;
+			else
+			{
+				t->src = a->src;
+				t->dst = rels[ib].dst;
+				snprintf(t->planted, sizeof(t->planted), "%s(X, Y) :- %s(X, Z), %s(Z, Y).",
+						 t->name, a->name, rels[ib].name);
+				jb = adj_build(&rels[ib], false);
+				for (int64_t i = 0; i < a->n && n < want; i++)
+					for (int64_t k = jb.off[a->b[i]]; k < jb.off[a->b[i] + 1] && n < want; k++)
+					{
+						t->a[n] = a->a[i];
+						t->b[n] = jb.to[k];
+						n++;
+					}
+				free(jb.off);
+				free(jb.to);
+			}
+		}
+		if (kind == 1)
+		{
+			t->src = a->dst;
+			t->dst = a->src;
+			snprintf(t->planted, sizeof(t->planted), "%s(X, Y) :- %s(Y, X).", t->name, a->name);
+			for (int64_t i = 0; i < a->n && n < want; i++)
+			{
+				t->a[n] = a->b[i];
+				t->b[n] = a->a[i];
+				n++;
+			}
+		}
+		else if (kind == 2)
+		{
+			/* restriction: a(X, Y) where Y has an outgoing c edge */
+			int			ic = (int) (next_rand() % nbase);
+			Adj			jc;
+
+			for (int k = 0; k < nbase; k++)
+				if (rels[(ic + k) % nbase].src == a->dst)
+				{
+					ic = (ic + k) % nbase;
+					break;
+				}
+			t->src = a->src;
+			t->dst = a->dst;
+			snprintf(t->planted, sizeof(t->planted), "%s(X, Y) :- %s(X, Y), %s(Y, W).",
+					 t->name, a->name, rels[ic].name);
+			jc = adj_build(&rels[ic], false);
+			for (int64_t i = 0; i < a->n && n < want; i++)
+				if (jc.off[a->b[i] + 1] > jc.off[a->b[i]])
+				{
+					t->a[n] = a->a[i];
+					t->b[n] = a->b[i];
+					n++;
+				}
+			free(jc.off);
+			free(jc.to);
+		}
+		/* the rest (at least 10%) is noise */
+		random_rel(t, n, nfacts);
+	}
+	return rels;
+}
+
+/* gdl_ilp_learn under GDL_TRY, in a frame of its own (setjmp). */
+static GdlError *
+try_learn(const GdlIlpProblem *prob, const GdlIlpParams *params, GdlIlpResult **res)
+{
+	return GDL_TRY(*res = gdl_ilp_learn(prob, params, NULL));
+}
+
+/* Per-mode totals. */
+typedef struct ModeTotals
+{
+	double		total_s;
+	GdlIlpTimings t;
+	int			planted_found;
+	int			planted;
+	int			errors;
+} ModeTotals;
+
+/* Learn every target in one mode; results go to res[] (may be NULL). */
+static void
+run_mode(KgRel *rels, int first, int ntargets, const GdlIlpParams *params, bool gpu, bool verbose,
+		 ModeTotals *mt, char **programs)
+{
+	GdlType		types[2] = {GDL_TYPE_BIGINT, GDL_TYPE_BIGINT};
+	GdlIlpRelation *bg = malloc(sizeof(GdlIlpRelation) * nrels);
+
+	memset(mt, 0, sizeof(*mt));
+	memset(&gdl_ilp_timings, 0, sizeof(gdl_ilp_timings));
+	gdl_ilp_set_device_mode(gpu ? GDL_ILP_DEVICE_ALWAYS : GDL_ILP_DEVICE_NEVER);
+	for (int r = first; r < first + ntargets; r++)
+	{
+		GdlIlpProblem prob;
+		GdlIlpResult *res = NULL;
+		GdlError   *err;
+		GdlColumns	pos;
+		int64_t    *pc[2];
+		int			nb = 0;
+		double		t0;
+
+		for (int q = 0; q < nrels; q++)
+		{
+			if (q == r)
+				continue;
+			bg[nb].name = rels[q].name;
+			bg[nb].arity = 2;
+			bg[nb].types[0] = bg[nb].types[1] = GDL_TYPE_BIGINT;
+			bg[nb].rows.ncols = 2;
+			bg[nb].rows.nrows = rels[q].n;
+			bg[nb].rows.cols = gdl_alloc(sizeof(int64_t *) * 2);
+			bg[nb].rows.cols[0] = rels[q].a;
+			bg[nb].rows.cols[1] = rels[q].b;
+			nb++;
+		}
+		pc[0] = rels[r].a;
+		pc[1] = rels[r].b;
+		pos.ncols = 2;
+		pos.nrows = rels[r].n;
+		pos.cols = pc;
+		memset(&prob, 0, sizeof(prob));
+		prob.nrels = nb;
+		prob.rels = bg;
+		prob.target = rels[r].name;
+		prob.arity = 2;
+		prob.types[0] = types[0];
+		prob.types[1] = types[1];
+		prob.example_types[0] = prob.example_types[1] = GDL_TYPE_UNKNOWN;
+		prob.positives = &pos;
+		t0 = now_s();
+		err = try_learn(&prob, params, &res);
+		mt->total_s += now_s() - t0;
+		if (err)
+		{
+			printf("  %s: error: %s\n", rels[r].name, err->message);
+			mt->errors++;
+			gdl_test_reset();
+			continue;
+		}
+		if (rels[r].planted[0])
+		{
+			mt->planted++;
+			/* recovered: the program explains the planted 90% with precision */
+			if (res->train_recall >= 0.85 && res->train_precision >= 0.9)
+				mt->planted_found++;
+		}
+		if (programs)
+			programs[r] = strdup(res->program);
+		if (verbose)
+			printf("  %s [%s] %.2fs: %s\n    planted: %s\n    learned: %s\n", rels[r].name,
+				   gpu ? "gpu" : "cpu", now_s() - t0, res->message,
+				   rels[r].planted[0] ? rels[r].planted : "(none)",
+				   res->nrules > 0 ? res->rules[0].rule : "(none)");
+		gdl_test_reset();
+	}
+	mt->t = gdl_ilp_timings;
+	free(bg);
+}
+
+/* Train a random matrix on the CPU and on the device (-T). */
+static int
+train_bench(const char *spec, int epochs, bool skip_cpu)
+{
+	int			rows = 0,
+				cols = 0,
+				per = 0;
+	int32_t    *ncov;
+	int32_t   **cov;
+	IlpCsr	   *m;
+	IlpTrainOut cpu,
+				gpu;
+	double		t0,
+				tc = 0,
+				tg;
+	double		worst = 0;
+
+	if (sscanf(spec, "%d:%d:%d", &rows, &cols, &per) != 3 || rows < 1 || cols < 1 || per < 1)
+	{
+		fprintf(stderr, "-T wants ROWS:COLS:PER_ROW\n");
+		return 2;
+	}
+	/* coverage lists: candidate c covers each example with probability per/cols */
+	ncov = calloc(cols, sizeof(int32_t));
+	cov = calloc(cols, sizeof(int32_t *));
+	{
+		int32_t    *cap = calloc(cols, sizeof(int32_t));
+
+		for (int32_t r = 0; r < rows; r++)
+		{
+			int			k = 1 + (int) (next_rand() % (uint64_t) (2 * per - 1));
+
+			for (int j = 0; j < k; j++)
+			{
+				/* skewed: low ids are general candidates */
+				uint64_t	u = next_rand();
+				int32_t		c = (int32_t) ((u % (uint64_t) cols) * ((u >> 40) % 1024) / 1024);
+
+				if (ncov[c] > 0 && cov[c][ncov[c] - 1] == r)
+					continue;
+				if (ncov[c] == cap[c])
+				{
+					cap[c] = cap[c] ? cap[c] * 2 : 8;
+					cov[c] = realloc(cov[c], sizeof(int32_t) * cap[c]);
+				}
+				cov[c][ncov[c]++] = r;
+			}
+		}
+		free(cap);
+	}
+	m = ilp_csr_build(rows, cols, ncov, cov);
+	for (int32_t c = 0; c < cols; c++)
+		free(cov[c]);
+	free(cov);
+	free(ncov);
+	printf("training: %d examples, %d candidates, %lld entries, %d epochs at most\n", rows, cols,
+		   (long long) m->off[rows], epochs);
+	if (!skip_cpu)
+	{
+		gdl_ilp_set_device_mode(GDL_ILP_DEVICE_NEVER);
+		t0 = now_s();
+		ilp_train(m, rows / 5, epochs, 0.1, &cpu);
+		tc = now_s() - t0;
+		printf("cpu: %d epochs in %.3f s: %.1f epochs/s, %.3g candidate-epochs/s, loss %.6f\n",
+			   cpu.epochs, tc, cpu.epochs / tc, (double) cols * cpu.epochs / tc, cpu.loss);
+	}
+	if (gdl_ilp_device() == NULL)
+		return 0;
+	gdl_ilp_set_device_mode(GDL_ILP_DEVICE_ALWAYS);
+	for (int rep = 0; rep < 2; rep++)	/* the first pays CUDA's start-up */
+	{
+		t0 = now_s();
+		ilp_train(m, rows / 5, epochs, 0.1, &gpu);
+		tg = now_s() - t0;
+		if (!gpu.on_device)
+		{
+			printf("gpu: failed: %s\n", gdl_ilp_timings.last_device_error);
+			return 1;
+		}
+		printf("gpu%s: %d epochs in %.3f s (upload and transpose included): %.1f epochs/s, "
+			   "%.3g candidate-epochs/s, loss %.6f\n", rep == 0 ? " (cold)" : "",
+			   gpu.epochs, tg, gpu.epochs / tg, (double) cols * gpu.epochs / tg, gpu.loss);
+	}
+	if (!skip_cpu)
+	{
+		for (int32_t c = 0; c < cols; c++)
+		{
+			double		d = fabs(cpu.prob[c] - gpu.prob[c]) / fmax(1.0, fabs(cpu.prob[c]));
+
+			worst = fmax(worst, d);
+		}
+		printf("cpu vs gpu: same epochs %s, max probability difference %.2g, "
+			   "loss difference %.2g; speed-up %.1fx\n", cpu.epochs == gpu.epochs ? "yes" : "NO",
+			   worst, fabs(cpu.loss - gpu.loss) / fmax(1.0, fabs(cpu.loss)), tc / tg);
+	}
+	return 0;
+}
+
+/* Print one mode's line. */
+static void
+report(const char *name, const ModeTotals *m)
+{
+	printf("%-4s total %8.2f s | candidates+coverage %8.2f s (%lld bias rules covered, %.0f/s) | train %8.3f s "
+		   "(%lld candidates, %lld nnz, %lld epochs: %.0f candidates/s, %.1f epochs/s, "
+		   "%.3g candidate-epochs/s) | select %6.2f s | planted targets recovered (recall >= 0.85, precision >= 0.9) %d/%d | errors %d\n",
+		   name, m->total_s, m->t.candidates_s, (long long) m->t.nodes,
+		   m->t.candidates_s > 0 ? m->t.nodes / m->t.candidates_s : 0, m->t.train_s, (long long) m->t.candidates,
+		   (long long) m->t.nnz, (long long) m->t.epochs,
+		   m->t.train_s > 0 ? m->t.candidates / m->t.train_s : 0,
+		   m->t.train_s > 0 ? m->t.epochs / m->t.train_s : 0,
+		   m->t.train_s > 0 ? m->t.cand_epochs / m->t.train_s : 0,
+		   m->t.select_s, m->planted_found, m->planted, m->errors);
+}
+
+int
+main(int argc, char **argv)
+{
+	GdlIlpParams params;
+	const char *lib = NULL;
+	const char *tspec = NULL;
+	int			ntargets = -1,
+				first = 0;
+	bool		skip_cpu = false,
+				verbose = false;
+	int			opt;
+	KgRel	   *rels;
+	int64_t		total = 0;
+	double		t0;
+	ModeTotals	cpu,
+				gpu;
+	char	  **pc,
+			  **pg;
+
+	gdl_test_host_install();
+	gdl_ilp_params_default(&params);
+	params.max_body = 2;
+	params.deepen = false;
+	while ((opt = getopt(argc, argv, "e:t:r:f:b:E:n:s:g:cvT:")) != -1)
+	{
+		switch (opt)
+		{
+			case 'e':
+				nent = atoi(optarg);
+				break;
+			case 't':
+				ntypes = atoi(optarg);
+				break;
+			case 'r':
+				nrels = atoi(optarg);
+				break;
+			case 'f':
+				nfacts = atoi(optarg);
+				break;
+			case 'b':
+				params.max_body = atoi(optarg);
+				break;
+			case 'E':
+				params.epochs = atoi(optarg);
+				break;
+			case 'n':
+				ntargets = atoi(optarg);
+				break;
+			case 'g':
+				lib = optarg;
+				break;
+			case 'c':
+				skip_cpu = true;
+				break;
+			case 'v':
+				verbose = true;
+				break;
+			case 's':
+				first = atoi(optarg);
+				break;
+			case 'T':
+				tspec = optarg;
+				break;
+			default:
+				fprintf(stderr, "usage: kg_gpu [-e N] [-t N] [-r N] [-f N] [-b N] [-E N] "
+						"[-s N] [-n N] [-g LIB] [-c] [-v] [-T R:C:K]\n");
+				return 2;
+		}
+	}
+	if (lib != NULL)
+	{
+		void	   *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+		GdlIlpDeviceEntryFn entry = h ? (GdlIlpDeviceEntryFn) dlsym(h, GDL_ILP_DEVICE_ENTRY_SYMBOL) : NULL;
+
+		if (entry == NULL)
+		{
+			printf("gpu: cannot load %s: %s\n", lib, h ? "no entry" : dlerror());
+			return 1;
+		}
+		gdl_ilp_register_device(entry());
+	}
+	if (tspec != NULL)
+		return train_bench(tspec, params.epochs, skip_cpu);
+	if (first < 0 || first >= nrels)
+		first = 0;
+	if (ntargets < 0 || ntargets > nrels - first)
+		ntargets = nrels - first;
+	t0 = now_s();
+	rels = make_kg();
+	for (int r = 0; r < nrels; r++)
+		total += rels[r].n;
+	printf("synthetic KG: %d entities in %d types, %d relations, %lld facts (%.2f s to generate)\n",
+		   nent, ntypes, nrels, (long long) total, now_s() - t0);
+	printf("learning targets r%d..r%d, max_body %d, %d epochs, every candidate (no deepening)\n",
+		   first, first + ntargets - 1, params.max_body, params.epochs);
+	pc = calloc(nrels, sizeof(char *));
+	pg = calloc(nrels, sizeof(char *));
+	memset(&cpu, 0, sizeof(cpu));
+	memset(&gpu, 0, sizeof(gpu));
+	if (!skip_cpu)
+	{
+		run_mode(rels, first, ntargets, &params, false, verbose, &cpu, pc);
+		report("cpu", &cpu);
+	}
+	if (gdl_ilp_device() != NULL)
+	{
+		run_mode(rels, first, ntargets, &params, true, verbose, &gpu, pg);
+		report("gpu", &gpu);
+		if (gpu.t.cpu_trainings > 0)
+			printf("gpu: %lld trainings fell back to the CPU (%s)\n",
+				   (long long) gpu.t.cpu_trainings, gpu.t.last_device_error);
+		if (!skip_cpu)
+		{
+			int			same = 0;
+
+			for (int r = first; r < first + ntargets; r++)
+				same += pc[r] && pg[r] && strcmp(pc[r], pg[r]) == 0;
+			printf("same learned program on CPU and GPU: %d of %d targets\n", same, ntargets);
+			if (gpu.t.train_s > 0)
+				printf("training speed-up: %.1fx; whole run: %.2fx\n",
+					   cpu.t.train_s / gpu.t.train_s, cpu.total_s / gpu.total_s);
+		}
+	}
+	return 0;
+}
