@@ -178,6 +178,18 @@ typedef struct GdlBkAgg
 
 /* ------------------------------------------------------------ interface */
 
+/*
+ * How the engine drives a backend, per semi-naive round of a recursive
+ * stratum: for each rule version, a chain of join / map / antijoin on the
+ * delta and full relations (join_count + slice first when a join's output
+ * would pass the engine's batch size), then per predicate dedup of what the
+ * rules derived and absorb (or difference + merge) into full; size() of the
+ * new delta decides whether another round runs.  Relations it no longer
+ * needs are released at once.  Required: everything except counters,
+ * absorb, slice and join_count, which may be NULL.  New members are only
+ * ever added at the end.
+ */
+
 typedef struct GdlBackend
 {
 	int			abi;			/* GDL_BACKEND_ABI */
@@ -244,15 +256,6 @@ typedef struct GdlBackend
 						 int nout, const GdlBkColRef *out, GdlBkRel **result);
 
 	/*
-	 * Optional (may be NULL): the number of rows join() would produce for
-	 * these inputs, without producing them.  The engine uses it to split a
-	 * join whose output would not fit in memory (with slice()).
-	 */
-	int			(*join_count) (void *ctx, GdlBkRel *L, GdlBkRel *R,
-							   int nkeys, const int *lkeys, const int *rkeys,
-							   int64_t *count);
-
-	/*
 	 * Anti-join, a bag with L's columns: the rows of L for which NO row of R
 	 * has R[r][rkeys[k]] == L[l][lkeys[k]] for all k < nkeys.  With nkeys 0:
 	 * all of L when R is empty, else nothing.
@@ -306,13 +309,23 @@ typedef struct GdlBackend
 	/*
 	 * Rows [from, to) of a relation, in its (fixed, backend-defined) row
 	 * order: slices of one relation partition it.  A slice of a set is a
-	 * set.  Optional (NULL: the engine never batches); last in the struct so that
-	 * backends written before it (positional initializers) leave it NULL.  The engine uses it to
-	 * run a rule over a big driving relation in pieces, keeping each piece's
-	 * join output within memory.
+	 * set.  Optional (NULL, or join_count NULL: the engine never splits);
+	 * near the end of the struct so that backends written before it
+	 * (positional initializers) leave it NULL.  The engine uses it to run a
+	 * join whose output would be too big over pieces of its left input.
 	 */
 	int			(*slice) (void *ctx, GdlBkRel *rel, int64_t from, int64_t to,
 						  GdlBkRel **result);
+
+	/*
+	 * Optional (may be NULL; last so that positional initializers written
+	 * before it leave it NULL): the number of rows join() would produce for
+	 * these inputs, without producing them.  The engine uses it to split a
+	 * join whose output would not fit in memory (with slice()).
+	 */
+	int			(*join_count) (void *ctx, GdlBkRel *L, GdlBkRel *R,
+							   int nkeys, const int *lkeys, const int *rkeys,
+							   int64_t *count);
 } GdlBackend;
 
 /*
