@@ -203,8 +203,12 @@ main(int argc, char **argv)
 		static GdlResult *res;
 		GdlDict    *dict = gdl_dict_create();
 		double		t0 = now_s(),
+					c0,
 					secs;
+		struct rusage r0;
 
+		getrusage(RUSAGE_SELF, &r0);
+		c0 = r0.ru_utime.tv_sec + r0.ru_utime.tv_usec / 1e6 + r0.ru_stime.tv_sec + r0.ru_stime.tv_usec / 1e6;
 		err = GDL_TRY(res = gdl_run(plan, &in, dict, &goal));
 		secs = now_s() - t0;
 		if (err)
@@ -214,11 +218,13 @@ main(int argc, char **argv)
 		}
 		getrusage(RUSAGE_SELF, &ru);
 		printf("graph=%s program=%s device=%s threads=%d edges=%lld tuples=%lld iterations=%lld "
-			   "seconds=%.3f load_ms=%.0f join_ms=%.0f dedup_ms=%.0f difference_ms=%.0f merge_ms=%.0f "
+			   "seconds=%.3f cpu_seconds=%.3f load_ms=%.0f join_ms=%.0f dedup_ms=%.0f difference_ms=%.0f merge_ms=%.0f "
 			   "backend_peak_mb=%.0f peak_rss_mb=%.0f\n",
 			   strrchr(graph, '/') ? strrchr(graph, '/') + 1 : graph, program,
 			   res->stats.backend, threads, (long long) nedges, (long long) res->count,
-			   (long long) res->stats.iterations, secs, res->stats.ms_load, res->stats.ms_join,
+			   (long long) res->stats.iterations, secs,
+			   ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6 - c0,
+			   res->stats.ms_load, res->stats.ms_join,
 			   res->stats.ms_dedup, res->stats.ms_difference, res->stats.ms_merge,
 			   res->stats.peak_bytes / 1048576.0, ru.ru_maxrss / 1024.0);
 		fflush(stdout);

@@ -261,7 +261,6 @@ eval_stratum(ExecState *es, const PlanStratum *ps, int64_t max_iterations)
 					  "Raise gpudl.max_iterations, or look for rules that derive new values without bound (arithmetic in recursion).",
 					  "fixpoint not reached after %lld iterations", (long long) rounds);
 		rounds++;
-		exec_prep_clear(es);
 		for (i = 0; i < ps->nrec; i++)
 		{
 			const PlanRule *r = &ps->rec[i];
