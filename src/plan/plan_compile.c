@@ -555,8 +555,8 @@ compute_layouts(RuleBuild *rb)
 			}
 		}
 		if (i == lastjoin && h0 >= 0 && prev->nvars > 0 && prev->vars[0] == h0 &&
-			(prev->kind == PSTEP_JOIN || prev->kind == PSTEP_MAP) && !sorted_on_first[i - 1])
-			s->sort_left = true;
+			(prev->kind == PSTEP_JOIN || prev->kind == PSTEP_MAP))
+			s->sort_left = true;	/* cheap when already grouped; drops duplicates */
 		s->nvars = lay.n;
 		s->vars = lay.v;
 		/* is the output sorted on its first column (known statically)? */
