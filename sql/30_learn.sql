@@ -30,7 +30,7 @@ SELECT rank, rule, round(probability::numeric, 2) AS p, round(precision::numeric
        round(recall::numeric, 2) AS rec, support
 FROM gpudl_learn('fam30', 'grandparent', 'gp_pos', 'gp_neg') ORDER BY rank;
 -- the run is recorded
-SELECT program, target, status, device, epochs, params->>'max_body' AS max_body,
+SELECT program, target, status, device IN ('cpu', 'gpu') AS device_recorded, epochs, params->>'max_body' AS max_body,
        params->>'positives' AS positives
 FROM gpudl.learn_runs ORDER BY id;
 SELECT rank, rule, committed FROM gpudl.learned_rules ORDER BY run_id, rank;
