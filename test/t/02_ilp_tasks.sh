@@ -19,11 +19,14 @@ psql -X -q -d $db -c "CREATE EXTENSION gpudl" -c "
     FROM gpudl_learn(prog, 'f', pos, neg, max_body => 3, allow_recursive => true, commit => true);
     RETURN round(extract(epoch FROM clock_timestamp() - t0) * 1000, 1) || '|' || coalesce(r, '');
   END \$\$"
+# fields of a task.json without a JSON tool: the target's arity, the background names
+task_arity() { grep -o '"arity": *[0-9]*' "$1/task.json" | head -1 | grep -o '[0-9]*$'; }
+task_background() { awk '/"background": *\[/ {on = 1; next} on && /\]/ {on = 0} on' "$1/task.json" | tr -d ' ",'; }
 load_world() {  # task dir, world, schema
   local dir=$1 world=$2 s=$3 f name ncols cols
   for f in "$dir/$world"/*.tsv; do
     name=$(basename "$f" .tsv)
-    ncols=$(head -1 "$f" | awk -F'\t' '{print NF}'); [ -n "$ncols" ] || ncols=$(python3 -c "import json;print(json.load(open('$dir/task.json'))['arity'])")
+    ncols=$(head -1 "$f" | awk -F'\t' '{print NF}'); [ -n "$ncols" ] || ncols=$(task_arity "$dir")
     cols=$(seq 1 "$ncols" | sed 's/^/c/; s/$/ text/' | paste -sd, -)
     psql -X -q -d $db -c "CREATE TABLE IF NOT EXISTS $s.$name ($cols); TRUNCATE $s.$name"
     psql -X -q -d $db -c "\\copy $s.$name FROM '$f'"
@@ -35,13 +38,13 @@ for dir in "$tasks"/*/; do
   t=$(basename "$dir"); s="task_$t"; total=$((total + 1))
   psql -X -q -d $db -c "CREATE SCHEMA $s"
   load_world "$dir" train "$s"
-  bk=$(python3 -c "import json;print(' '.join(json.load(open('${dir}task.json'))['background']))")
+  bk=$(task_background "$dir")
   psql -X -q -d $db -c "SELECT gpudl_create_program('$t')" >/dev/null
   for p in $bk; do psql -X -q -d $db -c "SELECT gpudl_bind('$t', '$p', '$s.$p')" >/dev/null; done
   out=$(psql -X -At -d $db -c "SELECT timed_learn('$t', '$s.pos', '$s.neg')")
   ms=${out%%|*}; rules=${out#*|}
   load_world "$dir" test "$s"
-  arity=$(python3 -c "import json;print(json.load(open('${dir}task.json'))['arity'])")
+  arity=$(task_arity "$dir")
   if [ "$arity" = 1 ]; then vars="X"; coldef="a text, b text DEFAULT NULL"; coldef="a text"; match="d.a = x.c1"
   else vars="X, Y"; coldef="a text, b text"; match="d.a = x.c1 AND d.b = x.c2"; fi
   acc=$(psql -X -q -At -d $db -c "
