@@ -127,3 +127,21 @@ SET gpudl.enable_customscan = off;
 SELECT p.p, t.b FROM (VALUES ('abe'), ('marge'), ('zia')) p(p),
   LATERAL gpudl_query('fam10', 'anc(' || p.p || ', Y)') AS t(a text, b text) ORDER BY 1, 2;
 RESET gpudl.enable_customscan;
+-- failed calls leak no backend memory: after a warm-up, a thousand more
+-- failing runs in the same session leave its memory contexts as they were
+SET gpudl.max_iterations = 50;
+CREATE FUNCTION pg_temp.fail_many(n int) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  FOR i IN 1..n LOOP
+    BEGIN PERFORM gpudl_count('count_up', 'n(X)'); EXCEPTION WHEN program_limit_exceeded THEN NULL; END;
+    BEGIN PERFORM gpudl_count('divzero', 'd(X, Y)'); EXCEPTION WHEN division_by_zero THEN NULL; END;
+  END LOOP;
+END $$;
+SELECT pg_temp.fail_many(200);
+CREATE TEMP TABLE mem0 AS SELECT sum(total_bytes) AS b FROM pg_backend_memory_contexts;
+SELECT pg_temp.fail_many(200);
+CREATE TEMP TABLE mem1 AS SELECT sum(total_bytes) AS b FROM pg_backend_memory_contexts;
+SELECT pg_temp.fail_many(1000);
+SELECT (SELECT sum(total_bytes) FROM pg_backend_memory_contexts) - mem1.b < 16 * 1024 AS no_leak
+FROM mem1;
+RESET gpudl.max_iterations;
