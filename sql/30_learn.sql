@@ -39,6 +39,12 @@ SELECT rank, rule, committed FROM gpudl.learned_rules ORDER BY run_id, rank;
 SELECT count(*) > 0 AS learned
 FROM gpudl_learn('fam30', 'grandparent', 'SELECT a, b FROM gp_pos WHERE a <> ''clancy''');
 
+-- closed-world negatives: pairs the background joins that are not positives
+SELECT count(*) > 0 AS learned, bool_and(precision = 1) AS precise
+FROM gpudl_learn('fam30', 'grandparent', 'gp_pos', negative_sampling => 'closed_world');
+SELECT params->>'negative_sampling' FROM gpudl.learn_runs ORDER BY id DESC LIMIT 1;
+SELECT * FROM gpudl_learn('fam30', 'grandparent', 'gp_pos', negative_sampling => 'random');
+
 -- commit => true keeps the rules; then the program derives exactly the positives
 SELECT count(*) AS rules FROM gpudl_learn('fam30', 'grandparent', 'gp_pos', 'gp_neg', commit => true);
 SELECT rule, learned FROM gpudl.rules WHERE program = 'fam30' ORDER BY id;

@@ -193,13 +193,14 @@ CREATE FUNCTION gpudl_learn(
     program text, target text, positives text, negatives text DEFAULT NULL,
     max_body int DEFAULT 2, max_rules int DEFAULT 32, epochs int DEFAULT 200,
     learning_rate float8 DEFAULT 0.1, allow_recursive boolean DEFAULT false,
-    min_support int DEFAULT 1, seed int DEFAULT 0, commit boolean DEFAULT false)
+    min_support int DEFAULT 1, seed int DEFAULT 0, commit boolean DEFAULT false,
+    negative_sampling text DEFAULT 'pca')
     RETURNS TABLE(rank int, rule text, probability float8, loss float8,
                   "precision" float8, recall float8, support bigint,
                   head_coverage float8, std_confidence float8, pca_confidence float8)
     AS 'MODULE_PATHNAME', 'gpudl_learn' LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION gpudl_learn(text, text, text, text, int, int, int, float8, boolean, int, int, boolean) IS
-    'learn rules for target from example rows; ranked, with losses and confidence measures';
+COMMENT ON FUNCTION gpudl_learn(text, text, text, text, int, int, int, float8, boolean, int, int, boolean, text) IS
+    'learn rules for target from example rows; ranked, with losses and confidence measures (negative_sampling: pca or closed_world, when negatives is NULL)';
 
 CREATE FUNCTION gpudl_candidates(program text, target text, arity int,
                                  max_body int DEFAULT 2, allow_recursive boolean DEFAULT false)

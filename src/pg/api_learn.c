@@ -57,10 +57,11 @@ params_json(const char *positives, const char *negatives, const GdlIlpParams *p,
 		appendStringInfoString(&b, "null");
 	appendStringInfo(&b, ", \"max_body\": %d, \"max_rules\": %d, \"epochs\": %d, "
 					 "\"learning_rate\": %g, \"allow_recursive\": %s, \"min_support\": %d, "
-					 "\"seed\": %lld, \"commit\": %s}",
+					 "\"seed\": %lld, \"commit\": %s, \"negative_sampling\": \"%s\"}",
 					 p->max_body, p->max_rules, p->epochs, p->learning_rate,
 					 p->allow_recursive ? "true" : "false", p->min_support,
-					 (long long) p->seed, commit ? "true" : "false");
+					 (long long) p->seed, commit ? "true" : "false",
+					 p->neg_mode == GDL_ILP_NEG_CLOSED ? "closed_world" : "pca");
 	return b.data;
 }
 
@@ -202,6 +203,21 @@ gpudl_learn(PG_FUNCTION_ARGS)
 	params.min_support = gpudl_int_arg(fcinfo, 9, "min_support");
 	params.seed = PG_ARGISNULL(10) ? 0 : PG_GETARG_INT32(10);
 	commit = PG_ARGISNULL(11) ? false : PG_GETARG_BOOL(11);
+	/* an addition to the contract: how negatives are drawn when none are given */
+	if (PG_NARGS() > 12 && !PG_ARGISNULL(12))
+	{
+		char	   *mode = text_to_cstring(PG_GETARG_TEXT_PP(12));
+
+		if (strcmp(mode, "pca") == 0)
+			params.neg_mode = GDL_ILP_NEG_PCA;
+		else if (strcmp(mode, "closed_world") == 0)
+			params.neg_mode = GDL_ILP_NEG_CLOSED;
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid negative_sampling \"%s\"", mode),
+					 errhint("Use 'pca' (partial completeness) or 'closed_world'.")));
+	}
 	InitMaterializedSRF(fcinfo, 0);
 	gpudl_memory_reset();
 	percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl learn", ALLOCSET_DEFAULT_SIZES);
