@@ -189,3 +189,15 @@ gdl_buf_putsn(GdlBuf *b, const char *s, size_t n)
 	b->len += n;
 	b->data[b->len] = '\0';
 }
+
+/* Append a line (taken over, not copied) to a list of lines. */
+void
+gdl_lines_add(GdlLines *l, char *line)
+{
+	if (l->n == l->cap)
+	{
+		l->cap = l->cap ? l->cap * 2 : 16;
+		l->v = gdl_realloc(l->v, sizeof(char *) * l->cap);
+	}
+	l->v[l->n++] = line;
+}

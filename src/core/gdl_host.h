@@ -91,4 +91,27 @@ extern void gdl_buf_append(GdlBuf *b, const char *fmt,...) __attribute__((format
 extern void gdl_buf_putc(GdlBuf *b, char c);
 extern void gdl_buf_putsn(GdlBuf *b, const char *s, size_t n);
 
+/* A growable list of text lines (explain output); zero-initialise. */
+typedef struct GdlLines
+{
+	int			n;
+	int			cap;
+	char	  **v;
+} GdlLines;
+
+extern void gdl_lines_add(GdlLines *l, char *line);
+
+/* String -> int map (gdl_strmap.c); zero-initialise, keys are not copied. */
+typedef struct GdlStrMap
+{
+	int			nslots;			/* power of two */
+	int			nused;
+	const char **keys;
+	int		   *vals;
+} GdlStrMap;
+
+extern uint32_t gdl_hash_string(const char *s);
+extern int	gdl_strmap_get(const GdlStrMap *m, const char *key);	/* -1 when absent */
+extern void gdl_strmap_put(GdlStrMap *m, const char *key, int val);
+
 #endif							/* GDL_HOST_H */

@@ -7,25 +7,6 @@
 
 #include <string.h>
 
-/* Double from its bit pattern, and back. */
-static inline double
-as_f(int64_t v)
-{
-	double		d;
-
-	memcpy(&d, &v, sizeof(d));
-	return d;
-}
-
-static inline int64_t
-as_i(double d)
-{
-	int64_t		v;
-
-	memcpy(&v, &d, sizeof(v));
-	return v;
-}
-
 /* Whether value a orders before b for the aggregate's value kind. */
 static inline bool
 agg_less(const CpuCtx *ctx, int valkind, int64_t a, int64_t b)

@@ -38,25 +38,6 @@ typedef struct MapPar
 	int64_t		hi[CPU_MAX_THREADS][CPU_MAX_ARITY];
 } MapPar;
 
-/* Double from its bit pattern, and back. */
-static inline double
-as_f(int64_t v)
-{
-	double		d;
-
-	memcpy(&d, &v, sizeof(d));
-	return d;
-}
-
-static inline int64_t
-as_i(double d)
-{
-	int64_t		v;
-
-	memcpy(&v, &d, sizeof(v));
-	return v;
-}
-
 /*
  * Evaluate expression e over the n selected rows; the values end in
  * st->stack[0].  Returns a GdlBkStatus.

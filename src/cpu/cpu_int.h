@@ -19,6 +19,8 @@
 #ifndef CPU_INT_H
 #define CPU_INT_H
 
+#include <string.h>
+
 #include "../core/gdl_host.h"
 #include "../exec/gdl_backend.h"
 
@@ -240,5 +242,24 @@ extern int	cpu_fail(CpuCtx *ctx, int status, const char *fmt,...)
 			__attribute__((format(printf, 3, 4)));
 extern void cpu_account(CpuCtx *ctx, int64_t delta_bytes);
 extern const GdlBackend *gdl_cpu_backend(void);
+
+/* A float8's bit pattern as stored in an int64 slot, and back. */
+static inline double
+as_f(int64_t v)
+{
+	double		d;
+
+	memcpy(&d, &v, sizeof(d));
+	return d;
+}
+
+static inline int64_t
+as_i(double d)
+{
+	int64_t		v;
+
+	memcpy(&v, &d, sizeof(v));
+	return v;
+}
 
 #endif							/* CPU_INT_H */

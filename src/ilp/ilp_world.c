@@ -34,27 +34,6 @@ ilp_type_class(GdlType t)
 	}
 }
 
-/* A type's name for messages (no dependency on the language module). */
-static const char *
-type_label(GdlType t)
-{
-	switch (t)
-	{
-		case GDL_TYPE_INT:
-			return "int";
-		case GDL_TYPE_BIGINT:
-			return "bigint";
-		case GDL_TYPE_TEXT:
-			return "text";
-		case GDL_TYPE_BOOL:
-			return "bool";
-		case GDL_TYPE_FLOAT8:
-			return "float8";
-		default:
-			return "unknown";
-	}
-}
-
 /* qsort comparator for int64 values. */
 static int
 cmp_i64(const void *x, const void *y)
@@ -168,7 +147,7 @@ target_types(const GdlIlpProblem *prob, IlpWorld *w)
 		if (et != GDL_TYPE_UNKNOWN && ilp_type_class(et) != ilp_type_class(t))
 			gdl_error(GDL_ERR_DATATYPE, NULL, NULL,
 					  "examples of \"%s\" have type %s in column %d, expected %s",
-					  prob->target, type_label(et), i + 1, type_label(t));
+					  prob->target, gdl_type_name(et), i + 1, gdl_type_name(t));
 		w->types[i] = t;
 		w->cls[i] = ilp_type_class(t);
 	}
@@ -339,8 +318,8 @@ scan_relations(const GdlIlpProblem *prob, IlpWorld *w, ValList *vl, int *known_r
 				if (ilp_type_class(rel->types[c]) != w->cls[c])
 					gdl_error(GDL_ERR_DATATYPE, NULL, NULL,
 							  "relation \"%s\" has type %s in column %d, the target %s",
-							  rel->name, type_label(rel->types[c]), c + 1,
-							  type_label(w->types[c]));
+							  rel->name, gdl_type_name(rel->types[c]), c + 1,
+							  gdl_type_name(w->types[c]));
 		}
 		else
 		{

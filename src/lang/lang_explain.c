@@ -13,25 +13,6 @@
 /* Predicates whose facts are listed one by one; more are summarised. */
 #define EXPLAIN_MAX_FACTS 5
 
-typedef struct Lines
-{
-	int			n;
-	int			cap;
-	char	  **v;
-} Lines;
-
-/* Append a line. */
-static void
-add_line(Lines *l, char *s)
-{
-	if (l->n == l->cap)
-	{
-		l->cap = l->cap ? l->cap * 2 : 16;
-		l->v = gdl_realloc(l->v, sizeof(char *) * l->cap);
-	}
-	l->v[l->n++] = s;
-}
-
 /* "name(type, type)" for a predicate's argument types. */
 static char *
 signature(const char *name, int n, const GdlType *types)
@@ -62,7 +43,7 @@ clause_line(const GdlAnalysis *a, int ci)
 
 /* Lines for one stratum: header, then its clauses in program order. */
 static void
-explain_stratum(const GdlAnalysis *a, int k, Lines *out)
+explain_stratum(const GdlAnalysis *a, int k, GdlLines *out)
 {
 	const GdlStratum *s = &a->strata[k];
 	GdlBuf		b;
@@ -81,7 +62,7 @@ explain_stratum(const GdlAnalysis *a, int k, Lines *out)
 		gdl_buf_append(&b, " (recursive)");
 	if (s->nclauses == 0)
 		gdl_buf_append(&b, " (declared, no clauses)");
-	add_line(out, b.data);
+	gdl_lines_add(out, b.data);
 
 	/* many facts of a predicate are summarised in one line */
 	for (i = 0; i < s->npreds; i++)
@@ -93,7 +74,7 @@ explain_stratum(const GdlAnalysis *a, int k, Lines *out)
 			if (a->clauses[p->clauses[j]].clause->nbody == 0)
 				nfacts[i]++;
 		if (nfacts[i] > EXPLAIN_MAX_FACTS)
-			add_line(out, gdl_sprintf("  %d facts of %s/%d", nfacts[i], p->name, p->arity));
+			gdl_lines_add(out, gdl_sprintf("  %d facts of %s/%d", nfacts[i], p->name, p->arity));
 	}
 	for (i = 0; i < s->nclauses; i++)
 	{
@@ -108,7 +89,7 @@ explain_stratum(const GdlAnalysis *a, int k, Lines *out)
 			if (pi < s->npreds && nfacts[pi] > EXPLAIN_MAX_FACTS)
 				continue;
 		}
-		add_line(out, clause_line(a, s->clauses[i]));
+		gdl_lines_add(out, clause_line(a, s->clauses[i]));
 	}
 }
 
@@ -120,7 +101,7 @@ explain_stratum(const GdlAnalysis *a, int k, Lines *out)
 int
 gdl_explain_strata(const GdlAnalysis *a, char ***lines_out)
 {
-	Lines		out = {0};
+	GdlLines		out = {0};
 	int			i;
 
 	for (i = 0; i < a->nstrata; i++)
@@ -130,7 +111,7 @@ gdl_explain_strata(const GdlAnalysis *a, char ***lines_out)
 		const GdlPred *p = &a->preds[i];
 
 		if (!p->is_edb)
-			add_line(&out, gdl_sprintf("idb %s/%d: %s%s", p->name, p->arity,
+			gdl_lines_add(&out, gdl_sprintf("idb %s/%d: %s%s", p->name, p->arity,
 									   signature(p->name, p->arity, p->types),
 									   p->decl ? " (declared)" : ""));
 	}
@@ -139,7 +120,7 @@ gdl_explain_strata(const GdlAnalysis *a, char ***lines_out)
 		const GdlPred *p = &a->preds[i];
 
 		if (p->is_edb)
-			add_line(&out, gdl_sprintf("edb %s/%d: %s", p->name, p->arity,
+			gdl_lines_add(&out, gdl_sprintf("edb %s/%d: %s", p->name, p->arity,
 									   signature(p->rel.display_name, p->arity, p->types)));
 	}
 	if (out.v == NULL)

@@ -54,69 +54,6 @@
 
 /* ------------------------------------------------------------ name map */
 
-/* String -> int map with open addressing. */
-typedef struct MagicMap
-{
-	int			nslots;			/* power of two */
-	int			nused;
-	const char **keys;
-	int		   *vals;
-} MagicMap;
-
-/* FNV-1a hash of a string. */
-static uint32_t
-mm_hash(const char *s)
-{
-	uint32_t	h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char) *s) * 16777619u;
-	return h;
-}
-
-/* Look a key up; -1 when absent. */
-static int
-mm_get(const MagicMap *m, const char *key)
-{
-	uint32_t	i;
-
-	if (m->nslots == 0)
-		return -1;
-	for (i = mm_hash(key) & (m->nslots - 1); m->keys[i]; i = (i + 1) & (m->nslots - 1))
-		if (strcmp(m->keys[i], key) == 0)
-			return m->vals[i];
-	return -1;
-}
-
-/* Insert or overwrite a key, growing at half load. */
-static void
-mm_put(MagicMap *m, const char *key, int val)
-{
-	uint32_t	i;
-
-	if (2 * (m->nused + 1) > m->nslots)
-	{
-		MagicMap	old = *m;
-		int			j;
-
-		m->nslots = old.nslots ? old.nslots * 2 : 64;
-		m->nused = 0;
-		m->keys = gdl_alloc(sizeof(char *) * m->nslots);
-		m->vals = gdl_alloc(sizeof(int) * m->nslots);
-		for (j = 0; j < old.nslots; j++)
-			if (old.keys[j])
-				mm_put(m, old.keys[j], old.vals[j]);
-	}
-	for (i = mm_hash(key) & (m->nslots - 1); m->keys[i]; i = (i + 1) & (m->nslots - 1))
-		if (strcmp(m->keys[i], key) == 0)
-		{
-			m->vals[i] = val;
-			return;
-		}
-	m->keys[i] = key;
-	m->vals[i] = val;
-	m->nused++;
-}
 
 /* ------------------------------------------------------------- builder */
 
@@ -144,7 +81,7 @@ typedef struct Builder
 	int			ninst;
 	int			capinst;
 	Instance   *inst;
-	MagicMap	instmap;		/* "pred/pattern" -> instance */
+	GdlStrMap	instmap;		/* "pred/pattern" -> instance */
 	bool	   *use_original;	/* per original pred: called unadorned */
 	/* output */
 	int			nitems;
@@ -177,7 +114,7 @@ static Instance *
 get_instance(Builder *b, int pred, const char *pattern)
 {
 	char	   *key = gdl_sprintf("%d/%s", pred, pattern);
-	int			k = mm_get(&b->instmap, key);
+	int			k = gdl_strmap_get(&b->instmap, key);
 	Instance   *in;
 
 	if (k >= 0)
@@ -193,7 +130,7 @@ get_instance(Builder *b, int pred, const char *pattern)
 	in->pattern = gdl_strdup(pattern);
 	in->name = gdl_sprintf("%s@%s", b->a->preds[pred].name, pattern);
 	in->mname = gdl_sprintf("m@%s@%s", b->a->preds[pred].name, pattern);
-	mm_put(&b->instmap, key, k);
+	gdl_strmap_put(&b->instmap, key, k);
 	return in;
 }
 
@@ -692,7 +629,7 @@ static int
 freeze_unstratified(Builder *b, bool *frozen)
 {
 	MGraph		g;
-	MagicMap	names = {0};
+	GdlStrMap	names = {0};
 	int			i;
 	int			k;
 	int			capedges = 64;
@@ -705,20 +642,20 @@ freeze_unstratified(Builder *b, bool *frozen)
 	{
 		const char *name = gdl_item_head(&b->items[i]);
 
-		if (mm_get(&names, name) < 0)
+		if (gdl_strmap_get(&names, name) < 0)
 		{
 			g.origin[g.n] = -1;
 			g.kind[g.n] = NODE_ORIGINAL;
-			mm_put(&names, name, g.n++);
+			gdl_strmap_put(&names, name, g.n++);
 		}
 	}
 	for (i = 0; i < b->ninst; i++)
 	{
-		int			v = mm_get(&names, b->inst[i].name);
+		int			v = gdl_strmap_get(&names, b->inst[i].name);
 
 		g.origin[v] = b->inst[i].pred;
 		g.kind[v] = NODE_ADORNED;
-		v = mm_get(&names, b->inst[i].mname);
+		v = gdl_strmap_get(&names, b->inst[i].mname);
 		if (v >= 0)
 			g.kind[v] = NODE_MAGIC;
 	}
@@ -731,7 +668,7 @@ freeze_unstratified(Builder *b, bool *frozen)
 
 		if (b->items[i].kind != GDL_ITEM_CLAUSE)
 			continue;
-		from = mm_get(&names, c->head.name);
+		from = gdl_strmap_get(&names, c->head.name);
 		for (k = 0; k < c->head.nargs; k++)
 			if (c->head.args[k]->kind == GDL_TERM_AGG)
 				agg = true;
@@ -741,7 +678,7 @@ freeze_unstratified(Builder *b, bool *frozen)
 
 			if (c->body[k].kind == GDL_LIT_CMP)
 				continue;
-			to = mm_get(&names, c->body[k].atom.name);
+			to = gdl_strmap_get(&names, c->body[k].atom.name);
 			if (to < 0)
 				continue;		/* a table */
 			if (g.nedges == capedges)

@@ -8,22 +8,14 @@
 
 #include <string.h>
 
-/* String -> int map with open addressing, for predicate names. */
-typedef struct NameMap
-{
-	int			nslots;			/* power of two */
-	int			nused;
-	const char **keys;
-	int		   *vals;
-} NameMap;
 
 typedef struct ResolveState
 {
 	GdlAnalysis *a;
 	GdlResolveFn resolve;
 	void	   *resolve_arg;
-	NameMap		idb;			/* names that head a clause or are declared */
-	NameMap		preds;			/* name -> pred id */
+	GdlStrMap		idb;			/* names that head a clause or are declared */
+	GdlStrMap		preds;			/* name -> pred id */
 	int			predcap;
 	int		   *clausecap;		/* per pred: capacity of pred->clauses */
 	int		   *arity_from;		/* per pred: ARITY_* */
@@ -35,60 +27,6 @@ typedef struct ResolveState
 #define ARITY_DECL	2
 #define ARITY_TABLE	3
 
-/* FNV-1a hash of a string. */
-static uint32_t
-hash_name(const char *s)
-{
-	uint32_t	h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char) *s) * 16777619u;
-	return h;
-}
-
-/* Look a name up; -1 when absent. */
-static int
-map_get(const NameMap *m, const char *key)
-{
-	uint32_t	i;
-
-	if (m->nslots == 0)
-		return -1;
-	for (i = hash_name(key) & (m->nslots - 1); m->keys[i]; i = (i + 1) & (m->nslots - 1))
-		if (strcmp(m->keys[i], key) == 0)
-			return m->vals[i];
-	return -1;
-}
-
-/* Insert or overwrite a name, growing the table at half load. */
-static void
-map_put(NameMap *m, const char *key, int val)
-{
-	uint32_t	i;
-
-	if (2 * (m->nused + 1) > m->nslots)
-	{
-		NameMap		old = *m;
-		int			j;
-
-		m->nslots = old.nslots ? old.nslots * 2 : 64;
-		m->nused = 0;
-		m->keys = gdl_alloc(sizeof(char *) * m->nslots);
-		m->vals = gdl_alloc(sizeof(int) * m->nslots);
-		for (j = 0; j < old.nslots; j++)
-			if (old.keys[j])
-				map_put(m, old.keys[j], old.vals[j]);
-	}
-	for (i = hash_name(key) & (m->nslots - 1); m->keys[i]; i = (i + 1) & (m->nslots - 1))
-		if (strcmp(m->keys[i], key) == 0)
-		{
-			m->vals[i] = val;
-			return;
-		}
-	m->keys[i] = key;
-	m->vals[i] = val;
-	m->nused++;
-}
 
 /* "rule at line 3" or "fact at line 3", for messages. */
 char *
@@ -141,7 +79,7 @@ static int
 get_pred(ResolveState *st, const char *name, GdlLoc loc, const GdlClause *c)
 {
 	GdlAnalysis *a = st->a;
-	int			id = map_get(&st->preds, name);
+	int			id = gdl_strmap_get(&st->preds, name);
 	GdlPred    *pred;
 
 	if (id >= 0)
@@ -164,8 +102,8 @@ get_pred(ResolveState *st, const char *name, GdlLoc loc, const GdlClause *c)
 	pred->arity = -1;
 	pred->first_use = loc;
 	pred->stratum = -1;
-	map_put(&st->preds, pred->name, id);
-	if (map_get(&st->idb, name) < 0)
+	gdl_strmap_put(&st->preds, pred->name, id);
+	if (gdl_strmap_get(&st->idb, name) < 0)
 	{
 		resolve_edb(st, pred, c, loc);
 		pred = &a->preds[id];
@@ -275,7 +213,7 @@ add_defining_clause(ResolveState *st, int id, int ci)
 static void
 collect_idb(ResolveState *st, GdlProgram *prog)
 {
-	NameMap		decls = {0};
+	GdlStrMap		decls = {0};
 	int			i;
 
 	for (i = 0; i < prog->nitems; i++)
@@ -294,16 +232,16 @@ collect_idb(ResolveState *st, GdlProgram *prog)
 					  loc.line);
 		if (item->kind == GDL_ITEM_DECL)
 		{
-			int			prev = map_get(&decls, name);
+			int			prev = gdl_strmap_get(&decls, name);
 
 			if (prev >= 0)
 				gdl_error(GDL_ERR_DATATYPE, item->decl->text,
 						  "declare each predicate once",
 						  "predicate \"%s\" is declared more than once (lines %d and %d)",
 						  name, prog->items[prev].decl->loc.line, loc.line);
-			map_put(&decls, name, i);
+			gdl_strmap_put(&decls, name, i);
 		}
-		map_put(&st->idb, name, 1);
+		gdl_strmap_put(&st->idb, name, 1);
 	}
 }
 

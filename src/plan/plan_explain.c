@@ -194,26 +194,6 @@ rule_line(const GdlPlan *plan, const PlanRule *r)
 	return b.data;
 }
 
-/* Growable list of lines. */
-typedef struct Lines
-{
-	int			n;
-	int			cap;
-	char	  **v;
-} Lines;
-
-/* Append a line. */
-static void
-add_line(Lines *l, char *s)
-{
-	if (l->n == l->cap)
-	{
-		l->cap = l->cap ? l->cap * 2 : 16;
-		l->v = gdl_realloc(l->v, sizeof(char *) * l->cap);
-	}
-	l->v[l->n++] = s;
-}
-
 /* The catalog id of a clause's rule row, or its index when it has none. */
 static long long
 rule_id(const GdlAnalysis *a, int ci)
@@ -230,7 +210,7 @@ int
 gdl_plan_explain(const GdlPlan *plan, char ***lines_out)
 {
 	const GdlAnalysis *a = plan->a;
-	Lines		out = {0};
+	GdlLines		out = {0};
 	int			s,
 				i,
 				k;
@@ -246,9 +226,9 @@ gdl_plan_explain(const GdlPlan *plan, char ***lines_out)
 		for (i = 0; i < ps->npreds; i++)
 			gdl_buf_append(&b, "%s %s/%d", i > 0 ? "," : "", a->preds[ps->preds[i]].name,
 						   a->preds[ps->preds[i]].arity);
-		add_line(&out, b.data);
+		gdl_lines_add(&out, b.data);
 		if (ps->nfacts > 0)
-			add_line(&out, gdl_sprintf("  facts: %d", ps->nfacts));
+			gdl_lines_add(&out, gdl_sprintf("  facts: %d", ps->nfacts));
 		/* rules in clause order, each with its versions */
 		for (ci = 0; ci < a->nclauses; ci++)
 		{
@@ -264,17 +244,17 @@ gdl_plan_explain(const GdlPlan *plan, char ***lines_out)
 				{
 					const GdlClause *c = a->clauses[ci].clause;
 
-					add_line(&out, gdl_sprintf("  rule %lld: %s", rule_id(a, ci),
+					gdl_lines_add(&out, gdl_sprintf("  rule %lld: %s", rule_id(a, ci),
 											   c->text ? c->text : c->head.name));
 					header = true;
 				}
-				add_line(&out, rule_line(plan, r));
+				gdl_lines_add(&out, rule_line(plan, r));
 			}
 		}
 	}
 	for (i = 0; i < a->npreds; i++)
 		if (a->preds[i].is_edb)
-			add_line(&out, gdl_sprintf("edb %s/%d%s%s", a->preds[i].name, a->preds[i].arity,
+			gdl_lines_add(&out, gdl_sprintf("edb %s/%d%s%s", a->preds[i].name, a->preds[i].arity,
 									   a->preds[i].rel.display_name ? " = " : "",
 									   a->preds[i].rel.display_name ? a->preds[i].rel.display_name : ""));
 	*lines_out = out.v;
