@@ -9,7 +9,15 @@ db=gpudl_gpu
 dropdb --if-exists $db; createdb $db
 psql -X -q -d $db -c "CREATE EXTENSION gpudl"
 if ! psql -X -At -d $db -c "SELECT backend FROM gpudl_device_info()" | grep -qx cuda; then
-  echo "no usable GPU: skipped ($(psql -X -At -d $db -c "SELECT device FROM gpudl_device_info() WHERE backend = 'none'"))"
+  echo "no usable GPU ($(psql -X -At -d $db -c "SELECT device FROM gpudl_device_info() WHERE backend = 'none'"))"
+  # without a GPU: 'gpu' is refused with a reason, 'auto' runs on the CPU
+  psql -X -q -d $db -c "SELECT gpudl_create_program('one', 'p(1).')" >/dev/null
+  err=$(psql -X -At -d $db -c "SET gpudl.device = gpu" -c "SELECT gpudl_count('one', 'p(X)')" 2>&1 || true)
+  echo "$err" | grep -q 'gpudl.device is "gpu" but no GPU can be used' || { echo "expected a refusal, got: $err"; exit 1; }
+  echo "$err" | grep -q "HINT:  Set gpudl.device to 'auto' or 'cpu'" || { echo "no hint: $err"; exit 1; }
+  [ "$(psql -X -At -d $db -c "SET gpudl.device = auto" -c "SELECT gpudl_count('one', 'p(X)')" | tail -1)" = 1 ] \
+    || { echo "auto did not run on the CPU"; exit 1; }
+  echo "GPU tests skipped; the no-GPU behaviour is right"
   dropdb $db; exit 0
 fi
 q() { psql -X -At -v ON_ERROR_STOP=1 -d $db "$@"; }
