@@ -62,6 +62,30 @@ typedef struct GdlIlpDevResult
 	double		seconds;		/* device time of train() */
 } GdlIlpDevResult;
 
+/*
+ * The input of bulk coverage (ilp_bulk.h): the background of a one-class
+ * world as one adjacency over entities (every fact of every allowed
+ * predicate, seen from both ends), each entity's distinct (predicate,
+ * direction) signatures and unary memberships, and the examples.
+ * Adjacency entries are z << 32 | pred << 1 | dir (dir 0: pred(e, z),
+ * 1: pred(z, e)), ascending per entity; signatures pred << 1 | dir,
+ * ascending; all pointers are host memory.
+ */
+typedef struct GdlIlpDevCoverIn
+{
+	int32_t		nent;			/* entities (dense ids 0..nent-1) */
+	int32_t		nex;			/* examples */
+	const int64_t *aoff;		/* nent + 1 */
+	const uint64_t *adj;
+	const int64_t *soff;		/* nent + 1 */
+	const uint32_t *sig;
+	const int64_t *uoff;		/* nent + 1 */
+	const uint32_t *usig;		/* unary predicates of each entity, ascending */
+	const int32_t *ex0;			/* nex: first argument of each example */
+	const int32_t *ex1;
+	int64_t		max_entries;	/* refuse (status 1) beyond this many raw entries */
+} GdlIlpDevCoverIn;
+
 typedef struct GdlIlpDevice
 {
 	int			abi;			/* GDL_ILP_DEVICE_ABI */
@@ -75,6 +99,15 @@ typedef struct GdlIlpDevice
 	int			(*forward) (GdlIlpDevSession *s, const double *prob, double *P, double *loss,
 							char *errmsg, size_t errlen);
 	void		(*destroy) (GdlIlpDevSession *s);
+	/*
+	 * Bulk coverage (ilp_bulk.h): every (rule key, example) entry of the
+	 * body-2 bias, sorted ascending and distinct, in an array the module
+	 * allocates (*out, *nout entries), released with cover_free.  NULL when
+	 * the module has none.  Status 1: more than max_entries raw entries.
+	 */
+	int			(*cover) (const GdlIlpDevCoverIn *in, uint64_t **out, int64_t *nout,
+						  double *seconds, char *errmsg, size_t errlen);
+	void		(*cover_free) (uint64_t *p);
 } GdlIlpDevice;
 
 typedef const GdlIlpDevice *(*GdlIlpDeviceEntryFn) (void);
@@ -106,7 +139,19 @@ typedef struct GdlIlpTimings
 	int64_t		device_trainings;	/* trainings done on the device */
 	int64_t		cpu_trainings;
 	char		last_device_error[256];
+	/* bulk coverage of the body-2 bias (ilp_bulk.c) */
+	double		bulk_s;			/* building it: input, entries, index */
+	double		bulk_device_s;	/* of which the device's cover() */
+	int64_t		bulk_builds;	/* on the device or the CPU */
+	int64_t		bulk_device;	/* of which on the device */
+	int64_t		bulk_entries;	/* distinct (rule, example) entries */
+	int64_t		bulk_keys;		/* distinct rules with some coverage */
+	int64_t		bulk_hits;		/* rule coverages answered by the bulk */
+	int64_t		bulk_misses;	/* answered per rule (shape not in the bulk) */
 } GdlIlpTimings;
+
+/* Bulk coverage of body-2 biases on (default) or off (per-rule joins only). */
+extern void gdl_ilp_set_bulk(bool on);
 
 extern GdlIlpTimings gdl_ilp_timings;
 

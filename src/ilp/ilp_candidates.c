@@ -21,6 +21,9 @@
  * that covers exactly what its (candidate) parent covers is not kept, and an
  * inequality is kept only when it removes some example ("where it helps").
  * Ids are positions in the sorted canonical order, so runs reproduce.
+ * Coverage comes from the bulk coverage of the whole bias (ilp_bulk.c) when
+ * the bias has at most two body atoms over a binary target, else from one
+ * join per rule; the two agree.
  */
 #include "ilp_int.h"
 
@@ -36,7 +39,23 @@ typedef struct Search
 	IlpCandSet *out;
 	int32_t	   *buf[ILP_MAX_ATOMS + 2];	/* coverage scratch per depth */
 	bool	   *pred_ok;
+	IlpBulk    *bulk;			/* every body-2 coverage at once, or NULL */
 } Search;
+
+/*
+ * The examples among from[0..nfrom-1] that r derives (from being a parent's
+ * coverage, which contains r's): looked up in the bulk coverage when it
+ * knows r's shape, else joined (ilp_cover).
+ */
+static int32_t
+cover(Search *s, const IlpRule *r, const int32_t *from, int32_t nfrom, int32_t *out)
+{
+	int32_t		n;
+
+	if (s->bulk != NULL && ilp_bulk_cover(s->bulk, r, out, &n))
+		return n;
+	return ilp_cover(s->w, s->rels, r, from, nfrom, out);
+}
 
 /* May this predicate appear in bodies under the bias? */
 static bool
@@ -162,7 +181,7 @@ add_inequalities(Search *s, const IlpRule *r, const int32_t *cov, int32_t ncov)
 				continue;
 			if (s->bias->use_examples)
 			{
-				nc = ilp_cover(w, s->rels, &c, cov, ncov, s->buf[ILP_MAX_ATOMS + 1]);
+				nc = cover(s, &c, cov, ncov, s->buf[ILP_MAX_ATOMS + 1]);
 				np = ilp_count_pos(w, s->buf[ILP_MAX_ATOMS + 1], nc);
 				if (np < s->bias->min_support || nc == ncov)
 					continue;
@@ -311,7 +330,7 @@ visit(void *arg, int p, int a, int b)
 		return;					/* a leaf that can never be a candidate */
 	if (bias->use_examples)
 	{
-		nc = ilp_cover(w, s->rels, &c, cov, ncov, cbuf);
+		nc = cover(s, &c, cov, ncov, cbuf);
 		np = ilp_count_pos(w, cbuf, nc);
 		if (np < bias->min_support)
 			return;
@@ -440,6 +459,8 @@ ilp_candidates(const IlpWorld *w, const IlpBias *bias)
 	for (int32_t i = 0; i < nex; i++)
 		all[i] = i;
 	ilp_ruleset_init(&s.seen);
+	if (bias->use_examples)
+		s.bulk = ilp_bulk_build(w, s.pred_ok, bias->max_body);
 
 	memset(&root, 0, sizeof(root));
 	root.nvars = w->arity;
@@ -450,6 +471,7 @@ ilp_candidates(const IlpWorld *w, const IlpBias *bias)
 	if (s.out->n > 1)
 		qsort(s.out->c, s.out->n, sizeof(IlpCand), cmp_cand);
 	ilp_ruleset_free(&s.seen);
+	ilp_bulk_free(s.bulk);
 	for (int d = 0; d < ILP_MAX_ATOMS + 2; d++)
 		gdl_free(s.buf[d]);
 	gdl_free(all);

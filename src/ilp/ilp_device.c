@@ -42,6 +42,23 @@ gdl_ilp_set_device_mode(GdlIlpDeviceMode mode)
 	ilp_dev_mode = mode;
 }
 
+/*
+ * The device to compute bulk coverage on, for 'work' (adjacency entries plus
+ * examples), or NULL for the CPU: one with cover() is registered and the
+ * mode allows it (AUTO: work at least ILP_DEVICE_MIN_NNZ).
+ */
+const GdlIlpDevice *
+ilp_cover_device(int64_t work)
+{
+	const GdlIlpDevice *dev = ilp_dev;
+
+	if (dev == NULL || dev->cover == NULL || ilp_dev_mode == GDL_ILP_DEVICE_NEVER)
+		return NULL;
+	if (ilp_dev_mode == GDL_ILP_DEVICE_AUTO && work < ILP_DEVICE_MIN_NNZ)
+		return NULL;
+	return dev;
+}
+
 /* Seconds on a monotonic clock. */
 double
 ilp_now(void)

@@ -288,6 +288,17 @@ extern bool ilp_train_device(const IlpCsr *m, int32_t npos, int epochs, double l
 							 int stall_every, double stall_tol, IlpTrainOut *out);
 extern double ilp_now(void);
 
+/* ------------------------------------------------- bulk coverage (body 2) */
+
+/* The coverage of every body-2 rule of a binary target (ilp_bulk.c). */
+typedef struct IlpBulk IlpBulk;
+
+extern IlpBulk *ilp_bulk_build(const IlpWorld *w, const bool *pred_ok, int max_body);
+extern bool ilp_bulk_cover(const IlpBulk *b, const IlpRule *r, int32_t *out, int32_t *n);
+extern void ilp_bulk_free(IlpBulk *b);
+extern bool ilp_bulk_on_device(const IlpBulk *b);
+extern const struct GdlIlpDevice *ilp_cover_device(int64_t work);
+
 /* ------------------------------------------------------------ fixpoint */
 
 /* Which examples a program derives at fixpoint (own evaluator). */

@@ -1,0 +1,544 @@
+/*
+ * ilp_bulk.c — the coverage of every rule of a body-2 bias at once.
+ *
+ * The search (ilp_candidates.c) asks for the coverage of tens of thousands
+ * of rules per target, each a semi-join driven from its parent's examples.
+ * For a binary target over one value class and bodies of at most two atoms,
+ * all those coverages come instead from one pass over the examples: the
+ * background becomes one adjacency over entities (every fact, seen from
+ * both ends, tagged with its predicate and direction), each example lists
+ * the rules it satisfies from the adjacency of its two values
+ * (ilp_bulk_example in ilp_bulk.h, the same code on the CPU and the GPU),
+ * and a sort of the (rule key, example) entries lays out each rule's
+ * coverage as one ascending run.  The runs are indexed by key, and the
+ * search looks a rule up instead of joining; a rule whose shape the bulk
+ * does not enumerate (an inequality on a fresh variable) is joined per rule
+ * as before.  The results are the same either way (test_ilp_bulk checks).
+ *
+ * The device (gdl_ilp_device.h cover()) does the enumeration and the sort
+ * when one is registered and the mode allows it; any failure there falls
+ * back to the CPU, which is the reference.
+ */
+#include "ilp_int.h"
+#include "ilp_bulk.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* More raw entries than this: no bulk (the per-rule joins need no memory). */
+#define ILP_BULK_MAX_ENTRIES	((int64_t) 96 << 20)
+
+static bool ilp_bulk_enabled = true;
+
+struct IlpBulk
+{
+	const IlpWorld *w;
+	int64_t		n;				/* distinct entries */
+	uint64_t   *ent;			/* key << 24 | example, ascending */
+	int64_t		cap;			/* hash slots, a power of two */
+	uint64_t   *hkey;			/* key + 1, 0 empty */
+	int64_t    *hpos;			/* first entry of the key's run */
+	int32_t    *hlen;			/* length of the run */
+	bool		on_device;
+};
+
+/* Bulk coverage on (default) or off; see gdl_ilp_device.h. */
+void
+gdl_ilp_set_bulk(bool on)
+{
+	ilp_bulk_enabled = on;
+}
+
+/* Was the bulk computed on the device? */
+bool
+ilp_bulk_on_device(const IlpBulk *b)
+{
+	return b != NULL && b->on_device;
+}
+
+/* The one value class of every allowed predicate and the target, or -1. */
+static int
+one_class(const IlpWorld *w, const bool *pred_ok)
+{
+	int			c = w->cls[0];
+
+	if (w->arity != 2 || w->cls[1] != c)
+		return -1;
+	for (int p = 0; p < w->npreds; p++)
+	{
+		const IlpPred *pr = &w->preds[p];
+
+		if (!pred_ok[p])
+			continue;
+		if (pr->rel == NULL || (pr->arity != 1 && pr->arity != 2))
+			return -1;
+		if (pr->cls[0] != c || (pr->arity == 2 && pr->cls[1] != c))
+			return -1;
+	}
+	return c;
+}
+
+/*
+ * Build the device-neutral input: the adjacency (two stable counting sorts,
+ * by z and then by entity, so each entity's entries ascend by z, predicate,
+ * direction), the signatures and unary memberships of each entity, and the
+ * examples.
+ */
+static void
+build_input(const IlpWorld *w, const bool *pred_ok, int32_t nent, GdlIlpDevCoverIn *in)
+{
+	int64_t		total = 0;
+	int64_t    *zoff = gdl_alloc(sizeof(int64_t) * ((int64_t) nent + 2));
+	int64_t    *aoff = gdl_alloc(sizeof(int64_t) * ((int64_t) nent + 2));
+	int64_t    *soff = gdl_alloc(sizeof(int64_t) * ((int64_t) nent + 2));
+	int64_t    *uoff = gdl_alloc(sizeof(int64_t) * ((int64_t) nent + 2));
+	int32_t    *tent;
+	uint64_t   *tval;
+	uint64_t   *adj;
+	uint32_t   *sig;
+	uint32_t   *usig;
+
+	/* counts: per z, per entity, signatures, unary */
+	for (int p = 0; p < w->npreds; p++)
+	{
+		const IlpRel *r = w->preds[p].rel;
+
+		if (!pred_ok[p])
+			continue;
+		if (r->arity == 1)
+		{
+			for (int64_t i = 0; i < r->n; i++)
+				uoff[r->a[i] + 1]++;
+			continue;
+		}
+		for (int64_t i = 0; i < r->n; i++)
+		{
+			zoff[r->b[i] + 1]++;
+			zoff[r->a[i] + 1]++;
+			aoff[r->a[i] + 1]++;
+			aoff[r->b[i] + 1]++;
+		}
+		total += 2 * r->n;
+		for (int32_t v = 0; v < r->ndom[0]; v++)
+			soff[v + 1] += r->fwd_off[v + 1] > r->fwd_off[v];
+		for (int32_t v = 0; v < r->ndom[1]; v++)
+			soff[v + 1] += r->bwd_off[v + 1] > r->bwd_off[v];
+	}
+	for (int32_t v = 0; v < nent; v++)
+	{
+		zoff[v + 1] += zoff[v];
+		aoff[v + 1] += aoff[v];
+		soff[v + 1] += soff[v];
+		uoff[v + 1] += uoff[v];
+	}
+
+	/* by z, in (predicate, direction) order */
+	tent = gdl_alloc(sizeof(int32_t) * (total + 1));
+	tval = gdl_alloc(sizeof(uint64_t) * (total + 1));
+	sig = gdl_alloc(sizeof(uint32_t) * (soff[nent] + 1));
+	usig = gdl_alloc(sizeof(uint32_t) * (uoff[nent] + 1));
+	for (int p = 0; p < w->npreds; p++)
+	{
+		const IlpRel *r = w->preds[p].rel;
+
+		if (!pred_ok[p])
+			continue;
+		if (r->arity == 1)
+		{
+			for (int64_t i = 0; i < r->n; i++)
+				usig[uoff[r->a[i]]++] = (uint32_t) p;
+			continue;
+		}
+		for (int64_t i = 0; i < r->n; i++)
+		{
+			int64_t		k = zoff[r->b[i]]++;
+
+			tent[k] = r->a[i];
+			tval[k] = (uint64_t) (uint32_t) r->b[i] << 32 | (uint32_t) p << 1;
+		}
+		for (int64_t i = 0; i < r->n; i++)
+		{
+			int64_t		k = zoff[r->a[i]]++;
+
+			tent[k] = r->b[i];
+			tval[k] = (uint64_t) (uint32_t) r->a[i] << 32 | (uint32_t) p << 1 | 1;
+		}
+		for (int32_t v = 0; v < r->ndom[0]; v++)
+			if (r->fwd_off[v + 1] > r->fwd_off[v])
+				sig[soff[v]++] = (uint32_t) p << 1;
+		for (int32_t v = 0; v < r->ndom[1]; v++)
+			if (r->bwd_off[v + 1] > r->bwd_off[v])
+				sig[soff[v]++] = (uint32_t) p << 1 | 1;
+	}
+	/*
+	 * The fills moved each start to the next one's: shift back.  Predicates
+	 * were scanned in order, out before in, so signatures ascend.
+	 */
+	for (int32_t v = nent; v > 0; v--)
+	{
+		soff[v] = soff[v - 1];
+		uoff[v] = uoff[v - 1];
+	}
+	soff[0] = uoff[0] = 0;
+
+	/* stable by entity: z order (then predicate, direction) within */
+	adj = gdl_alloc(sizeof(uint64_t) * (total + 1));
+	{
+		int64_t    *fill = gdl_alloc(sizeof(int64_t) * ((int64_t) nent + 1));
+
+		memcpy(fill, aoff, sizeof(int64_t) * ((int64_t) nent + 1));
+		for (int64_t k = 0; k < total; k++)
+			adj[fill[tent[k]]++] = tval[k];
+		gdl_free(fill);
+	}
+	gdl_free(tent);
+	gdl_free(tval);
+	gdl_free(zoff);
+
+	in->nent = nent;
+	in->nex = w->npos + w->nneg;
+	in->aoff = aoff;
+	in->adj = adj;
+	in->soff = soff;
+	in->sig = sig;
+	in->uoff = uoff;
+	in->usig = usig;
+	in->ex0 = w->ex[0];
+	in->ex1 = w->ex[1];
+	in->max_entries = ILP_BULK_MAX_ENTRIES;
+}
+
+/* Free what build_input allocated. */
+static void
+free_input(GdlIlpDevCoverIn *in)
+{
+	gdl_free((void *) in->aoff);
+	gdl_free((void *) in->adj);
+	gdl_free((void *) in->soff);
+	gdl_free((void *) in->sig);
+	gdl_free((void *) in->uoff);
+	gdl_free((void *) in->usig);
+}
+
+/* LSD radix sort of n 64-bit keys (16-bit digits, constant digits skipped). */
+static void
+radix_sort_u64(uint64_t *a, int64_t n)
+{
+	uint64_t   *tmp = gdl_alloc(sizeof(uint64_t) * (n + 1));
+	int64_t    *cnt = gdl_alloc(sizeof(int64_t) * 65536);
+	uint64_t   *src = a,
+			   *dst = tmp;
+
+	for (int shift = 0; shift < 64; shift += 16)
+	{
+		int64_t		sum = 0;
+		bool		trivial = false;
+
+		memset(cnt, 0, sizeof(int64_t) * 65536);
+		for (int64_t i = 0; i < n; i++)
+			cnt[(src[i] >> shift) & 0xFFFF]++;
+		for (int d = 0; d < 65536; d++)
+		{
+			int64_t		c = cnt[d];
+
+			if (c == n)
+				trivial = true;
+			cnt[d] = sum;
+			sum += c;
+		}
+		if (trivial)
+			continue;
+		for (int64_t i = 0; i < n; i++)
+			dst[cnt[(src[i] >> shift) & 0xFFFF]++] = src[i];
+		{
+			uint64_t   *t = src;
+
+			src = dst;
+			dst = t;
+		}
+	}
+	if (src != a)
+		memcpy(a, src, sizeof(uint64_t) * n);
+	gdl_free(tmp);
+	gdl_free(cnt);
+}
+
+/*
+ * The entries on the CPU: count per example, place, sort, drop repeats.
+ * Returns false (nothing allocated) past max_entries.
+ */
+static bool
+cover_cpu(const GdlIlpDevCoverIn *in, uint64_t **out, int64_t *nout)
+{
+	int64_t		total = 0,
+				m = 0;
+	uint64_t   *ent;
+
+	for (int32_t e = 0; e < in->nex; e++)
+		total += ilp_bulk_example(in, e, NULL);
+	if (total > in->max_entries)
+		return false;
+	ent = gdl_alloc(sizeof(uint64_t) * (total + 1));
+	total = 0;
+	for (int32_t e = 0; e < in->nex; e++)
+	{
+		total += ilp_bulk_example(in, e, ent + total);
+		if ((e & 8191) == 8191)
+			gdl_check_interrupts();
+	}
+	radix_sort_u64(ent, total);
+	for (int64_t i = 0; i < total; i++)
+		if (m == 0 || ent[i] != ent[m - 1])
+			ent[m++] = ent[i];
+	*out = ent;
+	*nout = m;
+	return true;
+}
+
+/* The entries on the device; false (with the reason kept) when it fails. */
+static bool
+cover_device(const GdlIlpDevice *dev, const GdlIlpDevCoverIn *in, uint64_t **out, int64_t *nout)
+{
+	uint64_t   *dout = NULL;
+	int64_t		n = 0;
+	double		secs = 0;
+	char		err[256];
+	int			rc;
+
+	err[0] = '\0';
+	rc = dev->cover(in, &dout, &n, &secs, err, sizeof(err));
+	gdl_ilp_timings.bulk_device_s += secs;
+	if (rc != 0)
+	{
+		snprintf(gdl_ilp_timings.last_device_error, sizeof(gdl_ilp_timings.last_device_error),
+				 "bulk coverage: %s", err);
+		if (dout != NULL)
+			dev->cover_free(dout);
+		return false;
+	}
+	/* into host-arena memory, so an error later cannot leak the module's */
+	*out = gdl_alloc(sizeof(uint64_t) * (n + 1));
+	if (n > 0)
+		memcpy(*out, dout, sizeof(uint64_t) * n);
+	dev->cover_free(dout);
+	*nout = n;
+	return true;
+}
+
+/* Index the runs of equal keys of the sorted entries. */
+static void
+build_index(IlpBulk *b)
+{
+	int64_t		nkeys = 0;
+
+	for (int64_t i = 0; i < b->n; i++)
+		nkeys += i == 0 || (b->ent[i] >> ILP_BULK_EX_BITS) != (b->ent[i - 1] >> ILP_BULK_EX_BITS);
+	b->cap = 16;
+	while (b->cap < nkeys * 2)
+		b->cap <<= 1;
+	b->hkey = gdl_alloc(sizeof(uint64_t) * b->cap);
+	b->hpos = gdl_alloc(sizeof(int64_t) * b->cap);
+	b->hlen = gdl_alloc(sizeof(int32_t) * b->cap);
+	for (int64_t i = 0; i < b->n;)
+	{
+		uint64_t	key = b->ent[i] >> ILP_BULK_EX_BITS;
+		int64_t		j = i + 1;
+		int64_t		h = (int64_t) (ilp_mix64(key) & (uint64_t) (b->cap - 1));
+
+		while (j < b->n && (b->ent[j] >> ILP_BULK_EX_BITS) == key)
+			j++;
+		while (b->hkey[h] != 0)
+			h = (h + 1) & (b->cap - 1);
+		b->hkey[h] = key + 1;
+		b->hpos[h] = i;
+		b->hlen[h] = (int32_t) (j - i);
+		i = j;
+	}
+	gdl_ilp_timings.bulk_keys += nkeys;
+}
+
+/*
+ * The bulk coverage of the body-2 bias of w over the predicates pred_ok
+ * allows, or NULL where it does not apply (off, a deeper bias, a unary
+ * target, several value classes, too many entries): then every rule is
+ * joined on its own.
+ */
+IlpBulk *
+ilp_bulk_build(const IlpWorld *w, const bool *pred_ok, int max_body)
+{
+	GdlIlpDevCoverIn in;
+	const GdlIlpDevice *dev;
+	IlpBulk    *b;
+	int			cls;
+	int32_t		nex = w->npos + w->nneg;
+	double		t0 = ilp_now();
+	bool		ok = false;
+
+	if (!ilp_bulk_enabled || max_body > 2 || nex <= 0 || w->npreds >= ILP_BULK_MAX_PREDS ||
+		nex >= (1 << ILP_BULK_EX_BITS))
+		return NULL;
+	cls = one_class(w, pred_ok);
+	if (cls < 0)
+		return NULL;
+	for (int32_t e = 0; e < nex; e++)
+		if (w->ex[0][e] < 0 || w->ex[0][e] >= w->dom[cls].n ||
+			w->ex[1][e] < 0 || w->ex[1][e] >= w->dom[cls].n)
+			return NULL;
+	memset(&in, 0, sizeof(in));
+	build_input(w, pred_ok, w->dom[cls].n, &in);
+	b = gdl_alloc(sizeof(IlpBulk));
+	b->w = w;
+	dev = ilp_cover_device(in.aoff[in.nent] + nex);
+	if (dev != NULL)
+		ok = b->on_device = cover_device(dev, &in, &b->ent, &b->n);
+	if (!ok)
+		ok = cover_cpu(&in, &b->ent, &b->n);
+	free_input(&in);
+	if (!ok)
+	{
+		gdl_free(b);
+		return NULL;
+	}
+	build_index(b);
+	gdl_ilp_timings.bulk_builds++;
+	gdl_ilp_timings.bulk_device += b->on_device ? 1 : 0;
+	gdl_ilp_timings.bulk_entries += b->n;
+	gdl_ilp_timings.bulk_s += ilp_now() - t0;
+	return b;
+}
+
+/* Is pat the pattern of a one-atom body the bulk enumerates? */
+static bool
+pat_one(uint32_t pat)
+{
+	switch (pat)
+	{
+		case ILP_BULK_PAT(0, 1):
+		case ILP_BULK_PAT(1, 0):
+		case ILP_BULK_PAT(0, 0):
+		case ILP_BULK_PAT(1, 1):
+		case ILP_BULK_PAT(0, -1):
+		case ILP_BULK_PAT(1, -1):
+		case ILP_BULK_PAT(0, 2):
+		case ILP_BULK_PAT(2, 0):
+		case ILP_BULK_PAT(1, 2):
+		case ILP_BULK_PAT(2, 1):
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* Does pat link the head arguments directly? */
+static bool
+pat_link(uint32_t pat)
+{
+	return pat == ILP_BULK_PAT(0, 1) || pat == ILP_BULK_PAT(1, 0);
+}
+
+/* Is pat an atom from X (side 0) or Y (side 1) to the fresh variable? */
+static bool
+pat_side(uint32_t pat, int side)
+{
+	return side == 0 ? (pat == ILP_BULK_PAT(0, 2) || pat == ILP_BULK_PAT(2, 0)) :
+		(pat == ILP_BULK_PAT(1, 2) || pat == ILP_BULK_PAT(2, 1));
+}
+
+/*
+ * The bulk key of a rule, and whether it carries "X != Y"; false when the
+ * bulk does not enumerate its shape.
+ */
+static bool
+rule_key(const IlpRule *r, uint64_t *key, bool *ne)
+{
+	uint32_t	pat[2],
+				code[2];
+
+	if (r->natoms < 1 || r->natoms > 2 || r->nvars > 3 || r->nlits > r->natoms + 1)
+		return false;
+	*ne = false;
+	if (r->nlits > r->natoms)
+	{
+		const IlpLit *l = &r->lits[r->natoms];
+
+		if (l->pred >= 0 || !((l->a == 0 && l->b == 1) || (l->a == 1 && l->b == 0)))
+			return false;
+		*ne = true;
+	}
+	for (int i = 0; i < r->natoms; i++)
+	{
+		const IlpLit *l = &r->lits[i];
+
+		if (l->pred < 0 || l->a < 0 || l->a > 2 || l->b < -1 || l->b > 2)
+			return false;
+		pat[i] = ILP_BULK_PAT(l->a, l->b);
+		if (!pat_one(pat[i]))
+			return false;
+		code[i] = ilp_bulk_atom(pat[i], (uint32_t) l->pred);
+	}
+	if (r->natoms == 1)
+	{
+		*key = ilp_bulk_key1(code[0]);
+		return true;
+	}
+	if (code[0] == code[1])
+		return false;
+	if (!((pat_link(pat[0]) || pat_link(pat[1])) ||
+		  (pat_side(pat[0], 0) && pat_side(pat[1], 1)) ||
+		  (pat_side(pat[0], 1) && pat_side(pat[1], 0))))
+		return false;
+	*key = ilp_bulk_key2(code[0], code[1]);
+	return true;
+}
+
+/*
+ * The examples rule r derives (all of them, ascending) into out, their
+ * number into *n; false when the bulk does not know r's shape (then the
+ * caller joins it).
+ */
+bool
+ilp_bulk_cover(const IlpBulk *b, const IlpRule *r, int32_t *out, int32_t *n)
+{
+	uint64_t	key;
+	bool		ne;
+	int64_t		h;
+	int32_t		m = 0;
+
+	if (!rule_key(r, &key, &ne))
+	{
+		gdl_ilp_timings.bulk_misses++;
+		return false;
+	}
+	gdl_ilp_timings.bulk_hits++;
+	h = (int64_t) (ilp_mix64(key) & (uint64_t) (b->cap - 1));
+	while (b->hkey[h] != 0 && b->hkey[h] != key + 1)
+		h = (h + 1) & (b->cap - 1);
+	if (b->hkey[h] != 0)
+	{
+		const uint64_t *run = b->ent + b->hpos[h];
+		uint64_t	mask = ((uint64_t) 1 << ILP_BULK_EX_BITS) - 1;
+
+		for (int32_t k = 0; k < b->hlen[h]; k++)
+		{
+			int32_t		e = (int32_t) (run[k] & mask);
+
+			if (!ne || b->w->ex[0][e] != b->w->ex[1][e])
+				out[m++] = e;
+		}
+	}
+	*n = m;
+	return true;
+}
+
+/* Release a bulk coverage. */
+void
+ilp_bulk_free(IlpBulk *b)
+{
+	if (b == NULL)
+		return;
+	gdl_free(b->ent);
+	gdl_free(b->hkey);
+	gdl_free(b->hpos);
+	gdl_free(b->hlen);
+	gdl_free(b);
+}
