@@ -269,11 +269,13 @@ cu_op_aggregate(CuCtx *c, CuRel *in, int ngroup, const int *group,
 	/* order by group, find the groups */
 	CU_OK(sort_perm(c, d, ngroup, group, in->lo, in->hi, perm));
 	CU_OK(flags.get(c, n));
+	c->cnt.launches++;
 	k_group_heads<<<cu_grid(n), CU_BLOCK, 0, c->stream>>>(d, perm.as<uint32_t>(), sp,
 														   flags.as<uint8_t>());
 	CU_LAUNCHED(c);
 	CU_OK(select_flagged(c, flags.as<uint8_t>(), n, heads, &g));
 	CU_OK(off.get(c, sizeof(int64_t) * (g + 1)));
+	c->cnt.launches++;
 	k_offsets<<<cu_grid(g + 1), CU_BLOCK, 0, c->stream>>>(heads.as<uint32_t>(), g, n,
 														  off.as<int64_t>());
 	CU_LAUNCHED(c);
@@ -302,6 +304,7 @@ cu_op_aggregate(CuCtx *c, CuRel *in, int ngroup, const int *group,
 			init.hi = 0;
 			init.empty = 1;
 			init.pad = 0;
+			c->cnt.launches++;
 			k_agg_values<<<cu_grid(n), CU_BLOCK, 0, c->stream>>>(
 				d, perm.as<uint32_t>(), aggs[a].col,
 				aggs[a].kind == GDL_BK_AGG_SUM && aggs[a].valkind != GDL_BK_VAL_FLOAT,
@@ -325,6 +328,7 @@ cu_op_aggregate(CuCtx *c, CuRel *in, int ngroup, const int *group,
 		rel_free(c, r);
 		return cu_fail(c, GDL_BK_ERR_DEVICE, "aggregate: memset failed");
 	}
+	c->cnt.launches++;
 	k_agg_out<<<cu_grid(g), CU_BLOCK, 0, c->stream>>>(d, perm.as<uint32_t>(), off.as<int64_t>(), g,
 													  sp, acc.as<AggAcc>(), rel_dout(r), derr);
 	if (cudaGetLastError() != cudaSuccess || cu_read_i64(c, derr, 1, &herr) != GDL_BK_OK)

@@ -502,6 +502,20 @@ w_aggregate(void *ctx, GdlBkRel *in, int ngroup, const int *group,
 	CU_GUARD(c, with_forced(c, in, nullptr, [&] { return cu_op_aggregate(c, in, ngroup, group, nagg, aggs, result); }));
 }
 
+/* from_resident (see gdl_backend.h). */
+static int
+w_from_resident(void *ctx, void *res, int ncols, const int *colidx,
+				const int32_t *const *remap, const int32_t *remap_len, GdlBkRel **out)
+{
+	CuCtx	   *c = (CuCtx *) ctx;
+
+	if (!out || !res || ncols < 0 || ncols > CU_MAX_ARITY || (ncols > 0 && !colidx) ||
+		(remap && !remap_len))
+		return cu_fail(c, GDL_BK_ERR_INVALID, "from_resident: bad arguments");
+	*out = nullptr;
+	CU_GUARD(c, cu_op_from_resident(c, res, ncols, colidx, remap, remap_len, out));
+}
+
 static const GdlBackend g_cuda_backend = {
 	GDL_BACKEND_ABI,
 	"cuda",
@@ -523,6 +537,11 @@ static const GdlBackend g_cuda_backend = {
 	w_merge,
 	w_absorb,
 	w_aggregate,
+	nullptr,					/* slice: the CUDA joins size their own output */
+	nullptr,					/* join_count */
+	cu_resident_create,
+	cu_resident_free,
+	w_from_resident,
 };
 
 /* The module's entry point: the operation table (touches no CUDA). */

@@ -282,6 +282,7 @@ cu_cub(CuCtx *c, F &&f)
 	CU_TRY(c, f(nullptr, bytes));
 	CU_OK(tmp.get(c, bytes ? bytes : 16));
 	CU_TRY(c, f(tmp.p, bytes));
+	c->cnt.library_calls++;
 	return GDL_BK_OK;
 }
 
@@ -324,6 +325,15 @@ extern bool hlog_is_tip(const CuRel *r);
 extern int	hlog_tip(CuCtx *c, CuRel *full, int64_t extra, CuStore **out);
 extern int	hlog_insert(CuCtx *c, CuStore *st, const CuRel *src, bool may_dup);
 extern int	hlog_flag_absent(CuCtx *c, const CuRel *set, const uint64_t *q, int64_t m, uint8_t *flags);
+
+/* --------------------------------------------------------- resident.cu */
+
+extern void *cu_resident_create(int ncols, int64_t nrows, const int64_t *const *cols,
+								int64_t *bytes, const char **errmsg);
+extern void cu_resident_free(void *res);
+extern int	cu_op_from_resident(CuCtx *c, void *res, int ncols, const int *colidx,
+								const int32_t *const *remap, const int32_t *remap_len,
+								CuRel **out);
 
 /* ---------------------------------------------------- the operations */
 

@@ -214,6 +214,7 @@ hlog_rebuild_table(CuCtx *c, CuStore *st, int64_t need)
 	CU_TRY(c, cudaMemsetAsync(tk, 0xff, sizeof(uint64_t) * tcap, c->stream));
 	if (st->lcount > 0)
 	{
+		c->cnt.launches++;
 		k_insert_known<<<cu_grid(st->lcount), CU_BLOCK, 0, c->stream>>>(
 			(const uint64_t *) st->data, st->lcount, 0,
 			(unsigned long long *) st->tkeys, st->tpos, st->tmask);
@@ -281,6 +282,7 @@ hlog_tip(CuCtx *c, CuRel *full, int64_t extra, CuStore **out)
 		st->lcount = full->n;
 		if (s == GDL_BK_OK)
 		{
+			c->cnt.launches++;
 			k_insert_known<<<cu_grid(full->n), CU_BLOCK, 0, c->stream>>>(
 				(const uint64_t *) st->data, full->n, 0,
 				(unsigned long long *) st->tkeys, st->tpos, st->tmask);
@@ -290,6 +292,7 @@ hlog_tip(CuCtx *c, CuRel *full, int64_t extra, CuStore **out)
 	}
 	if (s == GDL_BK_OK)
 	{
+		c->cnt.launches++;
 		k_set_u64<<<1, 1, 0, c->stream>>>(st->dcount, (unsigned long long) full->n);
 		cudaError_t e = cudaGetLastError();
 
@@ -337,6 +340,7 @@ hlog_insert(CuCtx *c, CuStore *st, const CuRel *src, bool may_dup)
 		}
 		chunk = n - done < room ? n - done : room;
 		/* src's keys after the reserve: src may be a view of this very log */
+		c->cnt.launches++;
 		k_insert_new<<<cu_grid(chunk), CU_BLOCK, 0, c->stream>>>(
 			rel_keys(src) + done, chunk, (unsigned long long *) st->tkeys, st->tpos, st->tmask,
 			(uint64_t *) st->data, st->dcount);
@@ -356,6 +360,7 @@ hlog_flag_absent(CuCtx *c, const CuRel *set, const uint64_t *q, int64_t m, uint8
 
 	if (m == 0)
 		return GDL_BK_OK;
+	c->cnt.launches++;
 	k_absent<<<cu_grid(m), CU_BLOCK, 0, c->stream>>>(
 		q, m, (const unsigned long long *) st->tkeys, st->tpos, st->tmask,
 		set->off, set->off + set->n, flags);

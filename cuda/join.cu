@@ -483,6 +483,7 @@ index_build(CuCtx *c, CuRel *R, CuIndex *ix)
 		{
 			CU_OK(sk.get(c, sizeof(uint64_t) * n));
 			CU_OK(alt.get(c, sizeof(uint64_t) * n));
+			c->cnt.launches++;
 			k_ix_words<<<cu_grid(n), CU_BLOCK, 0, c->stream>>>(rel_keys(R), n, ix->swap,
 															   sk.as<uint64_t>());
 			CU_LAUNCHED(c);
@@ -507,6 +508,7 @@ index_build(CuCtx *c, CuRel *R, CuIndex *ix)
 		CU_OK(alt.get(c, sizeof(uint64_t) * n));
 		CU_OK(perm.get(c, sizeof(uint32_t) * n));
 		CU_OK(palt.get(c, sizeof(uint32_t) * n));
+		c->cnt.launches++;
 		k_ix_keys<<<cu_grid(n), CU_BLOCK, 0, c->stream>>>(rel_drel(R), rs, sk.as<uint64_t>(),
 														  perm.as<uint32_t>());
 		CU_LAUNCHED(c);
@@ -532,6 +534,7 @@ index_build(CuCtx *c, CuRel *R, CuIndex *ix)
 
 		ix->dn = R->hi[k0] + 1;
 		CU_OK(off.get(c, sizeof(int64_t) * (ix->dn + 1)));
+		c->cnt.launches++;
 		k_ix_offsets<<<cu_grid(ix->dn + 1), CU_BLOCK, 0, c->stream>>>(ix->sk, n, ix->shift,
 																	   off.as<int64_t>(), ix->dn);
 		CU_LAUNCHED(c);
@@ -632,6 +635,7 @@ launch_expand(CuCtx *c, const DRel &L, const DRel &R, const uint32_t *perm, cons
 {
 	unsigned	g = cu_grid(L.n);
 
+	c->cnt.launches++;
 	if (o.layout == L_PACKED && os.nout == 2)
 		k_join_expand<2><<<g, CU_BLOCK, 0, c->stream>>>(L, R, perm, cnt, start, off, os, o);
 	else if (o.layout == L_PACKED && os.nout == 1)
@@ -690,6 +694,7 @@ cu_op_join(CuCtx *c, CuRel *L, CuRel *R, int nkeys, const int *lkeys, const int 
 		CU_OK(start.get(c, sizeof(int64_t) * L->n));
 		CU_OK(off.get(c, sizeof(int64_t) * (L->n + 1)));
 		CU_TRY(c, cudaMemsetAsync(cnt.as<int64_t>() + L->n, 0, sizeof(int64_t), c->stream));
+		c->cnt.launches++;
 		k_join_count<<<cu_grid(L->n), CU_BLOCK, 0, c->stream>>>(
 			rel_drel(L), ls, index_dix(ix), rel_drel(R), rs, ix->mode == JK_HASH,
 			cnt.as<int64_t>(), start.as<int64_t>(), nullptr);
@@ -708,6 +713,7 @@ cu_op_join(CuCtx *c, CuRel *L, CuRel *R, int nkeys, const int *lkeys, const int 
 	{
 		DOut		o = rel_dout(r);
 
+		c->cnt.launches++;
 		if (nkeys == 0)
 			k_join_cross<<<cu_grid(total), CU_BLOCK, 0, c->stream>>>(rel_drel(L), rel_drel(R),
 																	 total, os, o);
@@ -717,6 +723,7 @@ cu_op_join(CuCtx *c, CuRel *L, CuRel *R, int nkeys, const int *lkeys, const int 
 						rs;
 
 			index_specs(ix, lkeys, &ls, &rs);
+			c->cnt.launches++;
 			k_join_hash_emit<<<cu_grid(L->n), CU_BLOCK, 0, c->stream>>>(
 				rel_drel(L), ls, index_dix(ix), rel_drel(R), rs, cnt.as<int64_t>(),
 				off.as<int64_t>(), os, o);
@@ -765,6 +772,7 @@ cu_op_antijoin(CuCtx *c, CuRel *L, CuRel *R, int nkeys, const int *lkeys,
 	CU_OK(index_get(c, R, nkeys, rkeys, &ix));
 	index_specs(ix, lkeys, &ls, &rs);
 	CU_OK(flags.get(c, L->n));
+	c->cnt.launches++;
 	k_join_count<<<cu_grid(L->n), CU_BLOCK, 0, c->stream>>>(
 		rel_drel(L), ls, index_dix(ix), rel_drel(R), rs, ix->mode == JK_HASH,
 		nullptr, nullptr, flags.as<uint8_t>());

@@ -338,6 +338,7 @@ map_project(CuCtx *c, CuRel *in, int nout, const GdlBkExpr *out, CuRel **result)
 	{
 		o = rel_dout(r);
 		g = cu_grid(in->n);
+		c->cnt.launches++;
 		if (o.layout == L_PACKED && nout == 2)
 			k_project<2><<<g, CU_BLOCK, 0, c->stream>>>(rel_drel(in), ps, o);
 		else if (o.layout == L_PACKED)
@@ -525,6 +526,7 @@ cu_op_map(CuCtx *c, CuRel *in, int nfilter, const GdlBkExpr *filter,
 	CU_OK(stats.get(c, sizeof(int64_t) * (1 + 2 * nout)));
 	CU_TRY(c, cudaMemcpyAsync(stats.p, hstats, sizeof(int64_t) * (1 + 2 * nout),
 							  cudaMemcpyHostToDevice, c->stream));
+	c->cnt.launches++;
 	k_map<<<cu_grid(n), CU_BLOCK, 0, c->stream>>>(rel_drel(in), code.as<GdlBkInsn>(),
 												   table.as<DExpr>(), nfilter, nout, c->dranks,
 												   c->nranks, tmp.as<int64_t>(), keep.as<uint8_t>(),
@@ -554,6 +556,7 @@ cu_op_map(CuCtx *c, CuRel *in, int nfilter, const GdlBkExpr *filter,
 		r->is_set = is_col(&out[j]) && out[j].code[0].arg == j;
 	if (m > 0)
 	{
+		c->cnt.launches++;
 		k_map_out<<<cu_grid(m), CU_BLOCK, 0, c->stream>>>(tmp.as<int64_t>(), n,
 														  nfilter > 0 ? ids.as<uint32_t>() : nullptr,
 														  m, rel_dout(r));

@@ -314,6 +314,7 @@ rel_copy_wide(CuCtx *c, const CuRel *r, int64_t *dst, int64_t ld, int64_t row0)
 									  sizeof(int64_t) * r->n, cudaMemcpyDeviceToDevice, c->stream));
 		return GDL_BK_OK;
 	}
+	c->cnt.launches++;
 	k_to_wide<<<cu_grid(r->n), CU_BLOCK, 0, c->stream>>>(rel_drel(r), dst, ld, row0);
 	CU_LAUNCHED(c);
 	return GDL_BK_OK;
@@ -366,6 +367,7 @@ rel_from_wide(CuCtx *c, int arity, const int64_t *cols, int64_t ld, int64_t n,
 		src.ld = ld;
 		src.keys = nullptr;
 		src.cols = cols;
+		c->cnt.launches++;
 		k_from_wide<<<cu_grid(n), CU_BLOCK, 0, c->stream>>>(src, rel_dout(r));
 		if (cudaGetLastError() != cudaSuccess)
 		{
@@ -414,6 +416,7 @@ rel_gather(CuCtx *c, const CuRel *src, const uint32_t *ids, int64_t m, CuRel **o
 	r->sorted = src->sorted;
 	if (m > 0)
 	{
+		c->cnt.launches++;
 		k_gather<<<cu_grid(m), CU_BLOCK, 0, c->stream>>>(rel_drel(src), ids, m, rel_dout(r));
 		if (cudaGetLastError() != cudaSuccess)
 		{

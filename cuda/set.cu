@@ -229,6 +229,7 @@ wide_select(CuCtx *c, const DRel &w, int mode, int64_t na,
 	CU_OK(flags.get(c, w.n > 0 ? w.n : 1));
 	if (w.n > 0)
 	{
+		c->cnt.launches++;
 		if (mode == 0)
 			k_flag_unique<<<cu_grid(w.n), CU_BLOCK, 0, c->stream>>>(w, perm.as<uint32_t>(),
 																  flags.as<uint8_t>());
@@ -244,6 +245,7 @@ wide_select(CuCtx *c, const DRel &w, int mode, int64_t na,
 	r->is_set = true;
 	if (m > 0)
 	{
+		c->cnt.launches++;
 		k_gather_perm<<<cu_grid(m), CU_BLOCK, 0, c->stream>>>(w, perm.as<uint32_t>(),
 															  ids.as<uint32_t>(), m, rel_dout(r));
 		if (cudaGetLastError() != cudaSuccess)
@@ -406,6 +408,7 @@ difference_packed(CuCtx *c, CuRel *A, CuRel *B, CuRel **out)
 			CU_OK(sort_keys(c, bsorted, balt, B->n, key_end_bit(B->arity, B->lo, B->hi)));
 			bk = bsorted.as<uint64_t>();
 		}
+		c->cnt.launches++;
 		k_absent_sorted<<<cu_grid(A->n), CU_BLOCK, 0, c->stream>>>(rel_keys(A), A->n, bk, B->n,
 																  flags.as<uint8_t>());
 		CU_LAUNCHED(c);
@@ -452,6 +455,7 @@ cu_op_difference(CuCtx *c, CuRel *A, CuRel *B, CuRel **result)
 			cl[k] = k;
 		CU_OK(sort_perm(c, w, A->arity, cl, lo, hi, perm));
 		CU_OK(flags.get(c, total));
+		c->cnt.launches++;
 		k_flag_diff<<<cu_grid(total), CU_BLOCK, 0, c->stream>>>(w, perm.as<uint32_t>(), A->n,
 															   flags.as<uint8_t>());
 		CU_LAUNCHED(c);
@@ -461,6 +465,7 @@ cu_op_difference(CuCtx *c, CuRel *A, CuRel *B, CuRel **result)
 		r->is_set = true;
 		if (m > 0)
 		{
+			c->cnt.launches++;
 			k_gather_perm<<<cu_grid(m), CU_BLOCK, 0, c->stream>>>(w, perm.as<uint32_t>(),
 																  ids.as<uint32_t>(), m, rel_dout(r));
 			if (cudaGetLastError() != cudaSuccess)

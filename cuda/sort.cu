@@ -128,6 +128,7 @@ sort_perm(CuCtx *c, const DRel &r, int ncols, const int *cols,
 	CU_OK(perm.get(c, sizeof(uint32_t) * (n > 0 ? n : 1)));
 	if (n == 0)
 		return GDL_BK_OK;
+	c->cnt.launches++;
 	k_iota<<<cu_grid(n), CU_BLOCK, 0, c->stream>>>(perm.as<uint32_t>(), n);
 	CU_LAUNCHED(c);
 	if (n == 1 || ncols == 0)
@@ -146,6 +147,7 @@ sort_perm(CuCtx *c, const DRel &r, int ncols, const int *cols,
 			end_bit = cu_bits((uint64_t) hi[col]);
 		if (end_bit == 0)
 			continue;			/* a constant 0 column */
+		c->cnt.launches++;
 		k_col_keys<<<cu_grid(n), CU_BLOCK, 0, c->stream>>>(r, col, identity ? nullptr : perm.as<uint32_t>(),
 														  keys.as<uint64_t>());
 		CU_LAUNCHED(c);

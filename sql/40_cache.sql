@@ -14,7 +14,12 @@ CREATE FUNCTION reads() RETURNS bigint LANGUAGE sql AS
 CREATE TEMP TABLE r0 AS SELECT reads() AS n;
 
 SELECT gpudl_load('edge');
-SELECT relation, rows, device FROM gpudl_cache_status();
+-- on the GPU when runs may use one (gpudl.device auto or gpu and a device works)
+SELECT relation, rows,
+       device = CASE WHEN current_setting('gpudl.device') <> 'cpu'
+                      AND EXISTS (SELECT 1 FROM gpudl_device_info() WHERE backend = 'cuda')
+                     THEN 'gpu' ELSE 'cpu' END AS on_expected_device
+  FROM gpudl_cache_status();
 SELECT gpudl_count('cache40', 'path(X, Y)');
 SELECT * FROM gpudl_query('cache40', 'xs(X)') AS t(x int) ORDER BY 1;
 SELECT reads() - (SELECT n FROM r0) AS served_from_cache;

@@ -9,7 +9,11 @@
 # Settings (environment): GRAPHS (names in shared/data/graphs), DEVICE (cpu|gpu|auto),
 # RUNS (default 3), WORKLOADS (default "tc sg"), RECURSIVE_TIMEOUT_S (0 skips WITH
 # RECURSIVE; default 120), MATERIALIZE (1: also time gpudl_materialize of TC),
-# GRAPH_DIR.  Output: a markdown table on stdout; peak RSS of the backend from /proc.
+# GRAPH_DIR, LOADED (1: gpudl_load the edge table in the timed session first, so
+# a GPU run reads it from device memory).  Output: two markdown tables on stdout —
+# times (peak RSS of the backend from /proc), then the last timed run's per-phase
+# breakdown: ms and kernel launches of load, join, dedup, difference, merge, CUB
+# calls, bytes moved each way, peak device memory.
 # Connection: PGHOST/PGPORT/... as set; without them, tools/pgenv.sh's private cluster.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -21,20 +25,36 @@ RUNS="${RUNS:-3}"
 WORKLOADS="${WORKLOADS:-tc sg}"
 RECURSIVE_TIMEOUT_S="${RECURSIVE_TIMEOUT_S:-120}"
 MATERIALIZE="${MATERIALIZE:-1}"
+LOADED="${LOADED:-0}"
 DB="${BENCH_DB:-gpudl_bench}"
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
 
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" >/dev/null
 q -c "CREATE EXTENSION gpudl" -c "
 CREATE FUNCTION bench_count(prog text, goal text, dev text) RETURNS text LANGUAGE plpgsql AS \$\$
-DECLARE t0 timestamptz; n bigint; e bigint; it bigint;
+DECLARE t0 timestamptz; n bigint; e bigint; it bigint; b0 bigint; f0 bigint; d text;
 BEGIN
   PERFORM set_config('gpudl.device', dev, true);
+  SELECT value INTO b0 FROM gpudl_stats() WHERE name = 'bytes_to_device';
+  SELECT value INTO f0 FROM gpudl_stats() WHERE name = 'bytes_from_device';
   t0 := clock_timestamp();
   n := gpudl_count(prog, goal);
   SELECT value INTO e FROM gpudl_stats() WHERE name = 'last_us_total';
   SELECT value INTO it FROM gpudl_stats() WHERE name = 'last_iterations';
-  RETURN n || ' ' || round(extract(epoch FROM clock_timestamp() - t0)::numeric, 4) || ' ' || round(e / 1e6, 4) || ' ' || it;
+  -- breakdown: ms per phase, launches per phase, CUB calls, bytes in/out, peak device bytes
+  SELECT string_agg(CASE WHEN name LIKE 'last_us%' THEN round(value / 1e3, 1)::text ELSE value::text END, ' '
+                    ORDER BY array_position(ARRAY['last_us_load', 'last_us_join', 'last_us_dedup', 'last_us_difference',
+                      'last_us_merge', 'last_launches_load', 'last_launches_join', 'last_launches_dedup',
+                      'last_launches_difference', 'last_launches_merge', 'last_launches', 'last_library_calls',
+                      'last_peak_device_bytes'], name))
+    INTO d FROM gpudl_stats()
+   WHERE name IN ('last_us_load', 'last_us_join', 'last_us_dedup', 'last_us_difference', 'last_us_merge',
+                  'last_launches_load', 'last_launches_join', 'last_launches_dedup', 'last_launches_difference',
+                  'last_launches_merge', 'last_launches', 'last_library_calls', 'last_peak_device_bytes');
+  RETURN n || ' ' || round(extract(epoch FROM clock_timestamp() - t0)::numeric, 4) || ' ' || round(e / 1e6, 4) || ' ' || it
+    || ' ' || d
+    || ' ' || ((SELECT value FROM gpudl_stats() WHERE name = 'bytes_to_device') - b0)
+    || ' ' || ((SELECT value FROM gpudl_stats() WHERE name = 'bytes_from_device') - f0);
 END \$\$;
 CREATE FUNCTION bench_sql(query text) RETURNS text LANGUAGE plpgsql AS \$\$
 DECLARE t0 timestamptz := clock_timestamp(); n bigint;
@@ -47,6 +67,7 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2
 
 echo "| graph | workload | tuples | iterations | device | engine s (median) | gpudl_count s (median) | WITH RECURSIVE s | ratio | peak backend RSS MB |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+breakdown=""
 for g in $GRAPHS; do
   t="e_$(echo "$g" | tr -c 'a-zA-Z0-9\n' '_' | tr 'A-Z' 'a-z')"
   q -c "CREATE TABLE $t(a int, b int)" -c "\\copy $t FROM '$GRAPH_DIR/$g.txt'" -c "ANALYZE $t"
@@ -57,7 +78,8 @@ for g in $GRAPHS; do
     engine=(); e2e=(); tuples=""; iters=""
     # one session per workload: the warm-up run, RUNS timed runs, then the
     # backend's peak RSS (VmHWM) for this workload
-    res=$( { for i in $(seq 0 "$RUNS"); do echo "SELECT bench_count('${w}_$t', '$goal', '$DEVICE');"; done
+    res=$( { [ "$LOADED" = 1 ] && echo "SELECT 'loaded ' || gpudl_load('$t');"
+             for i in $(seq 0 "$RUNS"); do echo "SELECT bench_count('${w}_$t', '$goal', '$DEVICE');"; done
              echo "SELECT 'rss ' || (regexp_match(pg_read_file('/proc/self/status'), 'VmHWM:\s+(\d+)'))[1];"; } \
            | q -f - 2>&1) || true
     lines=$(echo "$res" | grep -E '^[0-9]+ ' | tail -n +2)   # drop the warm-up run
@@ -84,6 +106,11 @@ for g in $GRAPHS; do
       fi
     fi
     echo "| $g | $w | $tuples | $iters | $DEVICE | $eng_m | $e2e_m | $rec | $ratio | $rss |"
+    # the last timed run's breakdown
+    breakdown+=$(echo "$lines" | tail -1 | awk -v g="$g" -v w="$w" -v d="$DEVICE" -v l="$LOADED" '{
+      printf "| %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s / %s / %s / %s / %s = %s | %s | %.1f | %.3f | %.1f |\n",
+        g, w, d, (l == 1 ? " (loaded)" : ""), $3 * 1000, $5, $6, $7, $8, $9,
+        $10, $11, $12, $13, $14, $15, $16, $18 / 1e6, $19 / 1e6, $17 / 1048576 }')$'\n'
   done
   if [ "$MATERIALIZE" = 1 ]; then
     m=$(q -c "SELECT set_config('gpudl.device', '$DEVICE', false)" -c "SELECT bench_sql(\$q\$SELECT gpudl_materialize('tc_$t', 'tc', 'tc_out')\$q\$)" | tail -1)
@@ -91,3 +118,9 @@ for g in $GRAPHS; do
     q -c "DROP TABLE tc_out"
   fi
 done
+echo
+echo "Breakdown of the last timed run (ms; launches = the backend's own kernels load / join / dedup / difference / merge = all; CUB = library algorithm calls, 1-4 kernels each):"
+echo
+echo "| graph | workload | device | engine ms | load ms | join ms | dedup ms | difference ms | merge ms | launches | CUB calls | MB to device | MB from device | peak device MiB |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+printf "%s" "$breakdown"

@@ -81,6 +81,17 @@ extern void exec_set_current(const GdlBackend *bk, void *ctx);
 extern int	exec_threads(void);
 extern int64_t exec_batch_rows(void);
 
+/* exec_phase.c: a point in time and in kernel launches */
+typedef struct ExecMark
+{
+	double		ms;
+	int64_t		launches;
+} ExecMark;
+
+extern double exec_now_ms(void);
+extern ExecMark exec_mark(ExecState *es);
+extern void exec_charge(ExecState *es, ExecMark m, double *ms, int64_t *launches);
+
 /* exec_expr.c */
 extern void expr_init(ExprBuf *e);
 extern void expr_emit(ExprBuf *e, GdlBkOp op, int32_t arg, int64_t imm);

@@ -339,23 +339,13 @@ typedef struct Sink
 	int64_t		ssize[64];
 } Sink;
 
-/* Monotonic clock in milliseconds. */
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
-}
-
 /* Take one bag of head tuples (NULL is ignored). */
 static void
 sink_bag(ExecState *es, const PlanRule *r, Sink *sk, GdlBkRel *bag)
 {
 	GdlBkRel   *set = NULL;
 	GdlBkRel   *full = es->preds[r->head_pred].full;
-	double		t0;
+	ExecMark	m0;
 
 	if (bag == NULL)
 		return;
@@ -364,19 +354,19 @@ sink_bag(ExecState *es, const PlanRule *r, Sink *sk, GdlBkRel *bag)
 		exec_outs_add(sk->out, bag);
 		return;
 	}
-	t0 = now_ms();
+	m0 = exec_mark(es);
 	exec_check(es, es->bk->dedup(es->ctx, 1, &bag, &set), "dedup");
 	es->bk->release(es->ctx, bag);
-	es->stats->ms_dedup += now_ms() - t0;
+	exec_charge(es, m0, &es->stats->ms_dedup, &es->stats->launches_dedup);
 	if (full != NULL && exec_size(es, full) > 0)
 	{
 		GdlBkRel   *d = NULL;
 
-		t0 = now_ms();
+		m0 = exec_mark(es);
 		exec_check(es, es->bk->difference(es->ctx, set, full, &d), "difference");
 		es->bk->release(es->ctx, set);
 		set = d;
-		es->stats->ms_difference += now_ms() - t0;
+		exec_charge(es, m0, &es->stats->ms_difference, &es->stats->launches_difference);
 	}
 	sk->stack[sk->nstack] = set;
 	sk->ssize[sk->nstack++] = exec_size(es, set);
@@ -385,10 +375,10 @@ sink_bag(ExecState *es, const PlanRule *r, Sink *sk, GdlBkRel *bag)
 	{
 		GdlBkRel   *m = NULL;
 
-		t0 = now_ms();
+		m0 = exec_mark(es);
 		exec_check(es, es->bk->merge(es->ctx, sk->stack[sk->nstack - 2],
 									 sk->stack[sk->nstack - 1], &m), "merge");
-		es->stats->ms_dedup += now_ms() - t0;
+		exec_charge(es, m0, &es->stats->ms_dedup, &es->stats->launches_dedup);
 		es->bk->release(es->ctx, sk->stack[sk->nstack - 2]);
 		es->bk->release(es->ctx, sk->stack[sk->nstack - 1]);
 		sk->nstack--;

@@ -15,16 +15,6 @@
 #include <string.h>
 #include <time.h>
 
-/* Monotonic clock in milliseconds. */
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
-}
-
 /*
  * Replace a predicate's relations, releasing those no longer referenced
  * (full, delta and old may share handles).
@@ -91,31 +81,67 @@ needed_preds(const GdlAnalysis *a, int goal)
 	return need;
 }
 
-/* Load an extensional predicate: host columns, upload, dedup. */
+/*
+ * A resident table's columns for an extensional predicate, as a bag in the
+ * run's context, when the host serves it that way; NULL otherwise.
+ */
+static GdlBkRel *
+load_edb_resident(ExecState *es, const GdlRunInput *in, const GdlPred *pred)
+{
+	GdlResidentRef ref;
+	GdlBkRel   *bag = NULL;
+	int			st,
+				c;
+
+	if (in->load_edb_resident == NULL || es->bk->from_resident == NULL)
+		return NULL;
+	memset(&ref, 0, sizeof(ref));
+	if (!in->load_edb_resident(in->load_arg, pred, es->bk, es->dict, &ref))
+		return NULL;
+	if (ref.ncols != pred->arity)
+		gdl_error(GDL_ERR_INTERNAL, NULL, NULL, "resident table of predicate %s has %d columns, expected %d",
+				  pred->name, ref.ncols, pred->arity);
+	st = es->bk->from_resident(es->ctx, ref.resident, ref.ncols, ref.colidx,
+							   (const int32_t *const *) ref.remap, ref.remap_len, &bag);
+	for (c = 0; c < ref.ncols; c++)
+		gdl_free(ref.remap[c]);
+	gdl_free(ref.remap);
+	gdl_free(ref.remap_len);
+	gdl_free(ref.colidx);
+	exec_check(es, st, "resident table");
+	es->stats->resident_loads++;
+	return bag;
+}
+
+/*
+ * Load an extensional predicate: from a resident table, or host columns
+ * uploaded; then dedup.
+ */
 static void
 load_edb(ExecState *es, const GdlRunInput *in, int pid)
 {
 	const GdlPred *pred = &es->a->preds[pid];
 	GdlColumns	cols;
-	GdlBkRel   *bag = NULL,
+	GdlBkRel   *bag = load_edb_resident(es, in, pred),
 			   *set = NULL;
 	int			c;
 
-	memset(&cols, 0, sizeof(cols));
-	if (in->load_edb == NULL)
-		gdl_error(GDL_ERR_INTERNAL, NULL, NULL, "no loader for table of predicate %s", pred->name);
-	in->load_edb(in->load_arg, pred, es->dict, &cols);
-	if (cols.ncols != pred->arity)
-		gdl_error(GDL_ERR_DATATYPE, NULL, NULL,
-				  "table of predicate %s has %d columns, expected %d",
-				  pred->name, cols.ncols, pred->arity);
-	exec_check(es, es->bk->upload(es->ctx, cols.ncols, (int64_t) cols.nrows,
-								  (const int64_t *const *) cols.cols, &bag), "upload");
-	es->stats->bytes_to_device += (int64_t) cols.nrows * cols.ncols * 8;
-	es->stats->transfers++;
-	for (c = 0; c < cols.ncols; c++)
-		gdl_free(cols.cols[c]);
-	gdl_free(cols.cols);
+	if (bag == NULL)
+	{
+		memset(&cols, 0, sizeof(cols));
+		if (in->load_edb == NULL)
+			gdl_error(GDL_ERR_INTERNAL, NULL, NULL, "no loader for table of predicate %s", pred->name);
+		in->load_edb(in->load_arg, pred, es->dict, &cols);
+		if (cols.ncols != pred->arity)
+			gdl_error(GDL_ERR_DATATYPE, NULL, NULL,
+					  "table of predicate %s has %d columns, expected %d",
+					  pred->name, cols.ncols, pred->arity);
+		exec_check(es, es->bk->upload(es->ctx, cols.ncols, (int64_t) cols.nrows,
+									  (const int64_t *const *) cols.cols, &bag), "upload");
+		for (c = 0; c < cols.ncols; c++)
+			gdl_free(cols.cols[c]);
+		gdl_free(cols.cols);
+	}
 	exec_check(es, es->bk->dedup(es->ctx, 1, &bag, &set), "dedup");
 	es->bk->release(es->ctx, bag);
 	set_rels(es, &es->preds[pid], set, NULL, NULL);
@@ -155,8 +181,6 @@ facts_bag(ExecState *es, const PlanStratum *ps, int pid)
 	}
 	exec_check(es, es->bk->upload(es->ctx, pred->arity, n, (const int64_t *const *) cols, &bag),
 			   "upload");
-	es->stats->bytes_to_device += (int64_t) n * pred->arity * 8;
-	es->stats->transfers++;
 	for (k = 0; k < pred->arity; k++)
 		gdl_free(cols[k]);
 	return bag;
@@ -179,7 +203,7 @@ static GdlBkRel *
 dedup_outs(ExecState *es, ExecOuts *o)
 {
 	GdlBkRel   *cand = NULL;
-	double		t0 = now_ms();
+	ExecMark	m0 = exec_mark(es);
 	int			i;
 
 	if (o->n == 0)
@@ -188,7 +212,7 @@ dedup_outs(ExecState *es, ExecOuts *o)
 	for (i = 0; i < o->n; i++)
 		es->bk->release(es->ctx, o->v[i]);
 	o->n = 0;
-	es->stats->ms_dedup += now_ms() - t0;
+	exec_charge(es, m0, &es->stats->ms_dedup, &es->stats->launches_dedup);
 	return cand;
 }
 
@@ -196,12 +220,15 @@ dedup_outs(ExecState *es, ExecOuts *o)
 static void
 timed_rule(ExecState *es, const PlanRule *r, ExecOuts *out)
 {
-	double		t0 = now_ms(),
-				other = es->stats->ms_dedup + es->stats->ms_difference;
+	ExecMark	m0 = exec_mark(es);
+	double		other = es->stats->ms_dedup + es->stats->ms_difference;
+	int64_t		other_launches = es->stats->launches_dedup + es->stats->launches_difference;
 
 	exec_rule(es, r, out);
-	es->stats->ms_join += now_ms() - t0 -
-		(es->stats->ms_dedup + es->stats->ms_difference - other);
+	exec_charge(es, m0, &es->stats->ms_join, &es->stats->launches_join);
+	es->stats->ms_join -= es->stats->ms_dedup + es->stats->ms_difference - other;
+	es->stats->launches_join -= es->stats->launches_dedup + es->stats->launches_difference -
+		other_launches;
 }
 
 /* Evaluate one stratum to its fixpoint. */
@@ -276,7 +303,7 @@ eval_stratum(ExecState *es, const PlanStratum *ps, int64_t max_iterations)
 			GdlBkRel   *cand = dedup_outs(es, &outs[i]);
 			GdlBkRel   *nf = NULL,
 					   *nd = NULL;
-			double		t0 = now_ms();
+			ExecMark	m0 = exec_mark(es);
 
 			if (cand == NULL)
 			{
@@ -289,15 +316,15 @@ eval_stratum(ExecState *es, const PlanStratum *ps, int64_t max_iterations)
 			if (es->bk->absorb)
 			{
 				exec_check(es, es->bk->absorb(es->ctx, p->full, cand, &nf, &nd), "merge");
-				es->stats->ms_merge += now_ms() - t0;
+				exec_charge(es, m0, &es->stats->ms_merge, &es->stats->launches_merge);
 			}
 			else
 			{
 				exec_check(es, es->bk->difference(es->ctx, cand, p->full, &nd), "difference");
-				es->stats->ms_difference += now_ms() - t0;
-				t0 = now_ms();
+				exec_charge(es, m0, &es->stats->ms_difference, &es->stats->launches_difference);
+				m0 = exec_mark(es);
 				exec_check(es, es->bk->merge(es->ctx, p->full, nd, &nf), "merge");
-				es->stats->ms_merge += now_ms() - t0;
+				exec_charge(es, m0, &es->stats->ms_merge, &es->stats->launches_merge);
 			}
 			if (es->trace)
 				gdl_log("stratum %d round %lld: %s derived %lld distinct, %lld new, %lld in full",
@@ -386,8 +413,8 @@ gdl_run(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const GdlGoal
 	GdlBkConfig cfg;
 	GdlBkCounters cnt;
 	const char *errmsg = NULL;
-	double		t_start = now_ms(),
-				t0;
+	double		t_start = exec_now_ms();
+	ExecMark	m0;
 	bool	   *need;
 	bool		owned;
 	GdlBkRel   *ans;
@@ -424,7 +451,7 @@ gdl_run(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const GdlGoal
 	exec_set_current(es.bk, es.ctx);
 
 	/* inputs: tables, constants, ranks */
-	t0 = now_ms();
+	m0 = exec_mark(&es);
 	{
 		const int64_t *none[1] = {NULL};
 
@@ -439,7 +466,7 @@ gdl_run(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const GdlGoal
 	if (plan->needs_ranks)
 		exec_check(&es, es.bk->set_text_ranks(es.ctx, gdl_dict_ranks(dict), gdl_dict_size(dict)),
 				   "ranks");
-	res->stats.ms_load = now_ms() - t0;
+	exec_charge(&es, m0, &res->stats.ms_load, &res->stats.launches_load);
 
 	/* strata the goal depends on, in order */
 	for (i = 0; i < plan->nstrata; i++)
@@ -468,8 +495,6 @@ gdl_run(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const GdlGoal
 		for (c = 0; c < gp->arity; c++)
 			res->rows.cols[c] = gdl_alloc(sizeof(int64_t) * (res->count > 0 ? res->count : 1));
 		exec_check(&es, es.bk->download(es.ctx, ans, res->rows.cols), "download");
-		res->stats.bytes_from_device += res->count * gp->arity * 8;
-		res->stats.transfers++;
 	}
 	if (owned)
 		es.bk->release(es.ctx, ans);
@@ -481,12 +506,14 @@ gdl_run(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const GdlGoal
 		res->stats.bytes_to_device += cnt.bytes_to_device;
 		res->stats.bytes_from_device += cnt.bytes_from_device;
 		res->stats.transfers += cnt.transfers;
+		res->stats.launches = cnt.launches;
+		res->stats.library_calls = cnt.library_calls;
 	}
 	exec_set_current(NULL, NULL);
 	es.bk->ctx_destroy(es.ctx);
 	gdl_free(es.prep);
 	gdl_free(es.preds);
 	gdl_free(need);
-	res->stats.ms_total = now_ms() - t_start;
+	res->stats.ms_total = exec_now_ms() - t_start;
 	return res;
 }

@@ -48,7 +48,7 @@
 #include <stdint.h>
 
 /* Version of this interface; a loaded module must report the same. */
-#define GDL_BACKEND_ABI 1
+#define GDL_BACKEND_ABI 2
 
 /* Largest arity of a relation (and number of expressions of a map). */
 #define GDL_BK_MAX_ARITY 64
@@ -84,6 +84,8 @@ typedef struct GdlBkCounters
 	int64_t		bytes_from_device;
 	int64_t		transfers;
 	int64_t		peak_bytes;		/* most bytes held at once */
+	int64_t		launches;		/* device kernels the backend launched itself */
+	int64_t		library_calls;	/* device library algorithms run (CUB: 1-4 kernels each) */
 } GdlBkCounters;
 
 /* ---------------------------------------------------------- expressions */
@@ -326,6 +328,28 @@ typedef struct GdlBackend
 	int			(*join_count) (void *ctx, GdlBkRel *L, GdlBkRel *R,
 							   int nkeys, const int *lkeys, const int *rkeys,
 							   int64_t *count);
+
+	/*
+	 * Optional, all three or none (gpudl_load on a device): a RESIDENT table,
+	 * ncols columns of nrows values copied once into the backend's memory
+	 * and kept there, outside any context, until resident_free.  Called from
+	 * the host's main thread between runs.  NULL on failure, with a message
+	 * in *errmsg (static storage).  *bytes is what it holds.
+	 */
+	void	   *(*resident_create) (int ncols, int64_t nrows, const int64_t *const *cols,
+									int64_t *bytes, const char **errmsg);
+	void		(*resident_free) (void *res);
+
+	/*
+	 * A bag in a context from a resident table, without moving its rows:
+	 * output column j is resident column colidx[j], each value v mapped to
+	 * remap[j][v] when remap[j] is not NULL (then 0 <= v < remap_len[j]:
+	 * text ids of the table's dictionary -> the run's).  The relation may
+	 * share the resident's memory; it stays valid while the resident lives.
+	 */
+	int			(*from_resident) (void *ctx, void *res, int ncols, const int *colidx,
+								  const int32_t *const *remap, const int32_t *remap_len,
+								  GdlBkRel **out);
 } GdlBackend;
 
 /*

@@ -76,6 +76,24 @@ typedef struct GdlGoal
 	int		   *equal_b;
 } GdlGoal;
 
+struct GdlBackend;				/* src/exec/gdl_backend.h */
+
+/*
+ * An extensional predicate served from a table resident in a backend's
+ * memory (gpudl_load on a device): the predicate's columns are resident
+ * columns colidx[0..ncols), text ones mapped through remap[c] (ids of the
+ * table's dictionary -> the run's; NULL for other types).  The arrays are
+ * gdl_alloc'ed; the engine frees them.
+ */
+typedef struct GdlResidentRef
+{
+	void	   *resident;		/* the backend's handle (resident_create) */
+	int			ncols;
+	int		   *colidx;
+	int32_t   **remap;
+	int32_t    *remap_len;
+} GdlResidentRef;
+
 typedef struct GdlRunInput
 {
 	/*
@@ -84,6 +102,15 @@ typedef struct GdlRunInput
 	 */
 	void		(*load_edb) (void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out);
 	void	   *load_arg;
+
+	/*
+	 * Optional: serve an extensional predicate from a resident table of
+	 * backend bk instead (true, *out filled), or decline (false: load_edb
+	 * is called).  Only asked when bk can read resident tables.
+	 */
+	bool		(*load_edb_resident) (void *arg, const GdlPred *pred,
+									  const struct GdlBackend *bk, GdlDict *dict,
+									  GdlResidentRef *out);
 	GdlDevice	device;
 	int64_t		max_iterations;
 	bool		want_rows;		/* false: count only (gpudl_count) */
@@ -110,6 +137,15 @@ typedef struct GdlRunStats
 	int64_t		peak_bytes;		/* most bytes the backend held at once */
 	int64_t		batches;		/* slices rules ran over (see gdl_engine_set_batch_rows) */
 	const char *backend;		/* "cpu" or "cuda" */
+	/* device kernels the backend launched itself, per phase, and library calls */
+	int64_t		launches_load;
+	int64_t		launches_join;
+	int64_t		launches_dedup;
+	int64_t		launches_difference;
+	int64_t		launches_merge;
+	int64_t		launches;		/* all of them, the answer's filter included */
+	int64_t		library_calls;	/* device library algorithms (CUB), all phases */
+	int64_t		resident_loads;	/* predicates served from resident tables */
 } GdlRunStats;
 
 typedef struct GdlResult
@@ -125,8 +161,6 @@ extern GdlResult *gdl_run(const GdlPlan *plan, const GdlRunInput *in,
 						  GdlDict *dict, const GdlGoal *goal);
 
 /* -------------------------------------------------------------- backends */
-
-struct GdlBackend;				/* src/exec/gdl_backend.h */
 
 /*
  * The backend gdl_run uses for a device: the CPU backend is built in; the

@@ -38,6 +38,7 @@ gpudl_stats(PG_FUNCTION_ARGS)
 	put(rsinfo, "cpu_fallbacks", c->cpu_fallbacks);
 	put(rsinfo, "rows_loaded", c->rows_loaded);
 	put(rsinfo, "cache_reads", c->cache_reads);
+	put(rsinfo, "device_cache_reads", c->device_cache_reads);
 	put(rsinfo, "last_iterations", c->last_iterations);
 	put(rsinfo, "last_tuples_derived", c->last_tuples);
 	put(rsinfo, "last_result_rows", c->last_result_rows);
@@ -50,5 +51,13 @@ gpudl_stats(PG_FUNCTION_ARGS)
 	put(rsinfo, "bytes_to_device", c->bytes_to_device);
 	put(rsinfo, "bytes_from_device", c->bytes_from_device);
 	put(rsinfo, "device_transfers", c->device_transfers);
+	put(rsinfo, "last_launches", c->last_launches);
+	put(rsinfo, "last_launches_load", c->last_launches_load);
+	put(rsinfo, "last_launches_join", c->last_launches_join);
+	put(rsinfo, "last_launches_dedup", c->last_launches_dedup);
+	put(rsinfo, "last_launches_difference", c->last_launches_difference);
+	put(rsinfo, "last_launches_merge", c->last_launches_merge);
+	put(rsinfo, "last_library_calls", c->last_library_calls);
+	put(rsinfo, "last_peak_device_bytes", c->last_peak_device_bytes);
 	return (Datum) 0;
 }

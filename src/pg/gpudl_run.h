@@ -31,6 +31,15 @@ typedef struct GpudlCounters
 	int64		gpu_runs;
 	int64		cpu_fallbacks;
 	int64		cache_reads;		/* predicates served from gpudl_load's buffers */
+	int64		device_cache_reads;	/* ... of them from the copy on the device */
+	int64		last_launches_load;	/* device kernels of the last run, per phase */
+	int64		last_launches_join;
+	int64		last_launches_dedup;
+	int64		last_launches_difference;
+	int64		last_launches_merge;
+	int64		last_launches;		/* ... all of them */
+	int64		last_library_calls;	/* device library (CUB) calls of the last run */
+	int64		last_peak_device_bytes;	/* most device memory the last run held */
 } GpudlCounters;
 
 extern GpudlCounters gpudl_counters;
@@ -159,6 +168,8 @@ extern void gpudl_load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlCol
 
 /* Serve a predicate from a table loaded with gpudl_load (pg_cache.c). */
 extern bool gpudl_cache_read(const GdlPred *pred, GdlDict *dict, GdlColumns *out);
+extern bool gpudl_cache_resident(const GdlPred *pred, const struct GdlBackend *bk, GdlDict *dict,
+								 GdlResidentRef *out);
 
 /* Datum <-> engine value conversions (pg_io.c). */
 extern Datum gpudl_value_to_datum(int64_t v, GdlType t, Oid typid, GdlDict *dict);

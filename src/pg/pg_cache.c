@@ -13,8 +13,18 @@
  * its copy was made at, and reloads when they differ.  Reads
  * from the cache check the caller's SELECT privilege each time; tables with
  * row-level security are not cached (rows depend on the reader).
+ *
+ * When a run can use the GPU (gpudl.device auto or gpu, and a device works),
+ * the columns are also copied once into device memory (the backend's
+ * resident tables) and runs on the GPU read them there: a query then moves
+ * no table rows to the device, only a map of the table's text ids to the
+ * run's.  The host copy stays for runs on the CPU.  The device copy is freed
+ * with the entry (a memory context callback), so unload, reload and errors
+ * in the middle of a fill never leak it.
  */
 #include "gpudl_run.h"
+
+#include "exec/gdl_backend.h"
 
 #include "access/relation.h"
 #include "access/table.h"
@@ -52,6 +62,11 @@ typedef struct CacheEntry
 	size_t		nrows;
 	int64		bytes;
 	TimestampTz loaded_at;
+	/* the device copy, when there is one */
+	const GdlBackend *res_bk;	/* backend holding it */
+	void	   *resident;		/* its handle */
+	int		   *rescol;			/* per attnum - 1: column in the resident, or -1 */
+	int64		res_bytes;
 } CacheEntry;
 
 static HTAB *cache = NULL;
@@ -130,6 +145,51 @@ check_loadable(Relation rel)
 	check_select(RelationGetRelid(rel));
 }
 
+/* Memory context callback of an entry: free its device copy. */
+static void
+free_resident(void *arg)
+{
+	CacheEntry *e = arg;
+
+	if (e->resident && e->res_bk)
+		e->res_bk->resident_free(e->resident);
+	e->resident = NULL;
+	e->res_bk = NULL;
+}
+
+/*
+ * Copy an entry's columns (k of them, cols) to the device when runs may use
+ * the GPU, and tie the copy's life to the entry's memory context.  A device
+ * that cannot hold it leaves the entry on the host, with a warning.
+ */
+static void
+make_resident(CacheEntry *e, int k, const GdlColumns *cols)
+{
+	const GdlBackend *bk = gpudl_choose_gpu_backend();
+	const char *why = NULL;
+	int64_t		bytes = 0;
+	MemoryContextCallback *cb;
+
+	if (bk == NULL || bk->resident_create == NULL || bk->from_resident == NULL)
+		return;
+	cb = MemoryContextAlloc(e->cxt, sizeof(MemoryContextCallback));
+	e->resident = bk->resident_create(k, (int64_t) cols->nrows,
+									  (const int64_t *const *) cols->cols, &bytes, &why);
+	if (e->resident == NULL)
+	{
+		ereport(WARNING,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("table kept on the host only: %s", why ? why : "the device refused it"),
+				 errhint("Runs on the GPU upload it at each query.")));
+		return;
+	}
+	e->res_bk = bk;
+	e->res_bytes = bytes;
+	cb->func = free_resident;
+	cb->arg = e;
+	MemoryContextRegisterResetCallback(e->cxt, cb);
+}
+
 /*
  * Read every supported column of the table into a fresh entry (replacing a
  * stale one).  Reads through SPI with the caller's rights.
@@ -190,6 +250,12 @@ cache_fill(Oid relid)
 		}
 		e->nrows = cols.nrows;
 		e->bytes = (int64) cols.nrows * k * sizeof(int64_t) + (int64) gdl_dict_size(e->dict) * 16;
+		e->rescol = palloc(sizeof(int) * (desc->natts + 1));
+		for (i = 0; i < desc->natts; i++)
+			e->rescol[i] = -1;
+		for (i = 0; i < k; i++)
+			e->rescol[attnos[i]] = i;
+		make_resident(e, k, &cols);
 		e->loaded_at = GetCurrentTimestamp();
 		e->changes = table_changes(relid);
 		e->valid = true;
@@ -236,30 +302,59 @@ ensure_trigger(Oid relid)
 }
 
 /*
- * Serve an extensional predicate from the cache when its table is loaded and
- * current; false when the caller must read the table itself.
+ * The cache entry of a predicate's table when it is loaded, readable by the
+ * caller, and current (made again first when the table changed); NULL when
+ * the table is not loaded.
  */
-bool
-gpudl_cache_read(const GdlPred *pred, GdlDict *dict, GdlColumns *out)
+static CacheEntry *
+entry_for(const GdlPred *pred)
 {
 	CacheEntry *e;
-	Relation	rel;
-	TupleDesc	desc;
-	int32_t    *map;
-	int			c;
 
 	if (cache == NULL || pred->rel.relid == InvalidOid)
-		return false;
+		return NULL;
 	e = hash_search(cache, &pred->rel.relid, HASH_FIND, NULL);
 	if (e == NULL)
-		return false;
+		return NULL;
 	check_select(e->relid);
 	if (!e->valid || table_changes(e->relid) != e->changes)
 		e = cache_fill(e->relid);
-	rel = table_open(e->relid, AccessShareLock);
-	desc = RelationGetDescr(rel);
-	/* text ids of the entry's dictionary -> the run's */
-	map = palloc(sizeof(int32_t) * (gdl_dict_size(e->dict) + 1));
+	return e;
+}
+
+/*
+ * The attribute (0-based) of each of the predicate's columns in the entry;
+ * false when the entry does not hold one of them (then read the table).
+ */
+static bool
+pred_attrs(CacheEntry *e, const GdlPred *pred, int *atts)
+{
+	Relation	rel = table_open(e->relid, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	bool		ok = true;
+	int			c,
+				i;
+
+	for (c = 0; c < pred->arity && ok; c++)
+	{
+		atts[c] = -1;
+		for (i = 0; i < desc->natts && i < e->natts; i++)
+			if (!TupleDescAttr(desc, i)->attisdropped &&
+				strcmp(NameStr(TupleDescAttr(desc, i)->attname), pred->rel.colnames[c]) == 0)
+				atts[c] = i;
+		ok = atts[c] >= 0 && e->cols[atts[c]] != NULL;
+	}
+	table_close(rel, NoLock);
+	return ok;
+}
+
+/* Map of the entry's text ids to the run dictionary's (gdl_alloc'ed). */
+static int32_t *
+text_map(CacheEntry *e, GdlDict *dict)
+{
+	int32_t    *map = gdl_alloc(sizeof(int32_t) * (gdl_dict_size(e->dict) + 1));
+	int			c;
+
 	for (c = 0; c < gdl_dict_size(e->dict); c++)
 	{
 		size_t		len;
@@ -267,32 +362,92 @@ gpudl_cache_read(const GdlPred *pred, GdlDict *dict, GdlColumns *out)
 
 		map[c] = gdl_dict_intern(dict, s, len);
 	}
+	return map;
+}
+
+/* Whether attribute att of the entry holds text ids. */
+static bool
+is_text(CacheEntry *e, int att)
+{
+	return gpudl_type_from_oid(e->typids[att]) == GDL_TYPE_TEXT;
+}
+
+/*
+ * Serve an extensional predicate from the cache's host columns when its
+ * table is loaded and current; false when the caller must read the table.
+ */
+bool
+gpudl_cache_read(const GdlPred *pred, GdlDict *dict, GdlColumns *out)
+{
+	CacheEntry *e = entry_for(pred);
+	int		   *atts;
+	int32_t    *map;
+	int			c;
+
+	if (e == NULL)
+		return false;
+	atts = palloc(sizeof(int) * (pred->arity + 1));
+	if (!pred_attrs(e, pred, atts))
+		return false;
+	map = text_map(e, dict);
 	out->ncols = pred->arity;
 	out->nrows = e->nrows;
 	out->cols = gdl_alloc(sizeof(int64_t *) * (pred->arity + 1));
 	for (c = 0; c < pred->arity; c++)
 	{
-		int			att = -1,
-					i;
+		const int64_t *src = e->cols[atts[c]];
+		bool		text = is_text(e, atts[c]);
 		size_t		r;
-		bool		text;
 
-		for (i = 0; i < desc->natts && i < e->natts; i++)
-			if (!TupleDescAttr(desc, i)->attisdropped &&
-				strcmp(NameStr(TupleDescAttr(desc, i)->attname), pred->rel.colnames[c]) == 0)
-				att = i;
-		if (att < 0 || e->cols[att] == NULL)
-		{
-			table_close(rel, NoLock);
-			return false;		/* a column we do not hold: read the table */
-		}
-		text = gpudl_type_from_oid(e->typids[att]) == GDL_TYPE_TEXT;
 		out->cols[c] = gdl_alloc(sizeof(int64_t) * (e->nrows + 1));
 		for (r = 0; r < e->nrows; r++)
-			out->cols[c][r] = text ? map[e->cols[att][r]] : e->cols[att][r];
+			out->cols[c][r] = text ? map[src[r]] : src[r];
 	}
-	table_close(rel, NoLock);
+	gdl_free(map);
 	gpudl_counters.cache_reads++;
+	return true;
+}
+
+/*
+ * Serve an extensional predicate from the device copy of its table, for a
+ * run on backend bk; false when there is none (see GdlRunInput).
+ */
+bool
+gpudl_cache_resident(const GdlPred *pred, const GdlBackend *bk, GdlDict *dict,
+					 GdlResidentRef *out)
+{
+	CacheEntry *e = entry_for(pred);
+	int		   *atts;
+	int32_t    *map = NULL;
+	int			c;
+
+	if (e == NULL || e->resident == NULL || e->res_bk != bk)
+		return false;
+	atts = palloc(sizeof(int) * (pred->arity + 1));
+	if (!pred_attrs(e, pred, atts))
+		return false;
+	out->resident = e->resident;
+	out->ncols = pred->arity;
+	out->colidx = gdl_alloc(sizeof(int) * (pred->arity + 1));
+	out->remap = gdl_alloc(sizeof(int32_t *) * (pred->arity + 1));
+	out->remap_len = gdl_alloc(sizeof(int32_t) * (pred->arity + 1));
+	for (c = 0; c < pred->arity; c++)
+	{
+		out->colidx[c] = e->rescol[atts[c]];
+		out->remap[c] = NULL;
+		out->remap_len[c] = 0;
+		if (is_text(e, atts[c]))
+		{
+			if (map == NULL)
+				map = text_map(e, dict);
+			out->remap[c] = gdl_alloc(sizeof(int32_t) * (gdl_dict_size(e->dict) + 1));
+			memcpy(out->remap[c], map, sizeof(int32_t) * gdl_dict_size(e->dict));
+			out->remap_len[c] = gdl_dict_size(e->dict);
+		}
+	}
+	gdl_free(map);
+	gpudl_counters.cache_reads++;
+	gpudl_counters.device_cache_reads++;
 	return true;
 }
 
@@ -354,11 +509,14 @@ gpudl_cache_status(PG_FUNCTION_ARGS)
 		{
 		bool		nulls[5] = {0};
 
+		bool		current = e->valid && table_changes(e->relid) == e->changes;
+		const char *where = e->resident ? "gpu" : "cpu";
+
 		v[0] = ObjectIdGetDatum(e->relid);
 		v[1] = Int64GetDatum((int64) e->nrows);
-		v[2] = Int64GetDatum(e->bytes);
-		v[3] = CStringGetTextDatum(e->valid && table_changes(e->relid) == e->changes ?
-								   "cpu" : "cpu (changed: reloaded at next use)");
+		v[2] = Int64GetDatum(e->resident ? e->res_bytes : e->bytes);
+		v[3] = CStringGetTextDatum(current ? where :
+								   psprintf("%s (changed: reloaded at next use)", where));
 		v[4] = TimestampTzGetDatum(e->loaded_at);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
 		}

@@ -33,6 +33,15 @@ record_stats(const GdlResult *r)
 	gpudl_counters.bytes_to_device += s->bytes_to_device;
 	gpudl_counters.bytes_from_device += s->bytes_from_device;
 	gpudl_counters.device_transfers += s->transfers;
+	gpudl_counters.last_launches_load = s->launches_load;
+	gpudl_counters.last_launches_join = s->launches_join;
+	gpudl_counters.last_launches_dedup = s->launches_dedup;
+	gpudl_counters.last_launches_difference = s->launches_difference;
+	gpudl_counters.last_launches_merge = s->launches_merge;
+	gpudl_counters.last_launches = s->launches;
+	gpudl_counters.last_library_calls = s->library_calls;
+	gpudl_counters.last_peak_device_bytes = s->backend && strcmp(s->backend, "cpu") != 0 ?
+		s->peak_bytes : 0;
 }
 
 /*
@@ -86,6 +95,21 @@ run_load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out)
 		return;
 	}
 	gpudl_load_edb(arg, pred, dict, out);
+}
+
+/*
+ * The engine's resident loader: tables loaded with gpudl_load come from
+ * their copy on the device (never the seed of a goal-directed plan).
+ */
+static bool
+run_load_edb_resident(void *arg, const GdlPred *pred, const struct GdlBackend *bk,
+					  GdlDict *dict, GdlResidentRef *out)
+{
+	GpudlRun   *run = arg;
+
+	if (run->magic && pred->id == run->magic->seed_pred)
+		return false;
+	return gpudl_cache_resident(pred, bk, dict, out);
 }
 
 /* A fresh dictionary and the goal encoded with it, for the run's plan. */
@@ -234,6 +258,7 @@ gpudl_run_execute(GpudlRun *run)
 
 	memset(&in, 0, sizeof(in));
 	in.load_edb = run_load_edb;
+	in.load_edb_resident = run_load_edb_resident;
 	in.load_arg = run;
 	in.max_iterations = gpudl_max_iterations;
 	in.want_rows = run->want_rows;

@@ -46,6 +46,8 @@ typedef struct GpudlScanTotals
 	double		ms_total;
 	int64		bytes_to_device;
 	int64		bytes_from_device;
+	int64		launches;		/* device kernels (GdlRunStats.launches) */
+	int64		library_calls;
 	int			nstrata;
 	int64	   *stratum_tuples; /* per stratum of the last run's analysis */
 	bool	   *stratum_needed;

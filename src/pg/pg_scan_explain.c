@@ -91,6 +91,8 @@ gpudl_scan_note_run(GpudlScanState *st, GpudlRun *run)
 	t->ms_total += s->ms_total;
 	t->bytes_to_device += s->bytes_to_device;
 	t->bytes_from_device += s->bytes_from_device;
+	t->launches += s->launches;
+	t->library_calls += s->library_calls;
 	if (t->nstrata != a->nstrata)
 	{
 		t->nstrata = a->nstrata;
@@ -278,5 +280,10 @@ gpudl_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							psprintf("%lld to device, %lld from device",
 									 (long long) t->bytes_to_device,
 									 (long long) t->bytes_from_device), es);
+		if (t->launches > 0 || t->library_calls > 0)
+			ExplainPropertyText("Device Launches",
+								psprintf("%lld kernels, %lld library calls",
+										 (long long) t->launches,
+										 (long long) t->library_calls), es);
 	}
 }

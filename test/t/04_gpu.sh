@@ -56,5 +56,44 @@ auto=$(q -c "SET gpudl.device = auto" -c "SET gpudl.device_memory_limit = 1" -c 
          -c "SELECT value FROM gpudl_stats() WHERE name = 'cpu_fallbacks'" | tail -2 | paste -sd' ')
 echo "auto with 1 MB of device memory: $auto (count, cpu_fallbacks)"
 [ "$auto" = "$cpu 1" ] || { echo "expected a CPU fallback"; exit 1; }
+# tables pinned with gpudl_load live on the device: a query moves none of
+# their rows (only the text-id map), gives the CPU's answer, sees changes,
+# and unloading gives the device memory back
+q -q <<'SQL'
+CREATE TABLE kin AS SELECT 'p' || (random() * 2000)::int AS a, 'p' || (random() * 2000)::int AS b,
+                          (random() * 5)::int AS w FROM generate_series(1, 200000);
+SELECT gpudl_create_program('kin', 'r(X, Y) :- kin(X, Y, W), W > 1. r(X, Z) :- r(X, Y), kin(Y, Z, _).');
+SQL
+ref=$(q -c "SET gpudl.device = cpu" -c "SELECT gpudl_count('kin', 'r(X, Y)')" | tail -1)
+out=$(q -c "SET gpudl.device = gpu" \
+  -c "SELECT 'free0 ' || memory_free FROM gpudl_device_info() WHERE backend = 'cuda'" \
+  -c "SELECT gpudl_count('kin', 'r(X, Y)')" \
+  -c "SELECT 'cold ' || value FROM gpudl_stats() WHERE name = 'bytes_to_device'" \
+  -c "SELECT 'rows ' || gpudl_load('kin')" \
+  -c "SELECT 'where ' || device || ' ' || bytes FROM gpudl_cache_status()" \
+  -c "SELECT 'free1 ' || memory_free FROM gpudl_device_info() WHERE backend = 'cuda'" \
+  -c "SELECT 'warm ' || gpudl_count('kin', 'r(X, Y)')" \
+  -c "SELECT 'moved ' || value FROM gpudl_stats() WHERE name = 'bytes_to_device'" \
+  -c "SELECT 'dreads ' || value FROM gpudl_stats() WHERE name = 'device_cache_reads'" \
+  -c "SELECT 'launches ' || value FROM gpudl_stats() WHERE name = 'last_launches'" \
+  -c "UPDATE kin SET w = 0 WHERE a < 'p5'" \
+  -c "SELECT 'changed ' || gpudl_count('kin', 'r(X, Y)')" \
+  -c "SET gpudl.device = cpu" \
+  -c "SELECT 'changed_cpu ' || gpudl_count('kin', 'r(X, Y)')" \
+  -c "SELECT gpudl_unload('kin')" \
+  -c "SELECT 'free2 ' || memory_free FROM gpudl_device_info() WHERE backend = 'cuda'")
+echo "$out" | grep -v '^$'
+v() { echo "$out" | grep "^$1 " | head -1 | cut -d' ' -f2-; }
+[ "$(v warm)" = "$ref" ] || { echo "resident run differs from the CPU: $(v warm) vs $ref"; exit 1; }
+[ "$(v where | cut -d' ' -f1)" = gpu ] || { echo "loaded table is not on the device: $(v where)"; exit 1; }
+[ "$(v dreads)" -ge 1 ] || { echo "no read from the device copy"; exit 1; }
+[ "$(v launches)" -gt 0 ] || { echo "no kernel launches counted"; exit 1; }
+[ "$(v changed)" = "$(v changed_cpu)" ] || { echo "stale device copy: $(v changed) vs $(v changed_cpu)"; exit 1; }
+cold=$(v cold); moved=$(( $(v moved) - cold ))
+echo "bytes to the device: first run (table uploaded) $cold, run on the loaded table $moved"
+[ "$moved" -lt $(( cold / 4 )) ] || { echo "the loaded table was uploaded again"; exit 1; }
+held=$(( $(v free0) - $(v free1) )); back=$(( $(v free2) - $(v free1) ))
+echo "device memory: loading took $held bytes, unloading gave back $back"
+[ "$back" -ge $(( 200000 * 3 * 8 )) ] || { echo "unload did not free the device copy"; exit 1; }
 dropdb $db
 echo "gpu: ok"

@@ -1038,6 +1038,135 @@ load_gpu(void)
 	return NULL;
 }
 
+/*
+ * Resident tables (gpudl_load on the device): a bag made from a resident
+ * table's chosen columns, some through text maps, equals the same rows
+ * uploaded, for every value class; the resident outlives contexts, and
+ * freeing it gives its device memory back.
+ */
+static void
+test_resident(void)
+{
+	size_t		free0 = 0,
+				free1 = 0,
+				total = 0;
+
+	if (meminfo)
+		(void) meminfo(&free0, &total);
+	for (int iter = 0; iter < 40; iter++)
+	{
+		int			ncols = 1 + (int) rndn(5);
+		int64_t		n = iter % 7 == 0 ? 0 : 1 + rndn(iter % 3 == 0 ? 200000 : 2000);
+		int			cls = (int) rndn(4);
+		int64_t    *cols[8];
+		int32_t    *remap[8];
+		int32_t		remap_len[8];
+		int			colidx[8];
+		int			nout = 1 + (int) rndn(3);
+		int64_t		bytes = 0;
+		const char *why = NULL;
+		void	   *res;
+		Rows		want;
+		Pair		p;
+
+		for (int k = 0; k < ncols; k++)
+		{
+			bool		text = rndn(3) == 0;
+
+			remap_len[k] = text ? 1 + (int32_t) rndn(500) : 0;
+			remap[k] = NULL;
+			if (text)
+			{
+				remap[k] = malloc(sizeof(int32_t) * remap_len[k]);
+				for (int32_t v = 0; v < remap_len[k]; v++)
+					remap[k][v] = (int32_t) rndn(1 << 20);
+			}
+			cols[k] = malloc(sizeof(int64_t) * (n + 1));
+			for (int64_t i = 0; i < n; i++)
+				cols[k][i] = text ? rndn(remap_len[k]) : rnd_val(cls, 1000);
+		}
+		res = gpu->resident_create(ncols, n, (const int64_t *const *) cols, &bytes, &why);
+		CHECK_MSG(res != NULL, "resident_create: %s", why ? why : "?");
+		if (!res)
+			return;
+		CHECK(bytes == n * ncols * 8);
+		/* the expected rows: chosen columns (repeats allowed), mapped */
+		want.arity = nout;
+		want.n = n;
+		want.v = malloc(sizeof(int64_t) * (n * nout + 1));
+		{
+			const int32_t *maps[8];
+			int32_t		lens[8];
+
+			for (int j = 0; j < nout; j++)
+			{
+				colidx[j] = (int) rndn(ncols);
+				maps[j] = remap[colidx[j]];
+				lens[j] = remap_len[colidx[j]];
+				for (int64_t i = 0; i < n; i++)
+				{
+					int64_t		x = cols[colidx[j]][i];
+
+					want.v[i * nout + j] = maps[j] ? maps[j][x] : x;
+				}
+			}
+			p.c = upload_one(cpu, cctx, &want);
+			p.g = NULL;
+			p.arity = nout;
+			CHECK_MSG(gpu->from_resident(gctx, res, nout, colidx, maps, lens, &p.g) == GDL_BK_OK,
+					  "from_resident: %s", gpu->last_error(gctx));
+		}
+		/* resident memory is not the context's: destroy and use again */
+		if (iter == 5)
+		{
+			void	   *again;
+			const char *err = NULL;
+
+			gpu->release(gctx, p.g);
+			gpu->ctx_destroy(gctx);
+			gctx = gpu->ctx_create(NULL, &err);
+			CHECK_MSG(gctx != NULL, "ctx_create: %s", err ? err : "?");
+			again = NULL;
+			{
+				const int32_t *maps[8];
+				int32_t		lens[8];
+
+				for (int j = 0; j < nout; j++)
+				{
+					maps[j] = remap[colidx[j]];
+					lens[j] = remap_len[colidx[j]];
+				}
+				CHECK(gpu->from_resident(gctx, res, nout, colidx, maps, lens, (GdlBkRel **) &again) == GDL_BK_OK);
+			}
+			p.g = again;
+		}
+		if (p.g)
+			pair_check(p, "from_resident", false);
+		pair_release(p);
+		/* a column index out of range is refused, the context stays usable */
+		{
+			GdlBkRel   *bad = NULL;
+			int			badidx = ncols;
+
+			CHECK(gpu->from_resident(gctx, res, 1, &badidx, NULL, NULL, &bad) == GDL_BK_ERR_INVALID);
+			CHECK(bad == NULL);
+		}
+		gpu->resident_free(res);
+		for (int k = 0; k < ncols; k++)
+		{
+			free(cols[k]);
+			free(remap[k]);
+		}
+		free(want.v);
+	}
+	if (meminfo)
+	{
+		(void) meminfo(&free1, &total);
+		CHECK_MSG(free1 + (16 << 20) >= free0, "resident tables leaked %lld bytes",
+				  (long long) free0 - (long long) free1);
+	}
+}
+
 int
 main(void)
 {
@@ -1067,6 +1196,7 @@ main(void)
 	test_map();
 	test_aggregate();
 	test_tc();
+	test_resident();
 	gpu->counters(gctx, &cnt);
 	printf("test_cuda_backend: %d results compared; device peak %lld bytes, %lld transfers\n",
 		   n_compared, (long long) cnt.peak_bytes, (long long) cnt.transfers);
