@@ -6,7 +6,8 @@
 # CPU.  Run inside the staged PostgreSQL:
 #   bash .device/run.sh 'bash bench/gpu/device_run.sh tests bench-gpu'
 #   bash .device/run.sh 'bash bench/gpu/device_run.sh bench-cpu'
-# Phases: tests, bench-gpu, bench-cpu (each fits one 10-minute device call).
+# Phases: tests, shell, bench-gpu, bench-cpu, family (data in .device/graphs and
+# .device/family; stage them with shared/tools/device/stage.sh first).
 # Logs and results go to $OUT (or out/ when unset).
 set -uo pipefail
 phases=" $* "
@@ -37,12 +38,19 @@ for t in test/t/04_gpu.sh test/t/03_cancel.sh; do timeout 120 bash "$t" >>"$OUT/
 tail -8 "$OUT/shell_tests.txt" >>"$OUT/summary.txt"
 fi
 if [[ "$phases" == *" bench-gpu "* ]]; then
-log "benchmarks: GPU"
-DEVICE=gpu RUNS="${RUNS:-5}" WORKLOADS="tc" RECURSIVE_TIMEOUT_S=0 MATERIALIZE=1 timeout 240 bash bench/sql/graphs.sh >"$OUT/bench_gpu_tc.md" 2>&1
-DEVICE=gpu RUNS="${RUNS:-5}" WORKLOADS="sg" GRAPHS="CA-HepTh p2p-Gnutella04" RECURSIVE_TIMEOUT_S=0 MATERIALIZE=0 timeout 120 bash bench/sql/graphs.sh >"$OUT/bench_gpu_sg.md" 2>&1
+log "benchmarks: GPU (TC and SG on every graph; TC again with the edge table loaded on the device)"
+DEVICE=gpu RUNS="${RUNS:-5}" WORKLOADS="tc" RECURSIVE_TIMEOUT_S=0 MATERIALIZE="${MATERIALIZE:-0}" timeout 240 bash bench/sql/graphs.sh >"$OUT/bench_gpu_tc.md" 2>&1
+DEVICE=gpu RUNS="${RUNS:-5}" WORKLOADS="tc" RECURSIVE_TIMEOUT_S=0 MATERIALIZE=0 LOADED=1 timeout 240 bash bench/sql/graphs.sh >"$OUT/bench_gpu_tc_loaded.md" 2>&1
+PGOPTIONS="-c statement_timeout=${SG_TIMEOUT_S:-60}s" DEVICE=gpu RUNS="${RUNS:-5}" WORKLOADS="sg" RECURSIVE_TIMEOUT_S=0 MATERIALIZE=0 timeout 400 bash bench/sql/graphs.sh >"$OUT/bench_gpu_sg.md" 2>&1
 fi
 if [[ "$phases" == *" bench-cpu "* ]]; then
 log "benchmarks: CPU engine on this machine's cores, WITH RECURSIVE where it finishes"
-DEVICE=cpu RUNS="${CPU_RUNS:-2}" WORKLOADS="tc" RECURSIVE_TIMEOUT_S="${RECURSIVE_TIMEOUT_S:-60}" MATERIALIZE=0 timeout 500 bash bench/sql/graphs.sh >"$OUT/bench_cpu_tc.md" 2>&1
+PGOPTIONS="-c statement_timeout=${CPU_TIMEOUT_S:-90}s" DEVICE=cpu RUNS="${CPU_RUNS:-2}" WORKLOADS="${CPU_WORKLOADS:-tc sg}" RECURSIVE_TIMEOUT_S="${RECURSIVE_TIMEOUT_S:-30}" MATERIALIZE=0 timeout 540 bash bench/sql/graphs.sh >"$OUT/bench_cpu.md" 2>&1
+fi
+if [[ "$phases" == *" family "* ]]; then
+log "rule learning: the family KG through SQL, on the GPU and on the CPU"
+for dev in gpu cpu; do
+  DEVICE=$dev RUNS="${FAMILY_RUNS:-3}" DATA_DIR="${FAMILY_DIR:-$PWD/.device/family}" timeout 240 bash bench/ilp/family_sql.sh >"$OUT/bench_family_$dev.md" 2>&1
+done
 fi
 cat "$OUT"/bench_*.md >>"$OUT/summary.txt"
