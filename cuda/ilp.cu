@@ -485,13 +485,25 @@ ilp_destroy(GdlIlpDevSession *s)
 		session_free(s);
 }
 
+}								/* namespace */
+
+/* Bulk coverage, in ilp_cover.cu. */
+extern int	gdl_cuda_ilp_cover(const GdlIlpDevCoverIn *in, uint64_t **out, int64_t *nout,
+							   double *seconds, char *errmsg, size_t errlen);
+extern void gdl_cuda_ilp_cover_free(uint64_t *p);
+
+namespace
+{
+
 const GdlIlpDevice ilp_device = {
 	GDL_ILP_DEVICE_ABI,
 	"cuda",
 	ilp_create,
 	ilp_train,
 	ilp_forward,
-	ilp_destroy
+	ilp_destroy,
+	gdl_cuda_ilp_cover,
+	gdl_cuda_ilp_cover_free
 };
 
 }								/* namespace */

@@ -21,6 +21,13 @@
  *          [-b MAX_BODY] [-E EPOCHS] [-s FIRST] [-n TARGETS] [-g CUDA_LIB] [-c] [-v]
  *   -c: skip the CPU trainer (GPU only)
  *
+ * With -S it scores instead: for every target, the coverage of every rule of
+ * the bias (ilp_candidates over the bulk coverage of ilp_bulk.c) on the CPU
+ * and on the GPU, timed apart from building the target's world, and checks
+ * that both give the same candidates and coverage; -P adds the per-rule
+ * joins (bulk off) on the first target for comparison.  -R turns the bulk
+ * coverage off for learning (the per-rule joins of before).
+ *
  * With -T ROWS:COLS:PER_ROW it benchmarks training alone instead: a random
  * coverage matrix of ROWS examples (a fifth positives) and COLS candidates
  * with PER_ROW candidates per example on average, trained for -E epochs on
@@ -329,6 +336,162 @@ run_mode(KgRel *rels, int first, int ntargets, const GdlIlpParams *params, bool 
 	free(bg);
 }
 
+/* Do two candidate sets hold the same rules with the same coverage? */
+static bool
+same_cands(const IlpCandSet *a, const IlpCandSet *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (int32_t i = 0; i < a->n; i++)
+		if (ilp_rule_cmp(&a->c[i].rule, &b->c[i].rule) != 0 || a->c[i].ncov != b->c[i].ncov ||
+			(a->c[i].ncov > 0 &&
+			 memcmp(a->c[i].cov, b->c[i].cov, sizeof(int32_t) * a->c[i].ncov) != 0))
+			return false;
+	return true;
+}
+
+/* Per-mode totals of the scoring benchmark (-S). */
+typedef struct ScoreTotals
+{
+	double		search_s;		/* ilp_candidates: bulk coverage + the search over it */
+	double		bulk_s;			/* of which building the bulk coverage */
+	double		device_s;		/* of which the device's cover() */
+	int64_t		entries;		/* distinct (rule, example) entries */
+	int64_t		keys;			/* distinct rules with some coverage */
+	int64_t		nodes;			/* bias rules whose coverage the search used */
+	int64_t		cands;			/* candidates kept */
+	int64_t		misses;			/* rules joined per rule */
+	int64_t		on_device;
+} ScoreTotals;
+
+/*
+ * Score every rule of up to max_body atoms for every target (-S): build the
+ * target's world (timed apart), then enumerate and cover the whole bias
+ * (ilp_candidates, which builds the bulk coverage) on the CPU and, with a
+ * device, on the GPU; the two candidate sets must be identical.  With
+ * per_rule, also the per-rule joins (bulk off) for the first target.
+ */
+static int
+score_bench(KgRel *rels, int first, int ntargets, const GdlIlpParams *params, bool skip_cpu,
+			bool per_rule)
+{
+	GdlIlpRelation *bg = malloc(sizeof(GdlIlpRelation) * nrels);
+	IlpBias		bias = {params->max_body, false, false, true, 1, 20000000};
+	IlpNegSpec	neg = {GDL_ILP_NEG_PCA, 4, params->max_body, 0};
+	ScoreTotals tot[2];
+	double		world_s = 0;
+	int			same = 0,
+				compared = 0;
+	int64_t		nex = 0;
+
+	memset(tot, 0, sizeof(tot));
+	for (int r = first; r < first + ntargets; r++)
+	{
+		GdlIlpProblem prob;
+		GdlColumns	pos;
+		int64_t    *pc[2];
+		int			nb = 0;
+		double		t0;
+		IlpWorld   *w;
+		IlpCandSet *cs[2] = {NULL, NULL};
+
+		for (int q = 0; q < nrels; q++)
+		{
+			if (q == r)
+				continue;
+			bg[nb].name = rels[q].name;
+			bg[nb].arity = 2;
+			bg[nb].types[0] = bg[nb].types[1] = GDL_TYPE_BIGINT;
+			bg[nb].rows.ncols = 2;
+			bg[nb].rows.nrows = rels[q].n;
+			bg[nb].rows.cols = gdl_alloc(sizeof(int64_t *) * 2);
+			bg[nb].rows.cols[0] = rels[q].a;
+			bg[nb].rows.cols[1] = rels[q].b;
+			nb++;
+		}
+		pc[0] = rels[r].a;
+		pc[1] = rels[r].b;
+		pos.ncols = 2;
+		pos.nrows = rels[r].n;
+		pos.cols = pc;
+		memset(&prob, 0, sizeof(prob));
+		prob.nrels = nb;
+		prob.rels = bg;
+		prob.target = rels[r].name;
+		prob.arity = 2;
+		prob.types[0] = prob.types[1] = GDL_TYPE_BIGINT;
+		prob.example_types[0] = prob.example_types[1] = GDL_TYPE_UNKNOWN;
+		prob.positives = &pos;
+		t0 = now_s();
+		w = ilp_world_build(&prob, true, false, &neg);
+		world_s += now_s() - t0;
+		nex += w->npos + w->nneg;
+		for (int mode = 0; mode < 2; mode++)
+		{
+			ScoreTotals *st = &tot[mode];
+
+			if ((mode == 0 && skip_cpu) || (mode == 1 && gdl_ilp_device() == NULL))
+				continue;
+			gdl_ilp_set_device_mode(mode == 1 ? GDL_ILP_DEVICE_ALWAYS : GDL_ILP_DEVICE_NEVER);
+			memset(&gdl_ilp_timings, 0, sizeof(gdl_ilp_timings));
+			t0 = now_s();
+			cs[mode] = ilp_candidates(w, &bias);
+			st->search_s += now_s() - t0;
+			st->bulk_s += gdl_ilp_timings.bulk_s;
+			st->device_s += gdl_ilp_timings.bulk_device_s;
+			st->entries += gdl_ilp_timings.bulk_entries;
+			st->keys += gdl_ilp_timings.bulk_keys;
+			st->misses += gdl_ilp_timings.bulk_misses;
+			st->on_device += gdl_ilp_timings.bulk_device;
+			st->nodes += cs[mode]->nodes;
+			st->cands += cs[mode]->n;
+			if (mode == 1 && gdl_ilp_timings.bulk_device == 0)
+				printf("  %s: bulk coverage not on the device: %s\n", rels[r].name,
+					   gdl_ilp_timings.last_device_error);
+		}
+		if (cs[0] != NULL && cs[1] != NULL)
+		{
+			compared++;
+			same += same_cands(cs[0], cs[1]);
+		}
+		if (per_rule && r == first)
+		{
+			IlpCandSet *pr;
+
+			gdl_ilp_set_bulk(false);
+			t0 = now_s();
+			pr = ilp_candidates(w, &bias);
+			printf("  %s: per-rule joins (bulk off): %.2f s for %lld bias rules; same candidates "
+				   "as the bulk: %s\n", rels[r].name, now_s() - t0, (long long) pr->nodes,
+				   same_cands(pr, cs[skip_cpu ? 1 : 0]) ? "yes" : "NO");
+			gdl_ilp_set_bulk(true);
+		}
+		gdl_test_reset();
+	}
+	printf("scoring every rule of up to %d body atoms for %d targets (%lld examples in all; "
+		   "world building %.2f s, not counted)\n", params->max_body, ntargets, (long long) nex,
+		   world_s);
+	for (int mode = 0; mode < 2; mode++)
+	{
+		ScoreTotals *st = &tot[mode];
+
+		if (st->search_s == 0)
+			continue;
+		printf("%-4s scored in %.3f s: bulk coverage %.3f s (device %.3f s, %lld of %d on the device), "
+			   "%lld entries, %lld rules with coverage (%.3g rules/s), search over it %.3f s: "
+			   "%lld bias rules (%.3g/s), %lld candidates, %lld rules joined apart\n",
+			   mode ? "gpu" : "cpu", st->search_s, st->bulk_s, st->device_s,
+			   (long long) st->on_device, ntargets, (long long) st->entries, (long long) st->keys,
+			   st->keys / st->search_s, st->search_s - st->bulk_s, (long long) st->nodes,
+			   st->nodes / st->search_s, (long long) st->cands, (long long) st->misses);
+	}
+	if (compared > 0)
+		printf("same candidates and coverage on CPU and GPU: %d of %d targets; speed-up %.1fx\n",
+			   same, compared, tot[0].search_s / tot[1].search_s);
+	free(bg);
+	return compared > 0 && same != compared ? 1 : 0;
+}
+
 /* Train a random matrix on the CPU and on the device (-T). */
 static int
 train_bench(const char *spec, int epochs, bool skip_cpu)
@@ -452,7 +615,9 @@ main(int argc, char **argv)
 	int			ntargets = -1,
 				first = 0;
 	bool		skip_cpu = false,
-				verbose = false;
+				verbose = false,
+				score = false,
+				per_rule = false;
 	int			opt;
 	KgRel	   *rels;
 	int64_t		total = 0;
@@ -466,7 +631,7 @@ main(int argc, char **argv)
 	gdl_ilp_params_default(&params);
 	params.max_body = 2;
 	params.deepen = false;
-	while ((opt = getopt(argc, argv, "e:t:r:f:b:E:n:s:g:cvT:")) != -1)
+	while ((opt = getopt(argc, argv, "e:t:r:f:b:E:n:s:g:cvT:SPR")) != -1)
 	{
 		switch (opt)
 		{
@@ -506,9 +671,18 @@ main(int argc, char **argv)
 			case 'T':
 				tspec = optarg;
 				break;
+			case 'S':
+				score = true;
+				break;
+			case 'P':
+				per_rule = true;
+				break;
+			case 'R':
+				gdl_ilp_set_bulk(false);
+				break;
 			default:
 				fprintf(stderr, "usage: kg_gpu [-e N] [-t N] [-r N] [-f N] [-b N] [-E N] "
-						"[-s N] [-n N] [-g LIB] [-c] [-v] [-T R:C:K]\n");
+						"[-s N] [-n N] [-g LIB] [-c] [-v] [-T R:C:K] [-S [-P]] [-R]\n");
 				return 2;
 		}
 	}
@@ -536,6 +710,8 @@ main(int argc, char **argv)
 		total += rels[r].n;
 	printf("synthetic KG: %d entities in %d types, %d relations, %lld facts (%.2f s to generate)\n",
 		   nent, ntypes, nrels, (long long) total, now_s() - t0);
+	if (score)
+		return score_bench(rels, first, ntargets, &params, skip_cpu, per_rule);
 	printf("learning targets r%d..r%d, max_body %d, %d epochs, every candidate (no deepening)\n",
 		   first, first + ntargets - 1, params.max_body, params.epochs);
 	pc = calloc(nrels, sizeof(char *));
