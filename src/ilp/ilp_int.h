@@ -77,6 +77,9 @@ typedef struct IlpDomain
 {
 	int32_t		n;
 	int64_t    *vals;
+	int32_t    *dense;			/* dense values: id of vals[0] + i, or -1; else NULL */
+	int64_t		dmin;
+	int64_t		drange;
 } IlpDomain;
 
 /* Everything a run works on, over dense ids. */

@@ -34,16 +34,6 @@ ilp_type_class(GdlType t)
 	}
 }
 
-/* qsort comparator for int64 values. */
-static int
-cmp_i64(const void *x, const void *y)
-{
-	int64_t		a = *(const int64_t *) x;
-	int64_t		b = *(const int64_t *) y;
-
-	return (a > b) - (a < b);
-}
-
 /* Dense id of a value in a domain, or -1 when absent. */
 int32_t
 ilp_dom_id(const IlpDomain *d, int64_t v)
@@ -51,6 +41,9 @@ ilp_dom_id(const IlpDomain *d, int64_t v)
 	int32_t		lo = 0;
 	int32_t		hi = d->n - 1;
 
+	if (d->dense != NULL)
+		return v >= d->dmin && (uint64_t) v - (uint64_t) d->dmin < (uint64_t) d->drange ?
+			d->dense[v - d->dmin] : -1;
 	while (lo <= hi)
 	{
 		int32_t		mid = lo + (hi - lo) / 2;
@@ -335,23 +328,84 @@ scan_relations(const GdlIlpProblem *prob, IlpWorld *w, ValList *vl, int *known_r
 	return nbase;
 }
 
-/* Sort and deduplicate each class's values into the world's domains. */
+/*
+ * Sort int64 values ascending: LSD radix sort on 16-bit digits of the
+ * sign-flipped values, skipping digits all values share (a knowledge graph's
+ * ids need two passes where qsort needed a million comparisons).
+ */
+static void
+sort_i64(int64_t *a, int64_t n)
+{
+	uint64_t   *src = (uint64_t *) a;
+	uint64_t   *tmp = gdl_alloc(sizeof(uint64_t) * (n + 1));
+	uint64_t   *dst = tmp;
+	int64_t    *cnt = gdl_alloc(sizeof(int64_t) * 65536);
+	const uint64_t flip = (uint64_t) 1 << 63;
+
+	for (int shift = 0; shift < 64; shift += 16)
+	{
+		int64_t		sum = 0;
+		bool		trivial = false;
+
+		memset(cnt, 0, sizeof(int64_t) * 65536);
+		for (int64_t i = 0; i < n; i++)
+			cnt[((src[i] ^ flip) >> shift) & 0xFFFF]++;
+		for (int d = 0; d < 65536; d++)
+		{
+			int64_t		c = cnt[d];
+
+			trivial = trivial || c == n;
+			cnt[d] = sum;
+			sum += c;
+		}
+		if (trivial)
+			continue;
+		for (int64_t i = 0; i < n; i++)
+			dst[cnt[((src[i] ^ flip) >> shift) & 0xFFFF]++] = src[i];
+		{
+			uint64_t   *t = src;
+
+			src = dst;
+			dst = t;
+		}
+	}
+	if (src != (uint64_t *) a)
+		memcpy(a, src, sizeof(int64_t) * n);
+	gdl_free(tmp);
+	gdl_free(cnt);
+}
+
+/*
+ * Sort and deduplicate each class's values into the world's domains; a
+ * domain whose values are dense enough also gets a direct id table.
+ */
 static void
 build_domains(IlpWorld *w, ValList *vl)
 {
 	for (int k = 0; k < ILP_NCLASS; k++)
 	{
 		int64_t		m = 0;
+		IlpDomain  *d = &w->dom[k];
 
 		if (vl[k].n > 1)
-			qsort(vl[k].v, vl[k].n, sizeof(int64_t), cmp_i64);
+			sort_i64(vl[k].v, vl[k].n);
 		for (int64_t i = 0; i < vl[k].n; i++)
 			if (m == 0 || vl[k].v[i] != vl[k].v[m - 1])
 				vl[k].v[m++] = vl[k].v[i];
 		if (m > INT32_MAX - 2)
 			gdl_error(GDL_ERR_LIMIT, NULL, NULL, "too many distinct values for rule learning");
-		w->dom[k].n = (int32_t) m;
-		w->dom[k].vals = vl[k].v;
+		d->n = (int32_t) m;
+		d->vals = vl[k].v;
+		d->dense = NULL;
+		if (m > 1024 && (uint64_t) d->vals[m - 1] - (uint64_t) d->vals[0] < (uint64_t) m * 4)
+		{
+			d->dmin = d->vals[0];
+			d->drange = d->vals[m - 1] - d->vals[0] + 1;
+			d->dense = gdl_alloc(sizeof(int32_t) * d->drange);
+			memset(d->dense, 0xFF, sizeof(int32_t) * d->drange);
+			for (int32_t i = 0; i < d->n; i++)
+				d->dense[d->vals[i] - d->dmin] = i;
+		}
 	}
 }
 
