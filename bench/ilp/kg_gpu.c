@@ -356,6 +356,7 @@ typedef struct ScoreTotals
 	double		search_s;		/* ilp_candidates: bulk coverage + the search over it */
 	double		bulk_s;			/* of which building the bulk coverage */
 	double		device_s;		/* of which the device's cover() */
+	double		input_s;		/* of which building its input on the host */
 	int64_t		entries;		/* distinct (rule, example) entries */
 	int64_t		keys;			/* distinct rules with some coverage */
 	int64_t		nodes;			/* bias rules whose coverage the search used */
@@ -439,6 +440,7 @@ score_bench(KgRel *rels, int first, int ntargets, const GdlIlpParams *params, bo
 			st->search_s += now_s() - t0;
 			st->bulk_s += gdl_ilp_timings.bulk_s;
 			st->device_s += gdl_ilp_timings.bulk_device_s;
+			st->input_s += gdl_ilp_timings.bulk_input_s;
 			st->entries += gdl_ilp_timings.bulk_entries;
 			st->keys += gdl_ilp_timings.bulk_keys;
 			st->misses += gdl_ilp_timings.bulk_misses;
@@ -477,10 +479,10 @@ score_bench(KgRel *rels, int first, int ntargets, const GdlIlpParams *params, bo
 
 		if (st->search_s == 0)
 			continue;
-		printf("%-4s scored in %.3f s: bulk coverage %.3f s (device %.3f s, %lld of %d on the device), "
+		printf("%-4s scored in %.3f s: bulk coverage %.3f s (host input %.3f s, device %.3f s, %lld of %d on the device), "
 			   "%lld entries, %lld rules with coverage (%.3g rules/s), search over it %.3f s: "
 			   "%lld bias rules (%.3g/s), %lld candidates, %lld rules joined apart\n",
-			   mode ? "gpu" : "cpu", st->search_s, st->bulk_s, st->device_s,
+			   mode ? "gpu" : "cpu", st->search_s, st->bulk_s, st->input_s, st->device_s,
 			   (long long) st->on_device, ntargets, (long long) st->entries, (long long) st->keys,
 			   st->keys / st->search_s, st->search_s - st->bulk_s, (long long) st->nodes,
 			   st->nodes / st->search_s, (long long) st->cands, (long long) st->misses);

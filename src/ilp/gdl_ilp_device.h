@@ -148,6 +148,7 @@ typedef struct GdlIlpTimings
 	int64_t		bulk_keys;		/* distinct rules with some coverage */
 	int64_t		bulk_hits;		/* rule coverages answered by the bulk */
 	int64_t		bulk_misses;	/* answered per rule (shape not in the bulk) */
+	double		bulk_input_s;	/* of bulk_s: building the adjacency on the host */
 } GdlIlpTimings;
 
 /* Bulk coverage of body-2 biases on (default) or off (per-rule joins only). */

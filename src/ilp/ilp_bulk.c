@@ -23,6 +23,7 @@
 #include "ilp_bulk.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* More raw entries than this: no bulk (the per-rule joins need no memory). */
@@ -78,6 +79,39 @@ one_class(const IlpWorld *w, const bool *pred_ok)
 	return c;
 }
 
+/* qsort comparator for 64-bit keys. */
+static int
+cmp_u64(const void *x, const void *y)
+{
+	uint64_t	a = *(const uint64_t *) x;
+	uint64_t	b = *(const uint64_t *) y;
+
+	return (a > b) - (a < b);
+}
+
+/* Sort one entity's adjacency entries (short runs: insertion sort). */
+static void
+sort_run(uint64_t *a, int64_t n)
+{
+	if (n > 48)
+	{
+		qsort(a, n, sizeof(uint64_t), cmp_u64);
+		return;
+	}
+	for (int64_t i = 1; i < n; i++)
+	{
+		uint64_t	t = a[i];
+		int64_t		j = i;
+
+		while (j > 0 && a[j - 1] > t)
+		{
+			a[j] = a[j - 1];
+			j--;
+		}
+		a[j] = t;
+	}
+}
+
 /*
  * Build the device-neutral input: the adjacency (two stable counting sorts,
  * by z and then by entity, so each entity's entries ascend by z, predicate,
@@ -92,13 +126,13 @@ build_input(const IlpWorld *w, const bool *pred_ok, int32_t nent, GdlIlpDevCover
 	int64_t    *aoff = gdl_alloc(sizeof(int64_t) * ((int64_t) nent + 2));
 	int64_t    *soff = gdl_alloc(sizeof(int64_t) * ((int64_t) nent + 2));
 	int64_t    *uoff = gdl_alloc(sizeof(int64_t) * ((int64_t) nent + 2));
-	int32_t    *tent;
-	uint64_t   *tval;
+	int32_t    *stamp = gdl_alloc(sizeof(int32_t) * ((int64_t) nent + 1));	/* last pred seen */
 	uint64_t   *adj;
 	uint32_t   *sig;
 	uint32_t   *usig;
 
 	/* counts: per z, per entity, signatures, unary */
+	memset(stamp, 0xFF, sizeof(int32_t) * ((int64_t) nent + 1));
 	for (int p = 0; p < w->npreds; p++)
 	{
 		const IlpRel *r = w->preds[p].rel;
@@ -113,28 +147,32 @@ build_input(const IlpWorld *w, const bool *pred_ok, int32_t nent, GdlIlpDevCover
 		}
 		for (int64_t i = 0; i < r->n; i++)
 		{
-			zoff[r->b[i] + 1]++;
-			zoff[r->a[i] + 1]++;
 			aoff[r->a[i] + 1]++;
 			aoff[r->b[i] + 1]++;
 		}
 		total += 2 * r->n;
-		for (int32_t v = 0; v < r->ndom[0]; v++)
-			soff[v + 1] += r->fwd_off[v + 1] > r->fwd_off[v];
-		for (int32_t v = 0; v < r->ndom[1]; v++)
-			soff[v + 1] += r->bwd_off[v + 1] > r->bwd_off[v];
+		/* distinct subjects (a ascends) and objects (stamped) of p */
+		for (int64_t i = 0; i < r->n; i++)
+		{
+			if (i == 0 || r->a[i] != r->a[i - 1])
+				soff[r->a[i] + 1]++;
+			if (stamp[r->b[i]] != p)
+			{
+				stamp[r->b[i]] = p;
+				soff[r->b[i] + 1]++;
+			}
+		}
 	}
 	for (int32_t v = 0; v < nent; v++)
 	{
-		zoff[v + 1] += zoff[v];
 		aoff[v + 1] += aoff[v];
 		soff[v + 1] += soff[v];
 		uoff[v + 1] += uoff[v];
 	}
 
-	/* by z, in (predicate, direction) order */
-	tent = gdl_alloc(sizeof(int32_t) * (total + 1));
-	tval = gdl_alloc(sizeof(uint64_t) * (total + 1));
+	/* by entity, then each entity's few entries sorted in place */
+	adj = gdl_alloc(sizeof(uint64_t) * (total + 1));
+	memcpy(zoff, aoff, sizeof(int64_t) * ((int64_t) nent + 1));
 	sig = gdl_alloc(sizeof(uint32_t) * (soff[nent] + 1));
 	usig = gdl_alloc(sizeof(uint32_t) * (uoff[nent] + 1));
 	for (int p = 0; p < w->npreds; p++)
@@ -151,25 +189,23 @@ build_input(const IlpWorld *w, const bool *pred_ok, int32_t nent, GdlIlpDevCover
 		}
 		for (int64_t i = 0; i < r->n; i++)
 		{
-			int64_t		k = zoff[r->b[i]]++;
-
-			tent[k] = r->a[i];
-			tval[k] = (uint64_t) (uint32_t) r->b[i] << 32 | (uint32_t) p << 1;
+			adj[zoff[r->a[i]]++] = (uint64_t) (uint32_t) r->b[i] << 32 | (uint32_t) p << 1;
 		}
 		for (int64_t i = 0; i < r->n; i++)
 		{
-			int64_t		k = zoff[r->a[i]]++;
-
-			tent[k] = r->b[i];
-			tval[k] = (uint64_t) (uint32_t) r->a[i] << 32 | (uint32_t) p << 1 | 1;
+			adj[zoff[r->b[i]]++] = (uint64_t) (uint32_t) r->a[i] << 32 | (uint32_t) p << 1 | 1;
 		}
-		for (int32_t v = 0; v < r->ndom[0]; v++)
-			if (r->fwd_off[v + 1] > r->fwd_off[v])
-				sig[soff[v]++] = (uint32_t) p << 1;
-		for (int32_t v = 0; v < r->ndom[1]; v++)
-			if (r->bwd_off[v + 1] > r->bwd_off[v])
-				sig[soff[v]++] = (uint32_t) p << 1 | 1;
+		for (int64_t i = 0; i < r->n; i++)
+			if (i == 0 || r->a[i] != r->a[i - 1])
+				sig[soff[r->a[i]]++] = (uint32_t) p << 1;
+		for (int64_t i = 0; i < r->n; i++)
+			if (stamp[r->b[i]] != -p - 2)
+			{
+				stamp[r->b[i]] = -p - 2;
+				sig[soff[r->b[i]]++] = (uint32_t) p << 1 | 1;
+			}
 	}
+	gdl_free(stamp);
 	/*
 	 * The fills moved each start to the next one's: shift back.  Predicates
 	 * were scanned in order, out before in, so signatures ascend.
@@ -181,18 +217,8 @@ build_input(const IlpWorld *w, const bool *pred_ok, int32_t nent, GdlIlpDevCover
 	}
 	soff[0] = uoff[0] = 0;
 
-	/* stable by entity: z order (then predicate, direction) within */
-	adj = gdl_alloc(sizeof(uint64_t) * (total + 1));
-	{
-		int64_t    *fill = gdl_alloc(sizeof(int64_t) * ((int64_t) nent + 1));
-
-		memcpy(fill, aoff, sizeof(int64_t) * ((int64_t) nent + 1));
-		for (int64_t k = 0; k < total; k++)
-			adj[fill[tent[k]]++] = tval[k];
-		gdl_free(fill);
-	}
-	gdl_free(tent);
-	gdl_free(tval);
+	for (int32_t v = 0; v < nent; v++)
+		sort_run(adj + aoff[v], aoff[v + 1] - aoff[v]);
 	gdl_free(zoff);
 
 	in->nent = nent;
@@ -386,6 +412,7 @@ ilp_bulk_build(const IlpWorld *w, const bool *pred_ok, int max_body)
 			return NULL;
 	memset(&in, 0, sizeof(in));
 	build_input(w, pred_ok, w->dom[cls].n, &in);
+	gdl_ilp_timings.bulk_input_s += ilp_now() - t0;
 	b = gdl_alloc(sizeof(IlpBulk));
 	b->w = w;
 	dev = ilp_cover_device(in.aoff[in.nent] + nex);
