@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GDL_ILP_DEVICE_ABI 1
+#define GDL_ILP_DEVICE_ABI 2		/* 2: cover() and cover_free() */
 #define GDL_ILP_DEVICE_ENTRY_SYMBOL "gdl_cuda_ilp_entry"
 
 typedef struct GdlIlpDevSession GdlIlpDevSession;
