@@ -32,11 +32,12 @@ q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" >/dev/null
 q -c "CREATE EXTENSION gpudl" -c "
 CREATE FUNCTION bench_count(prog text, goal text, dev text) RETURNS text LANGUAGE plpgsql AS \$\$
-DECLARE t0 timestamptz; n bigint; e bigint; it bigint; b0 bigint; f0 bigint; d text;
+DECLARE t0 timestamptz; n bigint; e bigint; it bigint; b0 bigint; f0 bigint; x0 bigint; d text;
 BEGIN
   PERFORM set_config('gpudl.device', dev, true);
   SELECT value INTO b0 FROM gpudl_stats() WHERE name = 'bytes_to_device';
   SELECT value INTO f0 FROM gpudl_stats() WHERE name = 'bytes_from_device';
+  SELECT value INTO x0 FROM gpudl_stats() WHERE name = 'device_transfers';
   t0 := clock_timestamp();
   n := gpudl_count(prog, goal);
   SELECT value INTO e FROM gpudl_stats() WHERE name = 'last_us_total';
@@ -54,7 +55,8 @@ BEGIN
   RETURN n || ' ' || round(extract(epoch FROM clock_timestamp() - t0)::numeric, 4) || ' ' || round(e / 1e6, 4) || ' ' || it
     || ' ' || d
     || ' ' || ((SELECT value FROM gpudl_stats() WHERE name = 'bytes_to_device') - b0)
-    || ' ' || ((SELECT value FROM gpudl_stats() WHERE name = 'bytes_from_device') - f0);
+    || ' ' || ((SELECT value FROM gpudl_stats() WHERE name = 'bytes_from_device') - f0)
+    || ' ' || ((SELECT value FROM gpudl_stats() WHERE name = 'device_transfers') - x0);
 END \$\$;
 CREATE FUNCTION bench_sql(query text) RETURNS text LANGUAGE plpgsql AS \$\$
 DECLARE t0 timestamptz := clock_timestamp(); n bigint;
@@ -108,9 +110,9 @@ for g in $GRAPHS; do
     echo "| $g | $w | $tuples | $iters | $DEVICE | $eng_m | $e2e_m | $rec | $ratio | $rss |"
     # the last timed run's breakdown
     breakdown+=$(echo "$lines" | tail -1 | awk -v g="$g" -v w="$w" -v d="$DEVICE" -v l="$LOADED" '{
-      printf "| %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s / %s / %s / %s / %s = %s | %s | %.1f | %.3f | %.1f |\n",
+      printf "| %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s / %s / %s / %s / %s = %s | %s | %s | %.1f | %.3f | %.1f |\n",
         g, w, d, (l == 1 ? " (loaded)" : ""), $3 * 1000, $5, $6, $7, $8, $9,
-        $10, $11, $12, $13, $14, $15, $16, $18 / 1e6, $19 / 1e6, $17 / 1048576 }')$'\n'
+        $10, $11, $12, $13, $14, $15, $16, $20, $18 / 1e6, $19 / 1e6, $17 / 1048576 }')$'\n'
   done
   if [ "$MATERIALIZE" = 1 ]; then
     m=$(q -c "SELECT set_config('gpudl.device', '$DEVICE', false)" -c "SELECT bench_sql(\$q\$SELECT gpudl_materialize('tc_$t', 'tc', 'tc_out')\$q\$)" | tail -1)
@@ -121,6 +123,6 @@ done
 echo
 echo "Breakdown of the last timed run (ms; launches = the backend's own kernels load / join / dedup / difference / merge = all; CUB = library algorithm calls, 1-4 kernels each):"
 echo
-echo "| graph | workload | device | engine ms | load ms | join ms | dedup ms | difference ms | merge ms | launches | CUB calls | MB to device | MB from device | peak device MiB |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| graph | workload | device | engine ms | load ms | join ms | dedup ms | difference ms | merge ms | launches | CUB calls | transfers | MB to device | MB from device | peak device MiB |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 printf "%s" "$breakdown"
