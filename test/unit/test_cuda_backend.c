@@ -1062,6 +1062,8 @@ test_resident(void)
 		int32_t    *remap[8];
 		int32_t		remap_len[8];
 		int			colidx[8];
+		const int32_t *maps[8];
+		int32_t		lens[8];
 		int			nout = 1 + (int) rndn(3);
 		int64_t		bytes = 0;
 		const char *why = NULL;
@@ -1094,51 +1096,34 @@ test_resident(void)
 		want.arity = nout;
 		want.n = n;
 		want.v = malloc(sizeof(int64_t) * (n * nout + 1));
+		for (int j = 0; j < nout; j++)
 		{
-			const int32_t *maps[8];
-			int32_t		lens[8];
-
-			for (int j = 0; j < nout; j++)
+			colidx[j] = (int) rndn(ncols);
+			maps[j] = remap[colidx[j]];
+			lens[j] = remap_len[colidx[j]];
+			for (int64_t i = 0; i < n; i++)
 			{
-				colidx[j] = (int) rndn(ncols);
-				maps[j] = remap[colidx[j]];
-				lens[j] = remap_len[colidx[j]];
-				for (int64_t i = 0; i < n; i++)
-				{
-					int64_t		x = cols[colidx[j]][i];
+				int64_t		x = cols[colidx[j]][i];
 
-					want.v[i * nout + j] = maps[j] ? maps[j][x] : x;
-				}
+				want.v[i * nout + j] = maps[j] ? maps[j][x] : x;
 			}
-			p.c = upload_one(cpu, cctx, &want);
-			p.g = NULL;
-			p.arity = nout;
-			CHECK_MSG(gpu->from_resident(gctx, res, nout, colidx, maps, lens, &p.g) == GDL_BK_OK,
-					  "from_resident: %s", gpu->last_error(gctx));
 		}
+		p.c = upload_one(cpu, cctx, &want);
+		p.g = NULL;
+		p.arity = nout;
+		CHECK_MSG(gpu->from_resident(gctx, res, nout, colidx, maps, lens, &p.g) == GDL_BK_OK,
+				  "from_resident: %s", gpu->last_error(gctx));
 		/* resident memory is not the context's: destroy and use again */
 		if (iter == 5)
 		{
-			void	   *again;
 			const char *err = NULL;
 
 			gpu->release(gctx, p.g);
 			gpu->ctx_destroy(gctx);
 			gctx = gpu->ctx_create(NULL, &err);
 			CHECK_MSG(gctx != NULL, "ctx_create: %s", err ? err : "?");
-			again = NULL;
-			{
-				const int32_t *maps[8];
-				int32_t		lens[8];
-
-				for (int j = 0; j < nout; j++)
-				{
-					maps[j] = remap[colidx[j]];
-					lens[j] = remap_len[colidx[j]];
-				}
-				CHECK(gpu->from_resident(gctx, res, nout, colidx, maps, lens, (GdlBkRel **) &again) == GDL_BK_OK);
-			}
-			p.g = again;
+			p.g = NULL;
+			CHECK(gpu->from_resident(gctx, res, nout, colidx, maps, lens, &p.g) == GDL_BK_OK);
 		}
 		if (p.g)
 			pair_check(p, "from_resident", false);
