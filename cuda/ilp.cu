@@ -491,6 +491,7 @@ ilp_destroy(GdlIlpDevSession *s)
 extern int	gdl_cuda_ilp_cover(const GdlIlpDevCoverIn *in, uint64_t **out, int64_t *nout,
 							   double *seconds, char *errmsg, size_t errlen);
 extern void gdl_cuda_ilp_cover_free(uint64_t *p);
+extern void gdl_cuda_ilp_cover_release(void);
 
 namespace
 {
@@ -503,7 +504,8 @@ const GdlIlpDevice ilp_device = {
 	ilp_forward,
 	ilp_destroy,
 	gdl_cuda_ilp_cover,
-	gdl_cuda_ilp_cover_free
+	gdl_cuda_ilp_cover_free,
+	gdl_cuda_ilp_cover_release
 };
 
 }								/* namespace */

@@ -8,7 +8,9 @@
  * exclusive scan places them, a second pass writes them, a CUB radix sort
  * orders them and a CUB unique drops repeats; the distinct entries are read
  * back.  Same entries as the CPU's by construction; every CUDA error
- * becomes a status and a message.
+ * becomes a status and a message.  A graph with a graph_id stays on the
+ * device for the next call with that id (several targets over one graph
+ * upload only their examples) until cover_release().
  */
 #include <chrono>
 #include <cstdio>
@@ -76,6 +78,46 @@ upload(CoverBufs &b, const T *src, int64_t n, const T **dst, cudaStream_t st, ch
 	return true;
 }
 
+/*
+ * The graph of the last call with a nonzero graph_id, kept on the device:
+ * a graph scored for several targets is uploaded once.
+ */
+struct Resident
+{
+	uint64_t	id;
+	CoverBufs  *bufs;
+	const int64_t *aoff;
+	const uint64_t *adj;
+	const int64_t *soff;
+	const uint32_t *sig;
+	const int64_t *uoff;
+	const uint32_t *usig;
+};
+
+Resident	resident = {0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+
+/* Free the resident graph. */
+void
+resident_release()
+{
+	delete resident.bufs;
+	resident.bufs = NULL;
+	resident.id = 0;
+}
+
+/* Upload the graph arrays of hin into b, pointing in's at them. */
+bool
+upload_graph(CoverBufs &b, const GdlIlpDevCoverIn *hin, GdlIlpDevCoverIn *in, cudaStream_t st,
+			 char *errmsg, size_t errlen)
+{
+	return upload(b, hin->aoff, (int64_t) in->nent + 1, &in->aoff, st, errmsg, errlen) &&
+		upload(b, hin->adj, hin->aoff[in->nent], &in->adj, st, errmsg, errlen) &&
+		upload(b, hin->soff, (int64_t) in->nent + 1, &in->soff, st, errmsg, errlen) &&
+		upload(b, hin->sig, hin->soff[in->nent], &in->sig, st, errmsg, errlen) &&
+		upload(b, hin->uoff, (int64_t) in->nent + 1, &in->uoff, st, errmsg, errlen) &&
+		upload(b, hin->usig, hin->uoff[in->nent], &in->usig, st, errmsg, errlen);
+}
+
 /* Entries per example (pass 1) or the entries themselves (pass 2). */
 __global__ void
 cover_kernel(GdlIlpDevCoverIn in, int64_t *count, const int64_t *off, uint64_t *out)
@@ -117,13 +159,35 @@ ilp_cover(const GdlIlpDevCoverIn *hin, uint64_t **out, int64_t *nout, double *se
 	*nout = 0;
 	if (in.nex <= 0)
 		grid = 1;
-	if (!upload(b, hin->aoff, (int64_t) in.nent + 1, &in.aoff, st, errmsg, errlen) ||
-		!upload(b, hin->adj, hin->aoff[in.nent], &in.adj, st, errmsg, errlen) ||
-		!upload(b, hin->soff, (int64_t) in.nent + 1, &in.soff, st, errmsg, errlen) ||
-		!upload(b, hin->sig, hin->soff[in.nent], &in.sig, st, errmsg, errlen) ||
-		!upload(b, hin->uoff, (int64_t) in.nent + 1, &in.uoff, st, errmsg, errlen) ||
-		!upload(b, hin->usig, hin->uoff[in.nent], &in.usig, st, errmsg, errlen) ||
-		!upload(b, hin->ex0, in.nex, &in.ex0, st, errmsg, errlen) ||
+	if (in.graph_id != 0 && in.graph_id == resident.id)
+	{
+		in.aoff = resident.aoff;
+		in.adj = resident.adj;
+		in.soff = resident.soff;
+		in.sig = resident.sig;
+		in.uoff = resident.uoff;
+		in.usig = resident.usig;
+	}
+	else if (in.graph_id != 0)
+	{
+		resident_release();
+		resident.bufs = new CoverBufs();
+		if (!upload_graph(*resident.bufs, hin, &in, st, errmsg, errlen))
+		{
+			resident_release();
+			return -1;
+		}
+		resident.id = in.graph_id;
+		resident.aoff = in.aoff;
+		resident.adj = in.adj;
+		resident.soff = in.soff;
+		resident.sig = in.sig;
+		resident.uoff = in.uoff;
+		resident.usig = in.usig;
+	}
+	else if (!upload_graph(b, hin, &in, st, errmsg, errlen))
+		return -1;
+	if (!upload(b, hin->ex0, in.nex, &in.ex0, st, errmsg, errlen) ||
 		!upload(b, hin->ex1, in.nex, &in.ex1, st, errmsg, errlen) ||
 		!b.alloc(&count, sizeof(int64_t) * ((size_t) in.nex + 1), errmsg, errlen) ||
 		!b.alloc(&off, sizeof(int64_t) * ((size_t) in.nex + 1), errmsg, errlen) ||
@@ -217,6 +281,13 @@ gdl_cuda_ilp_cover(const GdlIlpDevCoverIn *in, uint64_t **out, int64_t *nout, do
 				   char *errmsg, size_t errlen)
 {
 	return ilp_cover(in, out, nout, seconds, errmsg, errlen);
+}
+
+/* cover_release() for the device table. */
+void
+gdl_cuda_ilp_cover_release(void)
+{
+	resident_release();
 }
 
 /* cover_free() for the device table. */

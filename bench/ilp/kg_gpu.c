@@ -21,12 +21,14 @@
  *          [-b MAX_BODY] [-E EPOCHS] [-s FIRST] [-n TARGETS] [-g CUDA_LIB] [-c] [-v]
  *   -c: skip the CPU trainer (GPU only)
  *
- * With -S it scores instead: for every target, the coverage of every rule of
- * the bias (ilp_candidates over the bulk coverage of ilp_bulk.c) on the CPU
- * and on the GPU, timed apart from building the target's world, and checks
- * that both give the same candidates and coverage; -P adds the per-rule
- * joins (bulk off) on the first target for comparison.  -R turns the bulk
- * coverage off for learning (the per-rule joins of before).
+ * With -S it scores instead: from the facts, every rule of the bias for
+ * every target (ilp_score_targets: one base world and one adjacency for the
+ * graph, per target its examples and the bulk coverage of ilp_bulk.c), on
+ * the CPU and on the GPU, timed in all (world building included) and per
+ * phase, and checks that both give the same candidates and coverage; -P
+ * also scores the first target the standalone way (its own world and
+ * adjacency) and checks it agrees.  -R turns the bulk coverage off for
+ * learning (the per-rule joins of before).
  *
  * With -T ROWS:COLS:PER_ROW it benchmarks training alone instead: a random
  * coverage matrix of ROWS examples (a fifth positives) and COLS candidates
@@ -336,162 +338,188 @@ run_mode(KgRel *rels, int first, int ntargets, const GdlIlpParams *params, bool 
 	free(bg);
 }
 
-/* Do two candidate sets hold the same rules with the same coverage? */
-static bool
-same_cands(const IlpCandSet *a, const IlpCandSet *b)
+/* A fingerprint of a candidate set: its rules and their coverage. */
+static uint64_t
+cands_hash(const IlpCandSet *cs)
 {
-	if (a->n != b->n)
-		return false;
-	for (int32_t i = 0; i < a->n; i++)
-		if (ilp_rule_cmp(&a->c[i].rule, &b->c[i].rule) != 0 || a->c[i].ncov != b->c[i].ncov ||
-			(a->c[i].ncov > 0 &&
-			 memcmp(a->c[i].cov, b->c[i].cov, sizeof(int32_t) * a->c[i].ncov) != 0))
-			return false;
-	return true;
+	uint64_t	h = ilp_mix64((uint64_t) cs->n);
+
+	for (int32_t i = 0; i < cs->n; i++)
+	{
+		const IlpCand *c = &cs->c[i];
+
+		h = ilp_mix64(h ^ ((uint64_t) c->rule.nlits << 16 | (uint64_t) c->rule.natoms << 8 |
+						   (uint64_t) c->rule.nvars));
+		for (int k = 0; k < c->rule.nlits; k++)
+			h = ilp_mix64(h ^ ((uint64_t) (uint16_t) c->rule.lits[k].pred << 16 |
+							   (uint64_t) (uint8_t) c->rule.lits[k].a << 8 |
+							   (uint64_t) (uint8_t) c->rule.lits[k].b));
+		h = ilp_mix64(h ^ (uint64_t) c->ncov);
+		for (int32_t k = 0; k < c->ncov; k++)
+			h = ilp_mix64(h ^ (uint64_t) c->cov[k]);
+	}
+	return h;
 }
 
-/* Per-mode totals of the scoring benchmark (-S). */
-typedef struct ScoreTotals
+/* What the scoring benchmark (-S) gathers per backend. */
+typedef struct ScoreRun
 {
-	double		search_s;		/* ilp_candidates: bulk coverage + the search over it */
-	double		bulk_s;			/* of which building the bulk coverage */
-	double		device_s;		/* of which the device's cover() */
-	double		input_s;		/* of which building its input on the host */
-	int64_t		entries;		/* distinct (rule, example) entries */
-	int64_t		keys;			/* distinct rules with some coverage */
+	double		total_s;		/* KG facts to every target scored */
+	double		world_s;		/* of which building worlds (base once, each target's) */
+	GdlIlpTimings t;
 	int64_t		nodes;			/* bias rules whose coverage the search used */
 	int64_t		cands;			/* candidates kept */
-	int64_t		misses;			/* rules joined per rule */
-	int64_t		on_device;
-} ScoreTotals;
+	int64_t		nex;			/* examples */
+	int			ntargets;
+	uint64_t   *hash;			/* per target (in order) */
+} ScoreRun;
+
+/* ilp_score_targets callback: count and fingerprint. */
+static void
+score_one(void *arg, int pred, const IlpWorld *w, const IlpCandSet *cs)
+{
+	ScoreRun   *sr = arg;
+
+	sr->nodes += cs->nodes;
+	sr->cands += cs->n;
+	sr->nex += w->npos + w->nneg;
+	sr->hash[sr->ntargets++] = cands_hash(cs);
+}
+
+/* ilp_score_targets under GDL_TRY. */
+static GdlError *
+try_score(const GdlIlpRelation *bg, const int *targets, int ntargets, const IlpBias *bias,
+		  const IlpNegSpec *neg, ScoreRun *sr)
+{
+	return GDL_TRY(ilp_score_targets(bg, nrels, targets, ntargets, bias, neg, score_one, sr,
+									 &sr->world_s));
+}
 
 /*
- * Score every rule of up to max_body atoms for every target (-S): build the
- * target's world (timed apart), then enumerate and cover the whole bias
- * (ilp_candidates, which builds the bulk coverage) on the CPU and, with a
- * device, on the GPU; the two candidate sets must be identical.  With
- * per_rule, also the per-rule joins (bulk off) for the first target.
+ * Score every rule of up to max_body atoms for every target (-S), from the
+ * KG facts: ilp_score_targets builds the base world and the adjacency once,
+ * then per target its examples and the coverage of the whole bias, on the
+ * CPU and, with a device, on the GPU; the candidates and their coverage
+ * must be the same.  With check (-P), the first target is also scored the
+ * standalone way (ilp_world_build of the others, its own bulk input) and
+ * must agree.
  */
 static int
 score_bench(KgRel *rels, int first, int ntargets, const GdlIlpParams *params, bool skip_cpu,
-			bool per_rule)
+			bool check)
 {
-	GdlIlpRelation *bg = malloc(sizeof(GdlIlpRelation) * nrels);
+	GdlIlpRelation *bg = calloc(nrels, sizeof(GdlIlpRelation));
+	int64_t   **cols = calloc(2 * nrels, sizeof(int64_t *));
+	int		   *targets = calloc(ntargets, sizeof(int));
 	IlpBias		bias = {params->max_body, false, false, true, 1, 20000000};
 	IlpNegSpec	neg = {GDL_ILP_NEG_PCA, 4, params->max_body, 0};
-	ScoreTotals tot[2];
-	double		world_s = 0;
-	int			same = 0,
-				compared = 0;
-	int64_t		nex = 0;
+	ScoreRun	run[2];
+	int			rc = 0;
 
-	memset(tot, 0, sizeof(tot));
-	for (int r = first; r < first + ntargets; r++)
+	for (int q = 0; q < nrels; q++)
 	{
+		bg[q].name = rels[q].name;
+		bg[q].arity = 2;
+		bg[q].types[0] = bg[q].types[1] = GDL_TYPE_BIGINT;
+		bg[q].rows.ncols = 2;
+		bg[q].rows.nrows = rels[q].n;
+		bg[q].rows.cols = cols + 2 * q;
+		cols[2 * q] = rels[q].a;
+		cols[2 * q + 1] = rels[q].b;
+	}
+	for (int i = 0; i < ntargets; i++)
+		targets[i] = first + i;
+	memset(run, 0, sizeof(run));
+	printf("scoring every rule of up to %d body atoms for %d targets, from the facts "
+		   "(%d threads on the CPU)\n", params->max_body, ntargets, (int) sysconf(_SC_NPROCESSORS_ONLN));
+	for (int mode = 0; mode < 2; mode++)
+	{
+		ScoreRun   *sr = &run[mode];
+		GdlError   *err;
+		double		t0,
+					bulk_cpu;
+
+		if ((mode == 0 && skip_cpu) || (mode == 1 && gdl_ilp_device() == NULL))
+			continue;
+		sr->hash = calloc(ntargets, sizeof(uint64_t));
+		gdl_ilp_set_device_mode(mode == 1 ? GDL_ILP_DEVICE_ALWAYS : GDL_ILP_DEVICE_NEVER);
+		memset(&gdl_ilp_timings, 0, sizeof(gdl_ilp_timings));
+		t0 = now_s();
+		err = try_score(bg, targets, ntargets, &bias, &neg, sr);
+		sr->total_s = now_s() - t0;
+		sr->t = gdl_ilp_timings;
+		if (err != NULL)
+		{
+			printf("%s: error: %s\n", mode ? "gpu" : "cpu", err->message);
+			gdl_test_reset();
+			return 1;
+		}
+		bulk_cpu = sr->t.bulk_s - sr->t.bulk_device_s;
+		printf("%-4s TOTAL %.3f s for %d targets (%.3g rules scored/s, %.3g rules with coverage/s): "
+			   "worlds %.3f s (base once + each target's examples), adjacency once %.3f s, "
+			   "bulk coverage %.3f s (device %.3f s, %lld of %lld on the device; host %.3f s, "
+			   "of which CPU sort %.3f s), search over it %.3f s | %lld examples, %lld entries, "
+			   "%lld rules with coverage, %lld bias rules scored, %lld candidates, %lld rules joined apart\n",
+			   mode ? "gpu" : "cpu", sr->total_s, sr->ntargets, sr->nodes / sr->total_s,
+			   sr->t.bulk_keys / sr->total_s, sr->world_s, sr->t.bulk_graph_s, sr->t.bulk_s,
+			   sr->t.bulk_device_s, (long long) sr->t.bulk_device, (long long) sr->t.bulk_builds,
+			   bulk_cpu, sr->t.bulk_sort_s,
+			   sr->total_s - sr->world_s - sr->t.bulk_graph_s - sr->t.bulk_s,
+			   (long long) sr->nex, (long long) sr->t.bulk_entries, (long long) sr->t.bulk_keys,
+			   (long long) sr->nodes, (long long) sr->cands, (long long) sr->t.bulk_misses);
+		if (mode == 1 && sr->t.bulk_device < sr->t.bulk_builds)
+			printf("gpu: not every bulk coverage on the device: %s\n", sr->t.last_device_error);
+		gdl_test_reset();
+	}
+	if (run[0].hash != NULL && run[1].hash != NULL)
+	{
+		int			same = 0;
+
+		for (int i = 0; i < ntargets; i++)
+			same += run[0].hash[i] == run[1].hash[i];
+		printf("same candidates and coverage on CPU and GPU: %d of %d targets; speed-up %.2fx\n",
+			   same, ntargets, run[0].total_s / run[1].total_s);
+		rc |= same != ntargets;
+	}
+	if (check)
+	{
+		/* the first target the standalone way: world from the others, own bulk input */
 		GdlIlpProblem prob;
 		GdlColumns	pos;
-		int64_t    *pc[2];
-		int			nb = 0;
-		double		t0;
 		IlpWorld   *w;
-		IlpCandSet *cs[2] = {NULL, NULL};
+		IlpCandSet *cs;
+		double		t0 = now_s(),
+					tw;
+		uint64_t	h,
+					want = run[skip_cpu ? 1 : 0].hash ? run[skip_cpu ? 1 : 0].hash[0] : 0;
 
-		for (int q = 0; q < nrels; q++)
-		{
-			if (q == r)
-				continue;
-			bg[nb].name = rels[q].name;
-			bg[nb].arity = 2;
-			bg[nb].types[0] = bg[nb].types[1] = GDL_TYPE_BIGINT;
-			bg[nb].rows.ncols = 2;
-			bg[nb].rows.nrows = rels[q].n;
-			bg[nb].rows.cols = gdl_alloc(sizeof(int64_t *) * 2);
-			bg[nb].rows.cols[0] = rels[q].a;
-			bg[nb].rows.cols[1] = rels[q].b;
-			nb++;
-		}
-		pc[0] = rels[r].a;
-		pc[1] = rels[r].b;
-		pos.ncols = 2;
-		pos.nrows = rels[r].n;
-		pos.cols = pc;
 		memset(&prob, 0, sizeof(prob));
-		prob.nrels = nb;
-		prob.rels = bg;
-		prob.target = rels[r].name;
+		prob.nrels = nrels - 1;
+		prob.rels = calloc(nrels, sizeof(GdlIlpRelation));
+		for (int q = 0, k = 0; q < nrels; q++)
+			if (q != first)
+				((GdlIlpRelation *) prob.rels)[k++] = bg[q];
+		pos = bg[first].rows;
+		prob.target = rels[first].name;
 		prob.arity = 2;
 		prob.types[0] = prob.types[1] = GDL_TYPE_BIGINT;
 		prob.example_types[0] = prob.example_types[1] = GDL_TYPE_UNKNOWN;
 		prob.positives = &pos;
-		t0 = now_s();
 		w = ilp_world_build(&prob, true, false, &neg);
-		world_s += now_s() - t0;
-		nex += w->npos + w->nneg;
-		for (int mode = 0; mode < 2; mode++)
-		{
-			ScoreTotals *st = &tot[mode];
-
-			if ((mode == 0 && skip_cpu) || (mode == 1 && gdl_ilp_device() == NULL))
-				continue;
-			gdl_ilp_set_device_mode(mode == 1 ? GDL_ILP_DEVICE_ALWAYS : GDL_ILP_DEVICE_NEVER);
-			memset(&gdl_ilp_timings, 0, sizeof(gdl_ilp_timings));
-			t0 = now_s();
-			cs[mode] = ilp_candidates(w, &bias);
-			st->search_s += now_s() - t0;
-			st->bulk_s += gdl_ilp_timings.bulk_s;
-			st->device_s += gdl_ilp_timings.bulk_device_s;
-			st->input_s += gdl_ilp_timings.bulk_input_s;
-			st->entries += gdl_ilp_timings.bulk_entries;
-			st->keys += gdl_ilp_timings.bulk_keys;
-			st->misses += gdl_ilp_timings.bulk_misses;
-			st->on_device += gdl_ilp_timings.bulk_device;
-			st->nodes += cs[mode]->nodes;
-			st->cands += cs[mode]->n;
-			if (mode == 1 && gdl_ilp_timings.bulk_device == 0)
-				printf("  %s: bulk coverage not on the device: %s\n", rels[r].name,
-					   gdl_ilp_timings.last_device_error);
-		}
-		if (cs[0] != NULL && cs[1] != NULL)
-		{
-			compared++;
-			same += same_cands(cs[0], cs[1]);
-		}
-		if (per_rule && r == first)
-		{
-			IlpCandSet *pr;
-
-			gdl_ilp_set_bulk(false);
-			t0 = now_s();
-			pr = ilp_candidates(w, &bias);
-			printf("  %s: per-rule joins (bulk off): %.2f s for %lld bias rules; same candidates "
-				   "as the bulk: %s\n", rels[r].name, now_s() - t0, (long long) pr->nodes,
-				   same_cands(pr, cs[skip_cpu ? 1 : 0]) ? "yes" : "NO");
-			gdl_ilp_set_bulk(true);
-		}
+		tw = now_s() - t0;
+		cs = ilp_candidates(w, &bias);
+		h = cands_hash(cs);
+		printf("%s standalone (own world %.2f s, own adjacency; %.2f s in all): same candidates "
+			   "and coverage as the shared graph: %s\n", rels[first].name, tw, now_s() - t0,
+			   h == want ? "yes" : "NO");
+		rc |= h != want;
+		free((void *) prob.rels);
 		gdl_test_reset();
 	}
-	printf("scoring every rule of up to %d body atoms for %d targets (%lld examples in all; "
-		   "world building %.2f s, not counted)\n", params->max_body, ntargets, (long long) nex,
-		   world_s);
-	for (int mode = 0; mode < 2; mode++)
-	{
-		ScoreTotals *st = &tot[mode];
-
-		if (st->search_s == 0)
-			continue;
-		printf("%-4s scored in %.3f s: bulk coverage %.3f s (host input %.3f s, device %.3f s, %lld of %d on the device), "
-			   "%lld entries, %lld rules with coverage (%.3g rules/s), search over it %.3f s: "
-			   "%lld bias rules (%.3g/s), %lld candidates, %lld rules joined apart\n",
-			   mode ? "gpu" : "cpu", st->search_s, st->bulk_s, st->input_s, st->device_s,
-			   (long long) st->on_device, ntargets, (long long) st->entries, (long long) st->keys,
-			   st->keys / st->search_s, st->search_s - st->bulk_s, (long long) st->nodes,
-			   st->nodes / st->search_s, (long long) st->cands, (long long) st->misses);
-	}
-	if (compared > 0)
-		printf("same candidates and coverage on CPU and GPU: %d of %d targets; speed-up %.1fx\n",
-			   same, compared, tot[0].search_s / tot[1].search_s);
 	free(bg);
-	return compared > 0 && same != compared ? 1 : 0;
+	free(cols);
+	free(targets);
+	return rc;
 }
 
 /* Train a random matrix on the CPU and on the device (-T). */

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GDL_ILP_DEVICE_ABI 2		/* 2: cover() and cover_free() */
+#define GDL_ILP_DEVICE_ABI 3		/* 2: cover() and cover_free(); 3: skip_pred, graph_id, cover_release() */
 #define GDL_ILP_DEVICE_ENTRY_SYMBOL "gdl_cuda_ilp_entry"
 
 typedef struct GdlIlpDevSession GdlIlpDevSession;
@@ -84,6 +84,14 @@ typedef struct GdlIlpDevCoverIn
 	const int32_t *ex0;			/* nex: first argument of each example */
 	const int32_t *ex1;
 	int64_t		max_entries;	/* refuse (status 1) beyond this many raw entries */
+	/* ABI 3 */
+	int32_t		skip_pred;		/* a predicate whose facts count as absent, or -1 */
+	/*
+	 * Nonzero: aoff..usig are those of every earlier call with the same id
+	 * (one graph scored for several targets), so the module may keep them
+	 * on the device until cover_release() or a call with another id.
+	 */
+	uint64_t	graph_id;
 } GdlIlpDevCoverIn;
 
 typedef struct GdlIlpDevice
@@ -108,6 +116,8 @@ typedef struct GdlIlpDevice
 	int			(*cover) (const GdlIlpDevCoverIn *in, uint64_t **out, int64_t *nout,
 						  double *seconds, char *errmsg, size_t errlen);
 	void		(*cover_free) (uint64_t *p);
+	/* ABI 3: drop what cover() keeps on the device for a graph_id (may be NULL) */
+	void		(*cover_release) (void);
 } GdlIlpDevice;
 
 typedef const GdlIlpDevice *(*GdlIlpDeviceEntryFn) (void);
@@ -149,6 +159,9 @@ typedef struct GdlIlpTimings
 	int64_t		bulk_hits;		/* rule coverages answered by the bulk */
 	int64_t		bulk_misses;	/* answered per rule (shape not in the bulk) */
 	double		bulk_input_s;	/* of bulk_s: building the adjacency on the host */
+	double		bulk_graph_s;	/* one adjacency for several targets (ilp_bulk_graph_build) */
+	double		bulk_sort_s;	/* of bulk_s: sorting entries on the CPU */
+	int64_t		bulk_shared;	/* bulk coverages that reused a shared adjacency */
 } GdlIlpTimings;
 
 /* Bulk coverage of body-2 biases on (default) or off (per-rule joins only). */

@@ -22,9 +22,11 @@
 #include "ilp_int.h"
 #include "ilp_bulk.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* More raw entries than this: no bulk (the per-rule joins need no memory). */
 #define ILP_BULK_MAX_ENTRIES	((int64_t) 96 << 20)
@@ -42,6 +44,111 @@ struct IlpBulk
 	int32_t    *hlen;			/* length of the run */
 	bool		on_device;
 };
+
+/*
+ * One adjacency for every target of a graph (ilp_bulk_graph_build): the
+ * input of every predicate the base world has, indexed once; a target's
+ * world (ilp_world_for_target) numbers predicates as the base does, so its
+ * bulk coverage is this input with the target's own predicate skipped.
+ */
+struct IlpBulkGraph
+{
+	const IlpWorld *base;
+	int			cls;			/* the one value class */
+	int			npreds;
+	bool	   *inc;			/* per predicate: in the adjacency */
+	GdlIlpDevCoverIn in;		/* the graph part (no examples) */
+};
+
+static uint64_t ilp_bulk_graph_ids = 0;
+
+/* ------------------------------------------------------------- threads */
+
+#define ILP_BULK_MAX_THREADS 64
+
+typedef void (*ParFn) (void *arg, int tid, int ntasks);
+
+typedef struct ParTask
+{
+	ParFn		fn;
+	void	   *arg;
+	int			tid;
+	int			ntasks;
+} ParTask;
+
+/* pthread entry: one task. */
+static void *
+par_main(void *p)
+{
+	ParTask    *t = p;
+
+	t->fn(t->arg, t->tid, t->ntasks);
+	return NULL;
+}
+
+/*
+ * Worker threads for the bulk's CPU loops: GDL_ILP_THREADS, else the online
+ * processors (at most 64).
+ */
+static int
+par_threads(void)
+{
+	static int	n = 0;
+
+	if (n == 0)
+	{
+		const char *env = getenv("GDL_ILP_THREADS");
+		long		c = env != NULL ? atol(env) : sysconf(_SC_NPROCESSORS_ONLN);
+
+		n = c < 1 ? 1 : c > ILP_BULK_MAX_THREADS ? ILP_BULK_MAX_THREADS : (int) c;
+	}
+	return n;
+}
+
+/*
+ * Run fn(arg, tid, ntasks) for every tid < ntasks in parallel, the caller
+ * taking task 0; every thread is joined before returning.  Tasks touch only
+ * buffers allocated before (no gdl_* calls: hosts are not thread safe).
+ */
+static void
+par_run(int ntasks, ParFn fn, void *arg)
+{
+	pthread_t	th[ILP_BULK_MAX_THREADS];
+	ParTask		task[ILP_BULK_MAX_THREADS];
+	bool		started[ILP_BULK_MAX_THREADS];
+
+	if (ntasks > ILP_BULK_MAX_THREADS)
+		ntasks = ILP_BULK_MAX_THREADS;
+	if (ntasks <= 1)
+	{
+		fn(arg, 0, 1);
+		return;
+	}
+	for (int t = 1; t < ntasks; t++)
+	{
+		task[t].fn = fn;
+		task[t].arg = arg;
+		task[t].tid = t;
+		task[t].ntasks = ntasks;
+		started[t] = pthread_create(&th[t], NULL, par_main, &task[t]) == 0;
+	}
+	fn(arg, 0, ntasks);
+	for (int t = 1; t < ntasks; t++)
+	{
+		if (started[t])
+			pthread_join(th[t], NULL);
+		else
+			fn(arg, t, ntasks);
+	}
+}
+
+/* Task tid's share [*from, *to) of n items. */
+static void
+par_split(int64_t n, int tid, int ntasks, int64_t *from, int64_t *to)
+{
+	*from = (int64_t) ((__int128) n * tid / ntasks);
+	*to = (int64_t) ((__int128) n * (tid + 1) / ntasks);
+}
 
 /* Bulk coverage on (default) or off; see gdl_ilp_device.h. */
 void
@@ -113,10 +220,10 @@ sort_run(uint64_t *a, int64_t n)
 }
 
 /*
- * Build the device-neutral input: the adjacency (two stable counting sorts,
- * by z and then by entity, so each entity's entries ascend by z, predicate,
- * direction), the signatures and unary memberships of each entity, and the
- * examples.
+ * Build the device-neutral input without the examples: the adjacency (by
+ * entity, then each entity's entries sorted, so they ascend by z,
+ * predicate, direction), the signatures and unary memberships of each
+ * entity.
  */
 static void
 build_input(const IlpWorld *w, const bool *pred_ok, int32_t nent, GdlIlpDevCoverIn *in)
@@ -222,16 +329,15 @@ build_input(const IlpWorld *w, const bool *pred_ok, int32_t nent, GdlIlpDevCover
 	gdl_free(zoff);
 
 	in->nent = nent;
-	in->nex = w->npos + w->nneg;
 	in->aoff = aoff;
 	in->adj = adj;
 	in->soff = soff;
 	in->sig = sig;
 	in->uoff = uoff;
 	in->usig = usig;
-	in->ex0 = w->ex[0];
-	in->ex1 = w->ex[1];
 	in->max_entries = ILP_BULK_MAX_ENTRIES;
+	in->skip_pred = -1;
+	in->graph_id = 0;
 }
 
 /* Free what build_input allocated. */
@@ -246,77 +352,177 @@ free_input(GdlIlpDevCoverIn *in)
 	gdl_free((void *) in->usig);
 }
 
-/* LSD radix sort of n 64-bit keys (16-bit digits, constant digits skipped). */
+/* A parallel LSD radix sort's shared state (16-bit digits). */
+typedef struct RadixArg
+{
+	const uint64_t *src;
+	uint64_t   *dst;
+	int64_t		n;
+	int			shift;
+	int64_t    *hist;			/* ntasks x 65536: counts, then positions */
+	bool		scatter;
+} RadixArg;
+
+/* Count (or scatter) one task's slice by the current digit. */
+static void
+radix_task(void *p, int tid, int ntasks)
+{
+	RadixArg   *a = p;
+	int64_t		from,
+				to;
+	int64_t    *h = a->hist + (int64_t) tid * 65536;
+
+	par_split(a->n, tid, ntasks, &from, &to);
+	if (!a->scatter)
+	{
+		memset(h, 0, sizeof(int64_t) * 65536);
+		for (int64_t i = from; i < to; i++)
+			h[(a->src[i] >> a->shift) & 0xFFFF]++;
+	}
+	else
+		for (int64_t i = from; i < to; i++)
+			a->dst[h[(a->src[i] >> a->shift) & 0xFFFF]++] = a->src[i];
+}
+
+/*
+ * LSD radix sort of n 64-bit keys (16-bit digits, constant digits skipped),
+ * each pass counted and scattered by slices in parallel (stable: slices in
+ * order), so the result does not depend on the number of threads.
+ */
 static void
 radix_sort_u64(uint64_t *a, int64_t n)
 {
+	int			nt = n < ((int64_t) 1 << 17) ? 1 : par_threads();
 	uint64_t   *tmp = gdl_alloc(sizeof(uint64_t) * (n + 1));
-	int64_t    *cnt = gdl_alloc(sizeof(int64_t) * 65536);
+	RadixArg	ra;
 	uint64_t   *src = a,
 			   *dst = tmp;
 
+	ra.hist = gdl_alloc(sizeof(int64_t) * 65536 * nt);
+	ra.n = n;
 	for (int shift = 0; shift < 64; shift += 16)
 	{
 		int64_t		sum = 0;
 		bool		trivial = false;
 
-		memset(cnt, 0, sizeof(int64_t) * 65536);
-		for (int64_t i = 0; i < n; i++)
-			cnt[(src[i] >> shift) & 0xFFFF]++;
-		for (int d = 0; d < 65536; d++)
+		ra.src = src;
+		ra.dst = dst;
+		ra.shift = shift;
+		ra.scatter = false;
+		par_run(nt, radix_task, &ra);
+		for (int d = 0; d < 65536 && !trivial; d++)
 		{
-			int64_t		c = cnt[d];
+			int64_t		c = 0;
 
-			if (c == n)
-				trivial = true;
-			cnt[d] = sum;
-			sum += c;
+			for (int t = 0; t < nt; t++)
+				c += ra.hist[(int64_t) t * 65536 + d];
+			trivial = c == n;
 		}
 		if (trivial)
 			continue;
-		for (int64_t i = 0; i < n; i++)
-			dst[cnt[(src[i] >> shift) & 0xFFFF]++] = src[i];
+		for (int d = 0; d < 65536; d++)
+			for (int t = 0; t < nt; t++)
+			{
+				int64_t		c = ra.hist[(int64_t) t * 65536 + d];
+
+				ra.hist[(int64_t) t * 65536 + d] = sum;
+				sum += c;
+			}
+		ra.scatter = true;
+		par_run(nt, radix_task, &ra);
 		{
 			uint64_t   *t = src;
 
 			src = dst;
 			dst = t;
 		}
+		gdl_check_interrupts();
 	}
 	if (src != a)
 		memcpy(a, src, sizeof(uint64_t) * n);
 	gdl_free(tmp);
-	gdl_free(cnt);
+	gdl_free(ra.hist);
+}
+
+/* The per-example pass of cover_cpu, shared by its tasks. */
+typedef struct CoverArg
+{
+	const GdlIlpDevCoverIn *in;
+	int64_t    *off;			/* nex + 1: counts, then positions */
+	uint64_t   *ent;			/* NULL: count */
+	int64_t		next;			/* next block of examples to take (atomic) */
+} CoverArg;
+
+#define COVER_BLOCK 256
+
+/* Count (or write) the entries of blocks of examples taken in turn. */
+static void
+cover_task(void *p, int tid, int ntasks)
+{
+	CoverArg   *a = p;
+	int32_t		nex = a->in->nex;
+
+	for (;;)
+	{
+		int64_t		b = __atomic_fetch_add(&a->next, 1, __ATOMIC_RELAXED);
+		int32_t		e0 = (int32_t) (b * COVER_BLOCK);
+		int32_t		e1;
+
+		if (b * COVER_BLOCK >= nex)
+			break;
+		e1 = e0 + COVER_BLOCK < nex ? e0 + COVER_BLOCK : nex;
+		for (int32_t e = e0; e < e1; e++)
+		{
+			if (a->ent == NULL)
+				a->off[e] = ilp_bulk_example(a->in, e, NULL);
+			else
+				ilp_bulk_example(a->in, e, a->ent + a->off[e]);
+		}
+	}
 }
 
 /*
- * The entries on the CPU: count per example, place, sort, drop repeats.
- * Returns false (nothing allocated) past max_entries.
+ * The entries on the CPU: count per example, place, sort, drop repeats,
+ * over worker threads.  Returns false (nothing allocated) past max_entries.
  */
 static bool
 cover_cpu(const GdlIlpDevCoverIn *in, uint64_t **out, int64_t *nout)
 {
 	int64_t		total = 0,
 				m = 0;
-	uint64_t   *ent;
+	int			nt = in->nex < 4 * COVER_BLOCK ? 1 : par_threads();
+	CoverArg	ca;
+	double		t0;
 
-	for (int32_t e = 0; e < in->nex; e++)
-		total += ilp_bulk_example(in, e, NULL);
-	if (total > in->max_entries)
-		return false;
-	ent = gdl_alloc(sizeof(uint64_t) * (total + 1));
-	total = 0;
+	ca.in = in;
+	ca.off = gdl_alloc(sizeof(int64_t) * ((int64_t) in->nex + 1));
+	ca.ent = NULL;
+	ca.next = 0;
+	par_run(nt, cover_task, &ca);
 	for (int32_t e = 0; e < in->nex; e++)
 	{
-		total += ilp_bulk_example(in, e, ent + total);
-		if ((e & 8191) == 8191)
-			gdl_check_interrupts();
+		int64_t		c = ca.off[e];
+
+		ca.off[e] = total;
+		total += c;
 	}
-	radix_sort_u64(ent, total);
+	gdl_check_interrupts();
+	if (total > in->max_entries)
+	{
+		gdl_free(ca.off);
+		return false;
+	}
+	ca.ent = gdl_alloc(sizeof(uint64_t) * (total + 1));
+	ca.next = 0;
+	par_run(nt, cover_task, &ca);
+	gdl_free(ca.off);
+	t0 = ilp_now();
+	radix_sort_u64(ca.ent, total);
+	gdl_ilp_timings.bulk_sort_s += ilp_now() - t0;
 	for (int64_t i = 0; i < total; i++)
-		if (m == 0 || ent[i] != ent[m - 1])
-			ent[m++] = ent[i];
-	*out = ent;
+		if (m == 0 || ca.ent[i] != ca.ent[m - 1])
+			ca.ent[m++] = ca.ent[i];
+	*out = ca.ent;
 	*nout = m;
 	return true;
 }
@@ -384,6 +590,82 @@ build_index(IlpBulk *b)
 }
 
 /*
+ * Does w's shared graph hold exactly the predicates pred_ok allows, the
+ * target's own left out, over class cls?
+ */
+static bool
+graph_fits(const IlpWorld *w, const bool *pred_ok, int cls)
+{
+	const IlpBulkGraph *g = w->bulk_graph;
+
+	if (g == NULL || g->cls != cls || g->npreds != w->npreds || w->target < 0 ||
+		w->target >= w->npreds)
+		return false;
+	for (int p = 0; p < w->npreds; p++)
+		if (pred_ok[p] != (g->inc[p] && p != w->target))
+			return false;
+	return true;
+}
+
+/*
+ * The adjacency of every unary and binary predicate of a one-class world
+ * (the background of several targets: ilp_world_for_target), built once;
+ * NULL when the predicates span several value classes.  A device that takes
+ * bulk coverage keeps it (graph_id) across targets until the graph is freed.
+ */
+IlpBulkGraph *
+ilp_bulk_graph_build(const IlpWorld *base)
+{
+	IlpBulkGraph *g;
+	int			cls = -1;
+	double		t0 = ilp_now();
+
+	for (int p = 0; p < base->npreds; p++)
+	{
+		const IlpPred *pr = &base->preds[p];
+
+		if (pr->kind != ILP_PRED_BG || pr->rel == NULL || (pr->arity != 1 && pr->arity != 2))
+			continue;
+		if (cls < 0)
+			cls = pr->cls[0];
+		if (pr->cls[0] != cls || (pr->arity == 2 && pr->cls[1] != cls))
+			return NULL;
+	}
+	if (cls < 0 || base->npreds >= ILP_BULK_MAX_PREDS)
+		return NULL;
+	g = gdl_alloc(sizeof(IlpBulkGraph));
+	g->base = base;
+	g->cls = cls;
+	g->npreds = base->npreds;
+	g->inc = gdl_alloc(sizeof(bool) * (base->npreds + 1));
+	for (int p = 0; p < base->npreds; p++)
+	{
+		const IlpPred *pr = &base->preds[p];
+
+		g->inc[p] = pr->kind == ILP_PRED_BG && pr->rel != NULL && (pr->arity == 1 || pr->arity == 2);
+	}
+	build_input(base, g->inc, base->dom[cls].n, &g->in);
+	g->in.graph_id = ++ilp_bulk_graph_ids;
+	gdl_ilp_timings.bulk_graph_s += ilp_now() - t0;
+	return g;
+}
+
+/* Release a shared graph (and what the device keeps of it). */
+void
+ilp_bulk_graph_free(IlpBulkGraph *g)
+{
+	const GdlIlpDevice *dev = gdl_ilp_device();
+
+	if (g == NULL)
+		return;
+	if (dev != NULL && dev->abi == GDL_ILP_DEVICE_ABI && dev->cover_release != NULL)
+		dev->cover_release();
+	free_input(&g->in);
+	gdl_free(g->inc);
+	gdl_free(g);
+}
+
+/*
  * The bulk coverage of the body-2 bias of w over the predicates pred_ok
  * allows, or NULL where it does not apply (off, a deeper bias, a unary
  * target, several value classes, too many entries): then every rule is
@@ -398,7 +680,8 @@ ilp_bulk_build(const IlpWorld *w, const bool *pred_ok, int max_body)
 	int			cls;
 	int32_t		nex = w->npos + w->nneg;
 	double		t0 = ilp_now();
-	bool		ok = false;
+	bool		ok = false,
+				shared;
 
 	if (!ilp_bulk_enabled || max_body > 2 || nex <= 0 || w->npreds >= ILP_BULK_MAX_PREDS ||
 		nex >= (1 << ILP_BULK_EX_BITS))
@@ -410,17 +693,36 @@ ilp_bulk_build(const IlpWorld *w, const bool *pred_ok, int max_body)
 		if (w->ex[0][e] < 0 || w->ex[0][e] >= w->dom[cls].n ||
 			w->ex[1][e] < 0 || w->ex[1][e] >= w->dom[cls].n)
 			return NULL;
-	memset(&in, 0, sizeof(in));
-	build_input(w, pred_ok, w->dom[cls].n, &in);
+	shared = graph_fits(w, pred_ok, cls);
+	if (shared)
+	{
+		in = w->bulk_graph->in;
+		in.skip_pred = w->target;
+		gdl_ilp_timings.bulk_shared++;
+	}
+	else
+	{
+		memset(&in, 0, sizeof(in));
+		build_input(w, pred_ok, w->dom[cls].n, &in);
+	}
+	in.nex = nex;
+	in.ex0 = w->ex[0];
+	in.ex1 = w->ex[1];
 	gdl_ilp_timings.bulk_input_s += ilp_now() - t0;
 	b = gdl_alloc(sizeof(IlpBulk));
 	b->w = w;
 	dev = ilp_cover_device(in.aoff[in.nent] + nex);
 	if (dev != NULL)
+	{
+		/* the graph stays on the device only where it can be released */
+		if (dev->cover_release == NULL)
+			in.graph_id = 0;
 		ok = b->on_device = cover_device(dev, &in, &b->ent, &b->n);
+	}
 	if (!ok)
 		ok = cover_cpu(&in, &b->ent, &b->n);
-	free_input(&in);
+	if (!shared)
+		free_input(&in);
 	if (!ok)
 	{
 		gdl_free(b);

@@ -23,7 +23,9 @@
  * order, so the key does not depend on atom order; an entry is
  * key << 24 | example.  Entries come out with repetitions and in any order;
  * sorting and removing duplicates gives the coverage of every rule as a run
- * of ascending examples.
+ * of ascending examples.  Facts of in->skip_pred count as absent: a graph
+ * indexed once for all its relations serves each target with the target's
+ * own relation left out.
  */
 #ifndef ILP_BULK_H
 #define ILP_BULK_H
@@ -90,6 +92,13 @@ ilp_bulk_lower(const uint64_t *adj, int64_t lo, int64_t hi, uint64_t z)
 	return lo;
 }
 
+/* Is an adjacency entry or signature one of the skipped predicate's? */
+ILP_HD bool
+ilp_bulk_skipped(const GdlIlpDevCoverIn *in, uint64_t t)
+{
+	return (int32_t) ((uint32_t) (t & 0xFFFFFFFFu) >> 1) == in->skip_pred;
+}
+
 /* Where the closed atoms of one example are. */
 typedef struct IlpBulkEx
 {
@@ -118,6 +127,8 @@ ilp_bulk_closed(const GdlIlpDevCoverIn *in, const IlpBulkEx *b, int64_t k)
 	if (k < b->n1)
 	{
 		t = in->adj[b->r1 + k];
+		if (ilp_bulk_skipped(in, t))
+			return ILP_BULK_NONE;
 		return ilp_bulk_atom((t & 1) ? ILP_BULK_PAT(1, 0) : ILP_BULK_PAT(0, 1),
 							 (uint32_t) (t & 0xFFFFFFFFu) >> 1);
 	}
@@ -125,30 +136,34 @@ ilp_bulk_closed(const GdlIlpDevCoverIn *in, const IlpBulkEx *b, int64_t k)
 	if (k < b->n2)
 	{
 		t = in->adj[b->r2 + k];
-		return (t & 1) ? ILP_BULK_NONE :
+		return (t & 1) || ilp_bulk_skipped(in, t) ? ILP_BULK_NONE :
 			ilp_bulk_atom(ILP_BULK_PAT(0, 0), (uint32_t) (t & 0xFFFFFFFFu) >> 1);
 	}
 	k -= b->n2;
 	if (k < b->n3)
 	{
 		t = in->adj[b->r3 + k];
-		return (t & 1) ? ILP_BULK_NONE :
+		return (t & 1) || ilp_bulk_skipped(in, t) ? ILP_BULK_NONE :
 			ilp_bulk_atom(ILP_BULK_PAT(1, 1), (uint32_t) (t & 0xFFFFFFFFu) >> 1);
 	}
 	k -= b->n3;
 	if (k < b->nu1)
-		return ilp_bulk_atom(ILP_BULK_PAT(0, -1), in->usig[b->u1 + k]);
+		return (int32_t) in->usig[b->u1 + k] == in->skip_pred ? ILP_BULK_NONE :
+			ilp_bulk_atom(ILP_BULK_PAT(0, -1), in->usig[b->u1 + k]);
 	k -= b->nu1;
-	return ilp_bulk_atom(ILP_BULK_PAT(1, -1), in->usig[b->u2 + k]);
+	return (int32_t) in->usig[b->u2 + k] == in->skip_pred ? ILP_BULK_NONE :
+		ilp_bulk_atom(ILP_BULK_PAT(1, -1), in->usig[b->u2 + k]);
 }
 
-/* Open atom k (0 <= k < ns1 + ns2). */
+/* Open atom k (0 <= k < ns1 + ns2), or NONE (the skipped predicate). */
 ILP_HD uint32_t
 ilp_bulk_open(const GdlIlpDevCoverIn *in, const IlpBulkEx *b, int64_t k)
 {
-	if (k < b->ns1)
-		return ilp_bulk_side_atom(in->sig[b->s1 + k], 0);
-	return ilp_bulk_side_atom(in->sig[b->s2 + k - b->ns1], 1);
+	uint32_t	s = k < b->ns1 ? in->sig[b->s1 + k] : in->sig[b->s2 + k - b->ns1];
+
+	if (ilp_bulk_skipped(in, s))
+		return ILP_BULK_NONE;
+	return ilp_bulk_side_atom(s, k < b->ns1 ? 0 : 1);
 }
 
 /*
@@ -202,13 +217,20 @@ ilp_bulk_example(const GdlIlpDevCoverIn *in, int32_t e, uint64_t *out)
 			ILP_BULK_EMIT(ilp_bulk_key1(c));
 	}
 	for (int64_t k = 0; k < nopen; k++)
-		ILP_BULK_EMIT(ilp_bulk_key1(ilp_bulk_open(in, &b, k)));
+	{
+		uint32_t	o = ilp_bulk_open(in, &b, k);
+
+		if (o != ILP_BULK_NONE)
+			ILP_BULK_EMIT(ilp_bulk_key1(o));
+	}
 
 	/* a linking atom and any other body atom that holds */
 	for (int64_t k = 0; k < b.n1; k++)
 	{
 		uint32_t	l = ilp_bulk_closed(in, &b, k);
 
+		if (l == ILP_BULK_NONE)
+			continue;
 		for (int64_t j = 0; j < nclosed; j++)
 		{
 			uint32_t	c = ilp_bulk_closed(in, &b, j);
@@ -217,7 +239,12 @@ ilp_bulk_example(const GdlIlpDevCoverIn *in, int32_t e, uint64_t *out)
 				ILP_BULK_EMIT(ilp_bulk_key2(l, c));
 		}
 		for (int64_t j = 0; j < nopen; j++)
-			ILP_BULK_EMIT(ilp_bulk_key2(l, ilp_bulk_open(in, &b, j)));
+		{
+			uint32_t	o = ilp_bulk_open(in, &b, j);
+
+			if (o != ILP_BULK_NONE)
+				ILP_BULK_EMIT(ilp_bulk_key2(l, o));
+		}
 	}
 
 	/* A(X, Z), B(Y, Z): join the two adjacency lists on z (the shorter drives) */
@@ -248,10 +275,14 @@ ilp_bulk_example(const GdlIlpDevCoverIn *in, int32_t e, uint64_t *out)
 			for (int64_t p = i; p < ie; p++)
 				for (int64_t q = js; q < je; q++)
 				{
+					if (ilp_bulk_skipped(in, in->adj[p]) || ilp_bulk_skipped(in, in->adj[q]))
+						continue;
+					{
 					uint32_t	c = ilp_bulk_side_atom(in->adj[p], xdrives ? 0 : 1);
 					uint32_t	d = ilp_bulk_side_atom(in->adj[q], xdrives ? 1 : 0);
 
 					ILP_BULK_EMIT(ilp_bulk_key2(c, d));
+					}
 				}
 			i = ie;
 			j = je;

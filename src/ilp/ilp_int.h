@@ -70,6 +70,7 @@ typedef struct IlpPred
 	IlpPredKind kind;
 	int			base;			/* CLOSURE: the closed predicate */
 	IlpRel	   *rel;			/* TARGET: positives and known target facts */
+	GdlType		types[2];		/* BG: the relation's column types */
 } IlpPred;
 
 /* The sorted distinct values of one class; dense id = position. */
@@ -100,6 +101,9 @@ typedef struct IlpWorld
 	int32_t    *ex[2];			/* dense ids per argument */
 	bool		generated_neg;
 	double		neg_weight;		/* each negative stands for this many (sampling) */
+	/* a target's world over a shared graph (ilp_world_for_target), else NULL */
+	const struct IlpBulkGraph *bulk_graph;
+	bool		derived;		/* shares the base world's domains and relations */
 } IlpWorld;
 
 extern int	ilp_type_class(GdlType t);
@@ -301,6 +305,29 @@ extern bool ilp_bulk_cover(const IlpBulk *b, const IlpRule *r, int32_t *out, int
 extern void ilp_bulk_free(IlpBulk *b);
 extern bool ilp_bulk_on_device(const IlpBulk *b);
 extern const struct GdlIlpDevice *ilp_cover_device(int64_t work);
+
+/*
+ * Several targets over one graph: the base world holds every relation as
+ * background (ilp_world_build_graph), the adjacency is built once
+ * (ilp_bulk_graph_build), and each target's world (ilp_world_for_target)
+ * shares both, the target's own relation left out at enumeration time.
+ */
+typedef struct IlpBulkGraph IlpBulkGraph;
+
+extern IlpBulkGraph *ilp_bulk_graph_build(const IlpWorld *base);
+extern void ilp_bulk_graph_free(IlpBulkGraph *g);
+extern IlpWorld *ilp_world_build_graph(const GdlIlpRelation *rels, int nrels);
+extern IlpWorld *ilp_world_for_target(const IlpWorld *base, const IlpBulkGraph *g, int pred,
+									  const GdlColumns *positives, const IlpNegSpec *negspec);
+extern void ilp_world_target_free(IlpWorld *w);
+extern void ilp_candset_free(IlpCandSet *cs);
+
+/* Called with each target's world and candidates (ilp_score_targets). */
+typedef void (*IlpScoreFn) (void *arg, int pred, const IlpWorld *w, const IlpCandSet *cs);
+
+extern int	ilp_score_targets(const GdlIlpRelation *rels, int nrels, const int *targets,
+							  int ntargets, const IlpBias *bias, const IlpNegSpec *negspec,
+							  IlpScoreFn fn, void *arg, double *world_s);
 
 /* ------------------------------------------------------------ fixpoint */
 

@@ -298,7 +298,7 @@ scan_relations(const GdlIlpProblem *prob, IlpWorld *w, ValList *vl, int *known_r
 		check_relation(rel, r);
 		if (!rel_usable(rel))
 			continue;
-		if (strcmp(rel->name, prob->target) == 0)
+		if (prob->target != NULL && strcmp(rel->name, prob->target) == 0)
 		{
 			if (rel->arity != prob->arity)
 				gdl_error(GDL_ERR_DATATYPE, NULL, NULL,
@@ -426,7 +426,10 @@ build_background(IlpWorld *w, const GdlIlpProblem *prob, int known_rel, int nbas
 		p->name = gdl_strdup(rel->name);
 		p->arity = rel->arity;
 		for (int c = 0; c < rel->arity; c++)
+		{
 			p->cls[c] = ilp_type_class(rel->types[c]);
+			p->types[c] = rel->types[c];
+		}
 		p->kind = ILP_PRED_BG;
 		p->base = -1;
 		p->rel = rel_from_columns(w, &rel->rows, p->cls, rel->arity);
@@ -467,11 +470,10 @@ encode_examples(const IlpWorld *w, const GdlColumns *rows, IlpKeySet *known, boo
 	gdl_free(eb);
 }
 
-/* The target as a predicate: positives and known facts (recursion looks it up). */
+/* The target as predicate t: positives and known facts (recursion looks it up). */
 static void
-add_target(IlpWorld *w)
+target_pred(IlpWorld *w, IlpPred *t)
 {
-	IlpPred    *t = &w->preds[w->npreds++];
 	int32_t		nd[2] = {w->dom[w->cls[0]].n, w->arity == 2 ? w->dom[w->cls[1]].n : 0};
 	int32_t		np = w->npos;
 	int64_t		n = np + w->known->n;
@@ -494,6 +496,13 @@ add_target(IlpWorld *w)
 	t->rel = ilp_rel_build(w->arity, nd, n, ta, w->arity == 2 ? tb : NULL);
 	gdl_free(ta);
 	gdl_free(tb);
+}
+
+/* The target as the last predicate. */
+static void
+add_target(IlpWorld *w)
+{
+	target_pred(w, &w->preds[w->npreds++]);
 }
 
 /* Sort the predicates by name; closures keep pointing at their base. */
@@ -634,4 +643,140 @@ ilp_world_examples(const IlpWorld *w)
 			c->cols[k][i] = d->vals[w->ex[k][i]];
 	}
 	return c;
+}
+
+/*
+ * The base world of several targets over one graph: every usable relation
+ * as a background predicate (sorted by name, as ilp_world_build sorts
+ * them), value domains over all of them; no target, no examples.
+ */
+IlpWorld *
+ilp_world_build_graph(const GdlIlpRelation *rels, int nrels)
+{
+	IlpWorld   *w = gdl_alloc(sizeof(IlpWorld));
+	ValList		vl[ILP_NCLASS];
+	GdlIlpProblem prob;
+	int			known_rel;
+	int			nbase;
+
+	memset(&prob, 0, sizeof(prob));
+	prob.rels = rels;
+	prob.nrels = nrels;
+	prob.target = NULL;
+	w->neg_weight = 1.0;
+	w->target = -1;
+	memset(vl, 0, sizeof(vl));
+	nbase = scan_relations(&prob, w, vl, &known_rel);
+	build_domains(w, vl);
+	build_background(w, &prob, -1, nbase);
+	sort_preds(w);
+	w->target = -1;
+	return w;
+}
+
+/*
+ * The world of one target over a base world (ilp_world_build_graph): the
+ * same as ilp_world_build gives for the problem whose background is every
+ * other relation and whose positives are 'positives' (the target's facts,
+ * whose values the base holds) — the same domains, the same predicate
+ * numbers (the target keeps its relation's place, sorted by name), the same
+ * examples and negatives — but sharing the base's domains and relations
+ * instead of building them again.  g (may be NULL) is the base's shared
+ * adjacency for bulk coverage.  Free with ilp_world_target_free.
+ */
+IlpWorld *
+ilp_world_for_target(const IlpWorld *base, const IlpBulkGraph *g, int pred,
+					 const GdlColumns *positives, const IlpNegSpec *negspec)
+{
+	IlpWorld   *w;
+	const IlpPred *tp;
+	IlpKeySet	known;
+	int32_t    *ea = NULL,
+			   *eb = NULL,
+			   *qa = NULL,
+			   *qb = NULL;
+	int64_t		np = 0,
+				nq = 0;
+	int32_t		nd[2];
+
+	if (pred < 0 || pred >= base->npreds || base->preds[pred].kind != ILP_PRED_BG ||
+		base->preds[pred].arity != 2)
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "no binary background relation %d to learn", pred);
+	tp = &base->preds[pred];
+	if (positives == NULL || positives->nrows == 0)
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "no positive examples of \"%s\"", tp->name);
+	if (positives->ncols != 2)
+		gdl_error(GDL_ERR_DATATYPE, NULL, NULL,
+				  "positive examples of \"%s\" have %d columns, expected 2", tp->name,
+				  positives->ncols);
+	w = gdl_alloc(sizeof(IlpWorld));
+	memcpy(w->dom, base->dom, sizeof(w->dom));
+	w->derived = true;
+	w->bulk_graph = g;
+	w->neg_weight = 1.0;
+	w->arity = 2;
+	w->target = pred;
+	w->target_name = tp->name;
+	for (int c = 0; c < 2; c++)
+	{
+		w->cls[c] = tp->cls[c];
+		w->types[c] = tp->types[c];
+	}
+	w->npreds = base->npreds;
+	w->preds = gdl_alloc(sizeof(IlpPred) * (base->npreds + 1));
+	memcpy(w->preds, base->preds, sizeof(IlpPred) * base->npreds);
+	nd[0] = w->dom[w->cls[0]].n;
+	nd[1] = w->dom[w->cls[1]].n;
+	w->known = ilp_rel_build(2, nd, 0, NULL, NULL);
+
+	ilp_keyset_init(&known, (int64_t) positives->nrows + 16);
+	encode_examples(w, positives, &known, false, true, &ea, &eb, &np);
+	for (int64_t i = 0; i < np; i++)
+		if (ea[i] < 0 || eb[i] < 0)
+			gdl_error(GDL_ERR_PARAM, NULL, NULL,
+					  "a positive example of \"%s\" has a value outside the graph", tp->name);
+	w->npos = (int32_t) np;
+	w->ex[0] = ea;
+	w->ex[1] = eb;
+	{
+		IlpNegSpec	dflt = {GDL_ILP_NEG_PCA, 4, 2, 0};
+
+		ilp_negatives(w, &known, negspec ? negspec : &dflt, &qa, &qb, &nq);
+		w->generated_neg = true;
+	}
+	ilp_keyset_free(&known);
+	if (np + nq > INT32_MAX / 2)
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "too many examples");
+	w->nneg = (int32_t) nq;
+	w->ex[0] = gdl_realloc(w->ex[0], sizeof(int32_t) * (np + nq + 1));
+	w->ex[1] = gdl_realloc(w->ex[1], sizeof(int32_t) * (np + nq + 1));
+	if (nq > 0)
+	{
+		memcpy(w->ex[0] + np, qa, sizeof(int32_t) * nq);
+		memcpy(w->ex[1] + np, qb, sizeof(int32_t) * nq);
+	}
+	gdl_free(qa);
+	gdl_free(qb);
+
+	/* the target in its relation's place: the positives, as add_target builds it */
+	w->preds[pred].kind = ILP_PRED_TARGET;
+	w->preds[pred].base = -1;
+	target_pred(w, &w->preds[pred]);
+	gdl_free(w->preds[pred].name);
+	w->preds[pred].name = base->preds[pred].name;
+	return w;
+}
+
+/* Free what ilp_world_for_target allocated (not the base's). */
+void
+ilp_world_target_free(IlpWorld *w)
+{
+	if (w == NULL || !w->derived)
+		return;
+	ilp_rel_free(w->preds[w->target].rel);
+	ilp_rel_free(w->known);
+	gdl_free(w->ex[0]);
+	gdl_free(w->ex[1]);
+	gdl_free(w->preds);
+	gdl_free(w);
 }
