@@ -392,7 +392,7 @@ radix_task(void *p, int tid, int ntasks)
 static void
 radix_sort_u64(uint64_t *a, int64_t n)
 {
-	int			nt = n < ((int64_t) 1 << 17) ? 1 : par_threads();
+	int			nt = n < ((int64_t) 1 << 15) ? 1 : par_threads();
 	uint64_t   *tmp = gdl_alloc(sizeof(uint64_t) * (n + 1));
 	RadixArg	ra;
 	uint64_t   *src = a,

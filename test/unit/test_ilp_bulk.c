@@ -8,7 +8,9 @@
  * can reach must have the same coverage from the bulk as from ilp_cover,
  * every linked two-atom rule must be known to the bulk, and the whole search
  * (ilp_candidates) must give the same candidates with the same coverage with
- * the bulk on and off.  The CPU always; the GPU as well when $GDL_CUDA_LIB
+ * the bulk on and off.  Every binary relation of a random graph scored as
+ * the target over one shared base world and adjacency (ilp_score_targets)
+ * must give the candidates of its standalone world.  The CPU always; the GPU as well when $GDL_CUDA_LIB
  * (default ../../cuda/gpudl_cuda.so) loads and a GPU answers, else it says
  * "skipped" for the GPU part.
  */
@@ -232,10 +234,109 @@ one_world(int nrel, int nun, int64_t nent, int64_t facts, bool want_device)
 	return dev;
 }
 
+/* What the ilp_score_targets callback compares against. */
+typedef struct MultiCheck
+{
+	const GdlIlpRelation *rels;
+	int			nrels;
+	const IlpNegSpec *neg;
+	const IlpBias *bias;
+	int			scored;
+	int64_t		shared_before;
+} MultiCheck;
+
+/*
+ * ilp_score_targets callback: the target's candidates over the shared graph
+ * must be those of the standalone world (ilp_world_build of the others).
+ */
+static void
+multi_one(void *arg, int pred, const IlpWorld *w, const IlpCandSet *cs)
+{
+	MultiCheck *mc = arg;
+	GdlIlpProblem prob;
+	GdlIlpRelation *others = gdl_alloc(sizeof(GdlIlpRelation) * mc->nrels);
+	const GdlIlpRelation *t = NULL;
+	IlpWorld   *sw;
+	IlpCandSet *sc;
+	int			k = 0;
+
+	for (int r = 0; r < mc->nrels; r++)
+	{
+		if (strcmp(mc->rels[r].name, w->target_name) == 0)
+			t = &mc->rels[r];
+		else
+			others[k++] = mc->rels[r];
+	}
+	CHECK(t != NULL && w->target == pred);
+	if (t == NULL)
+		return;
+	memset(&prob, 0, sizeof(prob));
+	prob.nrels = k;
+	prob.rels = others;
+	prob.target = t->name;
+	prob.arity = 2;
+	prob.types[0] = prob.types[1] = GDL_TYPE_BIGINT;
+	prob.example_types[0] = prob.example_types[1] = GDL_TYPE_UNKNOWN;
+	prob.positives = &t->rows;
+	sw = ilp_world_build(&prob, true, false, mc->neg);
+	CHECK_MSG(sw->npos == w->npos && sw->nneg == w->nneg && sw->npreds == w->npreds &&
+			  sw->target == w->target,
+			  "%s: world %d+%d examples, %d preds vs %d+%d, %d preds standalone", t->name,
+			  w->npos, w->nneg, w->npreds, sw->npos, sw->nneg, sw->npreds);
+	CHECK(memcmp(sw->ex[0], w->ex[0], sizeof(int32_t) * (w->npos + w->nneg)) == 0 &&
+		  memcmp(sw->ex[1], w->ex[1], sizeof(int32_t) * (w->npos + w->nneg)) == 0);
+	sc = ilp_candidates(sw, mc->bias);
+	CHECK_MSG(sc->n == cs->n, "%s: %d candidates shared, %d standalone", t->name, cs->n, sc->n);
+	for (int32_t i = 0; i < sc->n && i < cs->n; i++)
+	{
+		const IlpCand *x = &sc->c[i],
+				   *y = &cs->c[i];
+
+		if (ilp_rule_cmp(&x->rule, &y->rule) != 0 || x->ncov != y->ncov || x->npos != y->npos ||
+			(x->ncov > 0 && memcmp(x->cov, y->cov, sizeof(int32_t) * x->ncov) != 0))
+		{
+			CHECK_MSG(false, "%s: candidate %d: %s (%d) standalone, %s (%d) shared", t->name, i,
+					  ilp_rule_text(&x->rule, sw), x->ncov, ilp_rule_text(&y->rule, w), y->ncov);
+			break;
+		}
+	}
+	ilp_candset_free(sc);
+	mc->scored++;
+}
+
+/*
+ * Every binary relation of a random graph as the target, over one base
+ * world and one adjacency (ilp_score_targets), against standalone worlds.
+ */
+static void
+multi_graph(int nrel, int nun, int64_t nent, int64_t facts, bool want_device)
+{
+	GdlIlpProblem prob = random_problem(nrel, nun, nent, facts);
+	IlpNegSpec	neg = {GDL_ILP_NEG_PCA, 3, 2, 5};
+	IlpBias		bias = {2, false, false, true, 1, 2000000};
+	int		   *targets = gdl_alloc(sizeof(int) * nrel);
+	MultiCheck	mc = {prob.rels, prob.nrels, &neg, &bias, 0, gdl_ilp_timings.bulk_shared};
+	int64_t		dev_before = gdl_ilp_timings.bulk_device;
+	int			n;
+
+	for (int r = 0; r < nrel; r++)
+		targets[r] = r;
+	n = ilp_score_targets(prob.rels, prob.nrels, targets, nrel, &bias, &neg, multi_one, &mc, NULL);
+	CHECK(n == nrel && mc.scored == nrel);
+	CHECK_MSG(gdl_ilp_timings.bulk_shared - mc.shared_before >= nrel,
+			  "only %lld of %d targets over the shared adjacency",
+			  (long long) (gdl_ilp_timings.bulk_shared - mc.shared_before), nrel);
+	if (want_device)
+		CHECK_MSG(gdl_ilp_timings.bulk_device - dev_before >= 2 * nrel,
+				  "shared bulk coverage not on the device: %s", gdl_ilp_timings.last_device_error);
+}
+
 /* The worlds, small to medium. */
 static void
 run_worlds(bool want_device)
 {
+	multi_graph(4, 1, 40, 120, want_device);
+	multi_graph(5, 2, 3000, 6000, want_device);	/* large enough for worker threads */
 	one_world(3, 1, 12, 30, want_device);
 	one_world(4, 2, 30, 80, want_device);
 	one_world(6, 0, 50, 200, want_device);
@@ -286,6 +387,7 @@ main(void)
 		in.aoff = in.soff = in.uoff = zero;
 		in.ex0 = in.ex1 = ex;
 		in.max_entries = 100;
+		in.skip_pred = -1;
 		if (dev->cover(&in, &out, &nout, &secs, err, sizeof(err)) != 0)
 			printf("test_ilp_bulk: GPU part skipped (no GPU: %s)\n", err);
 		else
