@@ -6,7 +6,7 @@
 # CPU.  Run inside the staged PostgreSQL:
 #   bash .device/run.sh 'bash bench/gpu/device_run.sh tests bench-gpu'
 #   bash .device/run.sh 'bash bench/gpu/device_run.sh bench-cpu'
-# Phases: tests, shell, bench-gpu, bench-cpu, family (data in .device/graphs and
+# Phases: tests, shell, bench-gpu, bench-cpu, ilp, family (data in .device/graphs and
 # .device/family; stage them with shared/tools/device/stage.sh first).
 # Logs and results go to $OUT (or out/ when unset).
 set -uo pipefail
@@ -46,6 +46,15 @@ fi
 if [[ "$phases" == *" bench-cpu "* ]]; then
 log "benchmarks: CPU engine on this machine's cores, WITH RECURSIVE where it finishes"
 PGOPTIONS="-c statement_timeout=${CPU_TIMEOUT_S:-90}s" DEVICE=cpu RUNS="${CPU_RUNS:-2}" WORKLOADS="${CPU_WORKLOADS:-tc sg}" RECURSIVE_TIMEOUT_S="${RECURSIVE_TIMEOUT_S:-30}" MATERIALIZE=0 timeout 540 bash bench/sql/graphs.sh >"$OUT/bench_cpu.md" 2>&1
+fi
+if [[ "$phases" == *" ilp "* ]]; then
+log "rule learning at KG scale: every rule of up to two atoms for all 100 relations, CPU and GPU; ILP GPU tests"
+make -s -C bench/ilp bin/kg_gpu >>"$OUT/build.txt" 2>&1
+make -s -C test/unit bin/test_ilp_bulk bin/test_ilp_gpu >>"$OUT/build.txt" 2>&1
+GDL_CUDA_LIB="$PWD/cuda/gpudl_cuda.so" timeout 120 test/unit/bin/test_ilp_bulk 2>&1 | tail -2 | tee -a "$OUT/summary.txt"
+(cd test/unit && GDL_CUDA_LIB="$PWD/../../cuda/gpudl_cuda.so" timeout 120 ./bin/test_ilp_gpu 2>&1 | tail -1 | tee -a "$OUT/summary.txt")
+timeout 200 bench/ilp/bin/kg_gpu -S -g "$PWD/cuda/gpudl_cuda.so" >"$OUT/bench_kg.txt" 2>&1
+tail -12 "$OUT/bench_kg.txt" >>"$OUT/summary.txt"
 fi
 if [[ "$phases" == *" family "* ]]; then
 log "rule learning: the family KG through SQL, on the GPU and on the CPU"
