@@ -101,6 +101,18 @@ typedef struct GdlLines
 
 extern void gdl_lines_add(GdlLines *l, char *line);
 
+/*
+ * Worker threads (gdl_par.c): fn(arg, tid, ntasks) for every tid < ntasks in
+ * parallel, all joined before return; tasks make no gdl_* calls.
+ */
+#define GDL_MAX_THREADS 64
+typedef void (*GdlTaskFn) (void *arg, int tid, int ntasks);
+extern void gdl_parallel(int ntasks, GdlTaskFn fn, void *arg);
+/* Task tid's share [*from, *to) of n items. */
+extern void gdl_split(int64_t n, int tid, int ntasks, int64_t *from, int64_t *to);
+/* Monotonic clock in milliseconds. */
+extern double gdl_now_ms(void);
+
 /* String -> int map (gdl_strmap.c); zero-initialise, keys are not copied. */
 typedef struct GdlStrMap
 {

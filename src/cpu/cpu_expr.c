@@ -380,7 +380,7 @@ cpu_op_map(void *vctx, GdlBkRel *in, int nfilter, const GdlBkExpr *filter,
 								   &mp->ocaps[j]);
 	for (t = 0; t <= nt; t++)
 		mp->from[t] = (int64_t) ((__int128) in->n * t / nt);
-	cpu_parallel(nt, map_task, mp);
+	gdl_parallel(nt, map_task, mp);
 	for (t = 0; t < nt; t++)
 		if (mp->status[t] != GDL_BK_OK)
 		{

@@ -14,7 +14,7 @@
  * directly.
  *
  * Every buffer is allocated with gdl_alloc on the main thread; worker threads
- * (cpu_parallel) only read and write buffers handed to them.
+ * (gdl_parallel) only read and write buffers handed to them.
  */
 #ifndef CPU_INT_H
 #define CPU_INT_H
@@ -25,7 +25,7 @@
 #include "../exec/gdl_backend.h"
 
 #define CPU_MAX_ARITY GDL_BK_MAX_ARITY
-#define CPU_MAX_THREADS 64
+#define CPU_MAX_THREADS GDL_MAX_THREADS
 
 /* How the columns of a packed relation sit in its keys. */
 typedef struct CpuSchema
@@ -187,14 +187,6 @@ cpu_enc(const CpuSchema *s, int c, int64_t v)
 		return 0;
 	return ((uint64_t) v - (uint64_t) s->base[c]) << s->shift[c];
 }
-
-/* --------------------------------------------------------- cpu_par.c */
-
-typedef void (*CpuTaskFn) (void *arg, int tid, int ntasks);
-
-extern void cpu_parallel(int nthreads, CpuTaskFn fn, void *arg);
-extern void cpu_split(int64_t n, int tid, int ntasks, int64_t *from, int64_t *to);
-extern double cpu_now_ms(void);
 
 /* --------------------------------------------------------- cpu_sort.c */
 

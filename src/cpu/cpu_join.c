@@ -604,7 +604,7 @@ cpu_op_join(void *vctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkeys,
 	jp.packed = cpu_schema_make(nout, res->lo, res->hi, &jp.osch);
 	jp.fast = jp.packed && L->packed && R->packed && !jp.ix->hashed;
 	atomic_store(&jp.next, 0);
-	cpu_parallel(jp.nchunks > 1 ? ctx->nthreads : 1, join_task, &jp);
+	gdl_parallel(jp.nchunks > 1 ? ctx->nthreads : 1, join_task, &jp);
 	for (ch = 0; ch < jp.nchunks; ch++)
 	{
 		int64_t		c = jp.counts[ch];
@@ -626,7 +626,7 @@ cpu_op_join(void *vctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkeys,
 	}
 	jp.write = true;
 	atomic_store(&jp.next, 0);
-	cpu_parallel(jp.nchunks > 1 ? ctx->nthreads : 1, join_task, &jp);
+	gdl_parallel(jp.nchunks > 1 ? ctx->nthreads : 1, join_task, &jp);
 	res->n = total;
 	gdl_free(jp.counts);
 	*result = res;
@@ -662,7 +662,7 @@ cpu_op_join_count(void *vctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lk
 	jp.packed = cpu_schema_make(0, NULL, NULL, &jp.osch);
 	jp.fast = L->packed && R->packed && !jp.ix->hashed;
 	atomic_store(&jp.next, 0);
-	cpu_parallel(jp.nchunks > 1 ? ctx->nthreads : 1, join_task, &jp);
+	gdl_parallel(jp.nchunks > 1 ? ctx->nthreads : 1, join_task, &jp);
 	for (ch = 0; ch < jp.nchunks; ch++)
 		*count += jp.counts[ch];
 	gdl_free(jp.counts);
@@ -679,7 +679,7 @@ anti_task(void *arg, int tid, int nt)
 				to,
 				i;
 
-	cpu_split(jp->L->n, tid, nt, &from, &to);
+	gdl_split(jp->L->n, tid, nt, &from, &to);
 	for (i = from; i < to; i++)
 	{
 		uint64_t	jk;
@@ -741,7 +741,7 @@ cpu_op_antijoin(void *vctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkey
 	{
 		jp.ix = cpu_index_get(ctx, R, nkeys, rkeys);
 		jp.keep = gdl_alloc(L->n);
-		cpu_parallel(L->n > 65536 ? ctx->nthreads : 1, anti_task, &jp);
+		gdl_parallel(L->n > 65536 ? ctx->nthreads : 1, anti_task, &jp);
 	}
 	for (i = 0; i < L->n; i++)
 	{

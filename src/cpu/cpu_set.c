@@ -208,7 +208,7 @@ keys_diff(CpuCtx *ctx, const uint64_t *a, int64_t na, const uint64_t *b, int64_t
 	op.nb = nb;
 	op.out = out;
 	keyop_split(&op, nt);
-	cpu_parallel(nt, diff_task, &op);
+	gdl_parallel(nt, diff_task, &op);
 	return keyop_compact(&op, nt, false);
 }
 
@@ -236,7 +236,7 @@ keys_union(CpuCtx *ctx, const uint64_t *a, int64_t na, const uint64_t *b, int64_
 	op.nb = nb;
 	op.out = out;
 	keyop_split(&op, nt);
-	cpu_parallel(nt, union_task, &op);
+	gdl_parallel(nt, union_task, &op);
 	return keyop_compact(&op, nt, true);
 }
 
@@ -305,7 +305,7 @@ keys_diff_runs(CpuCtx *ctx, const uint64_t *c, int64_t nc, CpuRun *const *runs, 
 	rd.out = out;
 	for (t = 0; t <= nt; t++)
 		rd.cbeg[t] = (int64_t) ((__int128) nc * t / nt);
-	cpu_parallel(nt, runs_diff_task, &rd);
+	gdl_parallel(nt, runs_diff_task, &rd);
 	for (t = 0; t < nt; t++)
 	{
 		if (rd.cbeg[t] != pos && rd.cnt[t] > 0)

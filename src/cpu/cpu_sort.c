@@ -164,7 +164,7 @@ radix_orand_task(void *arg, int tid, int nt)
 	uint64_t	o = 0,
 				a = ~UINT64_C(0);
 
-	cpu_split(rp->n, tid, nt, &from, &to);
+	gdl_split(rp->n, tid, nt, &from, &to);
 	for (i = from; i < to; i++)
 	{
 		o |= rp->src[i];
@@ -186,7 +186,7 @@ radix_hist_task(void *arg, int tid, int nt)
 	uint64_t	mask = (UINT64_C(1) << rp->width) - 1;
 	int			shift = rp->shift;
 
-	cpu_split(rp->n, tid, nt, &from, &to);
+	gdl_split(rp->n, tid, nt, &from, &to);
 	memset(h, 0, sizeof(int64_t) << rp->width);
 	for (i = from; i < to; i++)
 		h[(rp->src[i] >> shift) & mask]++;
@@ -206,7 +206,7 @@ radix_scatter_task(void *arg, int tid, int nt)
 	uint64_t   *src = rp->src,
 			   *dst = rp->dst;
 
-	cpu_split(rp->n, tid, nt, &from, &to);
+	gdl_split(rp->n, tid, nt, &from, &to);
 	for (i = from; i < to; i++)
 	{
 		uint64_t	v = src[i];
@@ -250,7 +250,7 @@ cpu_sort_u64(CpuCtx *ctx, uint64_t *a, uint64_t *tmp, int64_t n)
 	rp.src = a;
 	rp.dst = tmp;
 	rp.n = n;
-	cpu_parallel(nt, radix_orand_task, &rp);
+	gdl_parallel(nt, radix_orand_task, &rp);
 	for (t = 0; t < nt; t++)
 	{
 		o |= rp.or_[t];
@@ -271,7 +271,7 @@ cpu_sort_u64(CpuCtx *ctx, uint64_t *a, uint64_t *tmp, int64_t n)
 
 		rp.shift = lowbit + p * width;
 		rp.width = width;
-		cpu_parallel(nt, radix_hist_task, &rp);
+		gdl_parallel(nt, radix_hist_task, &rp);
 		for (b = 0; b < (1 << width); b++)
 			for (t = 0; t < nt; t++)
 			{
@@ -281,7 +281,7 @@ cpu_sort_u64(CpuCtx *ctx, uint64_t *a, uint64_t *tmp, int64_t n)
 				*h = sum;
 				sum += c;
 			}
-		cpu_parallel(nt, radix_scatter_task, &rp);
+		gdl_parallel(nt, radix_scatter_task, &rp);
 		sw = rp.src;
 		rp.src = rp.dst;
 		rp.dst = sw;
@@ -414,7 +414,7 @@ cpu_sort_unique_segments(CpuCtx *ctx, const uint64_t *src, uint64_t *dst, int64_
 	}
 	su.bounds[nt] = n;
 	su.bitmaps = gdl_alloc(sizeof(uint64_t) * (SEG_BITMAP_BITS / 64) * nt);
-	cpu_parallel(nt, seg_uniq_task, &su);
+	gdl_parallel(nt, seg_uniq_task, &su);
 	gdl_free(su.bitmaps);
 	for (t = 0; t < nt; t++)
 	{

@@ -88,7 +88,6 @@ typedef struct ExecMark
 	int64_t		launches;
 } ExecMark;
 
-extern double exec_now_ms(void);
 extern ExecMark exec_mark(ExecState *es);
 extern void exec_charge(ExecState *es, ExecMark m, double *ms, int64_t *launches);
 

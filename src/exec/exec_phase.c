@@ -8,17 +8,6 @@
 #include "exec_int.h"
 
 #include <string.h>
-#include <time.h>
-
-/* Monotonic clock in milliseconds. */
-double
-exec_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
-}
 
 /* The kernels the run's backend launched so far (0 without counters). */
 static int64_t
@@ -39,7 +28,7 @@ exec_mark(ExecState *es)
 {
 	ExecMark	m;
 
-	m.ms = exec_now_ms();
+	m.ms = gdl_now_ms();
 	m.launches = launches_so_far(es);
 	return m;
 }
@@ -48,6 +37,6 @@ exec_mark(ExecState *es)
 void
 exec_charge(ExecState *es, ExecMark m, double *ms, int64_t *launches)
 {
-	*ms += exec_now_ms() - m.ms;
+	*ms += gdl_now_ms() - m.ms;
 	*launches += launches_so_far(es) - m.launches;
 }

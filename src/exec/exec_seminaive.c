@@ -13,7 +13,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /*
  * Replace a predicate's relations, releasing those no longer referenced
@@ -413,7 +412,7 @@ gdl_run(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const GdlGoal
 	GdlBkConfig cfg;
 	GdlBkCounters cnt;
 	const char *errmsg = NULL;
-	double		t_start = exec_now_ms();
+	double		t_start = gdl_now_ms();
 	ExecMark	m0;
 	bool	   *need;
 	bool		owned;
@@ -514,6 +513,6 @@ gdl_run(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const GdlGoal
 	gdl_free(es.prep);
 	gdl_free(es.preds);
 	gdl_free(need);
-	res->stats.ms_total = exec_now_ms() - t_start;
+	res->stats.ms_total = gdl_now_ms() - t_start;
 	return res;
 }

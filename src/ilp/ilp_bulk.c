@@ -22,7 +22,6 @@
 #include "ilp_int.h"
 #include "ilp_bulk.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,28 +63,6 @@ static uint64_t ilp_bulk_graph_ids = 0;
 
 /* ------------------------------------------------------------- threads */
 
-#define ILP_BULK_MAX_THREADS 64
-
-typedef void (*ParFn) (void *arg, int tid, int ntasks);
-
-typedef struct ParTask
-{
-	ParFn		fn;
-	void	   *arg;
-	int			tid;
-	int			ntasks;
-} ParTask;
-
-/* pthread entry: one task. */
-static void *
-par_main(void *p)
-{
-	ParTask    *t = p;
-
-	t->fn(t->arg, t->tid, t->ntasks);
-	return NULL;
-}
-
 /*
  * Worker threads for the bulk's CPU loops: GDL_ILP_THREADS, else the online
  * processors (at most 64).
@@ -100,54 +77,9 @@ par_threads(void)
 		const char *env = getenv("GDL_ILP_THREADS");
 		long		c = env != NULL ? atol(env) : sysconf(_SC_NPROCESSORS_ONLN);
 
-		n = c < 1 ? 1 : c > ILP_BULK_MAX_THREADS ? ILP_BULK_MAX_THREADS : (int) c;
+		n = c < 1 ? 1 : c > GDL_MAX_THREADS ? GDL_MAX_THREADS : (int) c;
 	}
 	return n;
-}
-
-/*
- * Run fn(arg, tid, ntasks) for every tid < ntasks in parallel, the caller
- * taking task 0; every thread is joined before returning.  Tasks touch only
- * buffers allocated before (no gdl_* calls: hosts are not thread safe).
- */
-static void
-par_run(int ntasks, ParFn fn, void *arg)
-{
-	pthread_t	th[ILP_BULK_MAX_THREADS];
-	ParTask		task[ILP_BULK_MAX_THREADS];
-	bool		started[ILP_BULK_MAX_THREADS];
-
-	if (ntasks > ILP_BULK_MAX_THREADS)
-		ntasks = ILP_BULK_MAX_THREADS;
-	if (ntasks <= 1)
-	{
-		fn(arg, 0, 1);
-		return;
-	}
-	for (int t = 1; t < ntasks; t++)
-	{
-		task[t].fn = fn;
-		task[t].arg = arg;
-		task[t].tid = t;
-		task[t].ntasks = ntasks;
-		started[t] = pthread_create(&th[t], NULL, par_main, &task[t]) == 0;
-	}
-	fn(arg, 0, ntasks);
-	for (int t = 1; t < ntasks; t++)
-	{
-		if (started[t])
-			pthread_join(th[t], NULL);
-		else
-			fn(arg, t, ntasks);
-	}
-}
-
-/* Task tid's share [*from, *to) of n items. */
-static void
-par_split(int64_t n, int tid, int ntasks, int64_t *from, int64_t *to)
-{
-	*from = (int64_t) ((__int128) n * tid / ntasks);
-	*to = (int64_t) ((__int128) n * (tid + 1) / ntasks);
 }
 
 /* Bulk coverage on (default) or off; see gdl_ilp_device.h. */
@@ -372,7 +304,7 @@ radix_task(void *p, int tid, int ntasks)
 				to;
 	int64_t    *h = a->hist + (int64_t) tid * 65536;
 
-	par_split(a->n, tid, ntasks, &from, &to);
+	gdl_split(a->n, tid, ntasks, &from, &to);
 	if (!a->scatter)
 	{
 		memset(h, 0, sizeof(int64_t) * 65536);
@@ -409,7 +341,7 @@ radix_sort_u64(uint64_t *a, int64_t n)
 		ra.dst = dst;
 		ra.shift = shift;
 		ra.scatter = false;
-		par_run(nt, radix_task, &ra);
+		gdl_parallel(nt, radix_task, &ra);
 		for (int d = 0; d < 65536 && !trivial; d++)
 		{
 			int64_t		c = 0;
@@ -429,7 +361,7 @@ radix_sort_u64(uint64_t *a, int64_t n)
 				sum += c;
 			}
 		ra.scatter = true;
-		par_run(nt, radix_task, &ra);
+		gdl_parallel(nt, radix_task, &ra);
 		{
 			uint64_t   *t = src;
 
@@ -498,7 +430,7 @@ cover_cpu(const GdlIlpDevCoverIn *in, uint64_t **out, int64_t *nout)
 	ca.off = gdl_alloc(sizeof(int64_t) * ((int64_t) in->nex + 1));
 	ca.ent = NULL;
 	ca.next = 0;
-	par_run(nt, cover_task, &ca);
+	gdl_parallel(nt, cover_task, &ca);
 	for (int32_t e = 0; e < in->nex; e++)
 	{
 		int64_t		c = ca.off[e];
@@ -514,7 +446,7 @@ cover_cpu(const GdlIlpDevCoverIn *in, uint64_t **out, int64_t *nout)
 	}
 	ca.ent = gdl_alloc(sizeof(uint64_t) * (total + 1));
 	ca.next = 0;
-	par_run(nt, cover_task, &ca);
+	gdl_parallel(nt, cover_task, &ca);
 	gdl_free(ca.off);
 	t0 = ilp_now();
 	radix_sort_u64(ca.ent, total);

@@ -9,7 +9,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 /* Matrices with fewer entries than this train on the CPU in AUTO mode. */
 #define ILP_DEVICE_MIN_NNZ 100000
@@ -63,10 +62,7 @@ ilp_cover_device(int64_t work)
 double
 ilp_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
+	return gdl_now_ms() / 1000.0;
 }
 
 /*

@@ -534,6 +534,26 @@ sort_preds(IlpWorld *w)
 }
 
 /*
+ * Put the nq negatives (qa, qb; freed here) after the np positives of the
+ * world's examples.
+ */
+static void
+append_negatives(IlpWorld *w, int64_t np, int32_t *qa, int32_t *qb, int64_t nq)
+{
+	if (np + nq > INT32_MAX / 2)
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "too many examples");
+	w->nneg = (int32_t) nq;
+	w->ex[0] = gdl_realloc(w->ex[0], sizeof(int32_t) * (np + nq + 1));
+	w->ex[1] = gdl_realloc(w->ex[1], sizeof(int32_t) * (np + nq + 1));
+	if (nq > 0)
+	{
+		memcpy(w->ex[0] + np, qa, sizeof(int32_t) * nq);
+		memcpy(w->ex[1] + np, qb, sizeof(int32_t) * nq);
+	}
+	gdl_free(qa);
+	gdl_free(qb);
+}
+/*
  * Build the world of a problem: validate it, map values to dense ids, index
  * the background, encode (and generate) examples, add invented closures.
  * negspec says how to generate negatives when the problem gives none (NULL:
@@ -606,18 +626,7 @@ ilp_world_build(const GdlIlpProblem *prob, bool need_examples, bool closures,
 		w->generated_neg = true;
 	}
 	ilp_keyset_free(&known);
-	if (np + nq > INT32_MAX / 2)
-		gdl_error(GDL_ERR_PARAM, NULL, NULL, "too many examples");
-	w->nneg = (int32_t) nq;
-	w->ex[0] = gdl_realloc(w->ex[0], sizeof(int32_t) * (np + nq + 1));
-	w->ex[1] = gdl_realloc(w->ex[1], sizeof(int32_t) * (np + nq + 1));
-	if (nq > 0)
-	{
-		memcpy(w->ex[0] + np, qa, sizeof(int32_t) * nq);
-		memcpy(w->ex[1] + np, qb, sizeof(int32_t) * nq);
-	}
-	gdl_free(qa);
-	gdl_free(qb);
+	append_negatives(w, np, qa, qb, nq);
 
 	add_target(w);
 	sort_preds(w);
@@ -745,18 +754,7 @@ ilp_world_for_target(const IlpWorld *base, const IlpBulkGraph *g, int pred,
 		w->generated_neg = true;
 	}
 	ilp_keyset_free(&known);
-	if (np + nq > INT32_MAX / 2)
-		gdl_error(GDL_ERR_PARAM, NULL, NULL, "too many examples");
-	w->nneg = (int32_t) nq;
-	w->ex[0] = gdl_realloc(w->ex[0], sizeof(int32_t) * (np + nq + 1));
-	w->ex[1] = gdl_realloc(w->ex[1], sizeof(int32_t) * (np + nq + 1));
-	if (nq > 0)
-	{
-		memcpy(w->ex[0] + np, qa, sizeof(int32_t) * nq);
-		memcpy(w->ex[1] + np, qb, sizeof(int32_t) * nq);
-	}
-	gdl_free(qa);
-	gdl_free(qb);
+	append_negatives(w, np, qa, qb, nq);
 
 	/* the target in its relation's place: the positives, as add_target builds it */
 	w->preds[pred].kind = ILP_PRED_TARGET;

@@ -1,0 +1,86 @@
+/*
+ * gdl_par.c — the core's parallel loop and clock, shared by the CPU backend
+ * (src/cpu) and rule learning (src/ilp): run one task per thread with
+ * pthreads, the calling thread taking task 0.  Tasks must not call any gdl_*
+ * host function (hosts are not thread safe): they only read and write
+ * buffers allocated before the loop.  Every thread is joined before
+ * gdl_parallel returns, so no thread outlives a host call.
+ */
+#include "gdl_host.h"
+
+#include <pthread.h>
+#include <time.h>
+
+typedef struct ParTask
+{
+	GdlTaskFn	fn;
+	void	   *arg;
+	int			tid;
+	int			ntasks;
+} ParTask;
+
+/* pthread entry point: run one task. */
+static void *
+par_main(void *p)
+{
+	ParTask    *t = p;
+
+	t->fn(t->arg, t->tid, t->ntasks);
+	return NULL;
+}
+
+/*
+ * Run fn(arg, tid, ntasks) for every tid < ntasks (at most GDL_MAX_THREADS),
+ * in parallel.  When a thread cannot be started its task runs on the
+ * calling thread afterwards, so every task always runs.
+ */
+void
+gdl_parallel(int ntasks, GdlTaskFn fn, void *arg)
+{
+	pthread_t	th[GDL_MAX_THREADS];
+	ParTask		tasks[GDL_MAX_THREADS];
+	bool		started[GDL_MAX_THREADS];
+	int			t;
+
+	if (ntasks > GDL_MAX_THREADS)
+		ntasks = GDL_MAX_THREADS;
+	if (ntasks <= 1)
+	{
+		fn(arg, 0, 1);
+		return;
+	}
+	for (t = 1; t < ntasks; t++)
+	{
+		tasks[t].fn = fn;
+		tasks[t].arg = arg;
+		tasks[t].tid = t;
+		tasks[t].ntasks = ntasks;
+		started[t] = pthread_create(&th[t], NULL, par_main, &tasks[t]) == 0;
+	}
+	fn(arg, 0, ntasks);
+	for (t = 1; t < ntasks; t++)
+	{
+		if (started[t])
+			pthread_join(th[t], NULL);
+		else
+			fn(arg, t, ntasks);
+	}
+}
+
+/* The share [*from, *to) of n items that task tid of ntasks works on. */
+void
+gdl_split(int64_t n, int tid, int ntasks, int64_t *from, int64_t *to)
+{
+	*from = (int64_t) ((__int128) n * tid / ntasks);
+	*to = (int64_t) ((__int128) n * (tid + 1) / ntasks);
+}
+
+/* Monotonic clock in milliseconds. */
+double
+gdl_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
