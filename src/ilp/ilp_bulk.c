@@ -118,23 +118,13 @@ one_class(const IlpWorld *w, const bool *pred_ok)
 	return c;
 }
 
-/* qsort comparator for 64-bit keys. */
-static int
-cmp_u64(const void *x, const void *y)
-{
-	uint64_t	a = *(const uint64_t *) x;
-	uint64_t	b = *(const uint64_t *) y;
-
-	return (a > b) - (a < b);
-}
-
 /* Sort one entity's adjacency entries (short runs: insertion sort). */
 static void
 sort_run(uint64_t *a, int64_t n)
 {
 	if (n > 48)
 	{
-		qsort(a, n, sizeof(uint64_t), cmp_u64);
+		qsort(a, n, sizeof(uint64_t), ilp_cmp_u64);
 		return;
 	}
 	for (int64_t i = 1; i < n; i++)

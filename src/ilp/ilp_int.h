@@ -113,6 +113,7 @@ extern IlpRel *ilp_rel_build(int arity, const int32_t *ndom, int64_t n,
 extern void ilp_rel_free(IlpRel *r);
 extern bool ilp_rel_has(const IlpRel *r, int32_t a, int32_t b);
 extern IlpRel *ilp_rel_closure(const IlpRel *r, int64_t cap);
+extern int	ilp_cmp_u64(const void *x, const void *y);
 /* How to generate negatives (ilp_negatives.c). */
 typedef struct IlpNegSpec
 {

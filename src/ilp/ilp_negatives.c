@@ -23,16 +23,6 @@
 
 #include <stdlib.h>
 
-/* qsort comparator for packed uint64 tuples. */
-static int
-cmp_u64(const void *x, const void *y)
-{
-	uint64_t	a = *(const uint64_t *) x;
-	uint64_t	b = *(const uint64_t *) y;
-
-	return (a > b) - (a < b);
-}
-
 /* Append one negative to the growing arrays. */
 static void
 push_neg(int32_t **na, int32_t **nb, int64_t *nn, int64_t *ncap, int32_t a, int32_t b)
@@ -145,7 +135,7 @@ pca_negatives(IlpWorld *w, IlpKeySet *known, int neg_per_pos, int64_t seed,
 
 		for (int32_t i = 0; i < w->npos; i++)
 			keys[i] = ilp_pair_key(w->ex[0][i], w->ex[1][i]);
-		qsort(keys, w->npos, sizeof(uint64_t), cmp_u64);
+		qsort(keys, w->npos, sizeof(uint64_t), ilp_cmp_u64);
 		for (int32_t i = 0; i < w->npos;)
 		{
 			int32_t		x = (int32_t) (keys[i] >> 32);

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* qsort comparator for packed uint64 tuples. */
-static int
-cmp_u64(const void *x, const void *y)
+/* qsort comparator for uint64 keys (packed tuples, adjacency entries). */
+int
+ilp_cmp_u64(const void *x, const void *y)
 {
 	uint64_t	a = *(const uint64_t *) x;
 	uint64_t	b = *(const uint64_t *) y;
@@ -36,7 +36,7 @@ ilp_rel_build(int arity, const int32_t *ndom, int64_t n, const int32_t *a, const
 	for (int64_t i = 0; i < n; i++)
 		keys[i] = ilp_pair_key(a[i], arity == 2 ? b[i] : 0);
 	if (n > 1)
-		qsort(keys, n, sizeof(uint64_t), cmp_u64);
+		qsort(keys, n, sizeof(uint64_t), ilp_cmp_u64);
 	for (int64_t i = 0; i < n; i++)
 		if (m == 0 || keys[i] != keys[m - 1])
 			keys[m++] = keys[i];
