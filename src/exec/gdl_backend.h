@@ -188,8 +188,8 @@ typedef struct GdlBkAgg
  * rules derived and absorb (or difference + merge) into full; size() of the
  * new delta decides whether another round runs.  Relations it no longer
  * needs are released at once.  Required: everything except counters,
- * absorb, slice and join_count, which may be NULL.  New members are only
- * ever added at the end.
+ * absorb, slice, join_count and the three resident-table members, which may
+ * be NULL.  New members are only ever added at the end.
  */
 
 typedef struct GdlBackend
