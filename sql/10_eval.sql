@@ -145,3 +145,17 @@ SELECT pg_temp.fail_many(1000);
 SELECT (SELECT sum(total_bytes) FROM pg_backend_memory_contexts) - mem1.b < 16 * 1024 AS no_leak
 FROM mem1;
 RESET gpudl.max_iterations;
+
+-- worker threads (gpudl.threads): the same answer with one thread and with
+-- four on joins big enough to be split; out of range is refused
+CREATE TABLE tree10(a int, b int);
+INSERT INTO tree10 SELECT i, 2 * i + k FROM generate_series(1, 65535) i, generate_series(0, 1) k;
+SELECT gpudl_create_program('tree10', 'below(X, Y) :- tree10(X, Y). below(X, Z) :- below(X, Y), tree10(Y, Z).');
+SET gpudl.threads = 1;
+SELECT gpudl_count('tree10', 'below(X, Y)');
+SET gpudl.threads = 4;
+SELECT gpudl_count('tree10', 'below(X, Y)');
+SHOW gpudl.threads;
+SET gpudl.threads = 65;
+SET gpudl.threads = -1;
+RESET gpudl.threads;

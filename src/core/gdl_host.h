@@ -108,6 +108,9 @@ extern void gdl_lines_add(GdlLines *l, char *line);
 #define GDL_MAX_THREADS 64
 typedef void (*GdlTaskFn) (void *arg, int tid, int ntasks);
 extern void gdl_parallel(int ntasks, GdlTaskFn fn, void *arg);
+/* Threads per operation: n, or 0 for one per CPU up to 16 (gdl_par.c). */
+extern void gdl_set_threads(int n);
+extern int	gdl_threads(void);
 /* Task tid's share [*from, *to) of n items. */
 extern void gdl_split(int64_t n, int tid, int ntasks, int64_t *from, int64_t *to);
 /* Monotonic clock in milliseconds. */

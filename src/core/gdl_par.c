@@ -10,6 +10,9 @@
 
 #include <pthread.h>
 #include <time.h>
+#include <unistd.h>
+
+static int	threads_setting;	/* gdl_set_threads; 0 = automatic */
 
 typedef struct ParTask
 {
@@ -65,6 +68,29 @@ gdl_parallel(int ntasks, GdlTaskFn fn, void *arg)
 		else
 			fn(arg, t, ntasks);
 	}
+}
+
+/*
+ * Worker threads the core may use per operation (the CPU backend's joins and
+ * set operations, rule learning's bulk coverage): n, or with 0 one per
+ * online CPU up to 16.  The host sets it (gpudl.threads).
+ */
+void
+gdl_set_threads(int n)
+{
+	threads_setting = n < 0 ? 0 : n > GDL_MAX_THREADS ? GDL_MAX_THREADS : n;
+}
+
+/* The worker threads to use now (see gdl_set_threads); at least 1. */
+int
+gdl_threads(void)
+{
+	long		ncpu;
+
+	if (threads_setting > 0)
+		return threads_setting;
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	return ncpu < 1 ? 1 : ncpu > 16 ? 16 : (int) ncpu;
 }
 
 /* The share [*from, *to) of n items that task tid of ntasks works on. */

@@ -10,7 +10,6 @@
 extern const GdlBackend *gdl_cpu_backend(void);
 
 static const GdlBackend *gpu_backend;
-static int	engine_threads;
 static int64_t engine_batch_rows = INT64_C(32) << 20;
 
 /* The live context of the running evaluation (NULL between runs). */
@@ -33,11 +32,11 @@ gdl_backend_register_gpu(const GdlBackend *backend)
 	gpu_backend = backend;
 }
 
-/* Set the CPU backend's worker threads (0: one per CPU). */
+/* Set the CPU backend's worker threads (0: one per CPU, up to 16). */
 void
 gdl_engine_set_threads(int nthreads)
 {
-	engine_threads = nthreads < 0 ? 0 : nthreads;
+	gdl_set_threads(nthreads);
 }
 
 /* Most join output rows one batch of a rule should produce (0: no batching). */
@@ -58,7 +57,7 @@ exec_batch_rows(void)
 int
 exec_threads(void)
 {
-	return engine_threads;
+	return gdl_threads();
 }
 
 /* Remember (or with NULL, forget) the live backend context. */

@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* More raw entries than this: no bulk (the per-rule joins need no memory). */
 #define ILP_BULK_MAX_ENTRIES	((int64_t) 96 << 20)
@@ -64,22 +63,17 @@ static uint64_t ilp_bulk_graph_ids = 0;
 /* ------------------------------------------------------------- threads */
 
 /*
- * Worker threads for the bulk's CPU loops: GDL_ILP_THREADS, else the online
- * processors (at most 64).
+ * Worker threads for the bulk's CPU loops: GDL_ILP_THREADS when set (for
+ * benchmarks), else the core's setting (gpudl.threads).
  */
 static int
 par_threads(void)
 {
-	static int	n = 0;
+	const char *env = getenv("GDL_ILP_THREADS");
 
-	if (n == 0)
-	{
-		const char *env = getenv("GDL_ILP_THREADS");
-		long		c = env != NULL ? atol(env) : sysconf(_SC_NPROCESSORS_ONLN);
-
-		n = c < 1 ? 1 : c > GDL_MAX_THREADS ? GDL_MAX_THREADS : (int) c;
-	}
-	return n;
+	if (env != NULL && atol(env) > 0)
+		return atol(env) > GDL_MAX_THREADS ? GDL_MAX_THREADS : (int) atol(env);
+	return gdl_threads();
 }
 
 /* Bulk coverage on (default) or off; see gdl_ilp_device.h. */

@@ -34,6 +34,15 @@ static const struct config_enum_entry device_options[] = {
 
 void		_PG_init(void);
 
+static int	gpudl_threads = 0;
+
+/* gpudl.threads changed: tell the core. */
+static void
+assign_threads(int newval, void *extra)
+{
+	gdl_set_threads(newval);
+}
+
 /* Define gpudl.* settings and reserve the prefix. */
 void
 gpudl_define_gucs(void)
@@ -56,6 +65,10 @@ gpudl_define_gucs(void)
 							"Past it the evaluation stops with an error instead of exhausting the machine.",
 							&gpudl_host_memory_limit_mb, 0, 0, INT_MAX,
 							PGC_USERSET, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpudl.threads",
+							"CPU worker threads one evaluation or rule learning may use (0: one per CPU, up to 16).",
+							NULL, &gpudl_threads, 0, 0, GDL_MAX_THREADS,
+							PGC_USERSET, 0, NULL, assign_threads, NULL);
 	DefineCustomStringVariable("gpudl.cuda_library",
 							   "Path of the GPU backend module to dlopen.",
 							   NULL, &gpudl_cuda_library, "$libdir/gpudl_cuda.so",
