@@ -66,6 +66,7 @@ typedef struct CacheEntry
 	const GdlBackend *res_bk;	/* backend holding it */
 	void	   *resident;		/* its handle */
 	int		   *rescol;			/* per attnum - 1: column in the resident, or -1 */
+	bool		res_tried;		/* a device copy was attempted for this fill */
 	int64		res_bytes;
 } CacheEntry;
 
@@ -158,20 +159,25 @@ free_resident(void *arg)
 }
 
 /*
- * Copy an entry's columns (k of them, cols) to the device when runs may use
- * the GPU, and tie the copy's life to the entry's memory context.  A device
- * that cannot hold it leaves the entry on the host, with a warning.
+ * Copy an entry's columns (k of them, cols, in resident order) to the device
+ * of backend bk (NULL: the one runs would use now) when it keeps tables, and
+ * tie the copy's life to the entry's memory context.  Tried once per fill: a
+ * device that cannot hold it leaves the entry on the host, with a warning.
  */
 static void
-make_resident(CacheEntry *e, int k, const GdlColumns *cols)
+make_resident(CacheEntry *e, const GdlBackend *bk, int k, const GdlColumns *cols)
 {
-	const GdlBackend *bk = gpudl_choose_gpu_backend();
 	const char *why = NULL;
 	int64_t		bytes = 0;
 	MemoryContextCallback *cb;
 
+	if (e->res_tried)
+		return;
+	if (bk == NULL)
+		bk = gpudl_choose_gpu_backend();
 	if (bk == NULL || bk->resident_create == NULL || bk->from_resident == NULL)
 		return;
+	e->res_tried = true;
 	cb = MemoryContextAlloc(e->cxt, sizeof(MemoryContextCallback));
 	e->resident = bk->resident_create(k, (int64_t) cols->nrows,
 									  (const int64_t *const *) cols->cols, &bytes, &why);
@@ -255,7 +261,7 @@ cache_fill(Oid relid)
 			e->rescol[i] = -1;
 		for (i = 0; i < k; i++)
 			e->rescol[attnos[i]] = i;
-		make_resident(e, k, &cols);
+		make_resident(e, NULL, k, &cols);
 		e->loaded_at = GetCurrentTimestamp();
 		e->changes = table_changes(relid);
 		e->valid = true;
@@ -409,6 +415,29 @@ gpudl_cache_read(const GdlPred *pred, GdlDict *dict, GdlColumns *out)
 }
 
 /*
+ * Make the device copy of an entry filled without one (gpudl.device was cpu
+ * then) from its host columns, for a run on backend bk.
+ */
+static void
+resident_from_host(CacheEntry *e, const GdlBackend *bk)
+{
+	GdlColumns	cols;
+	int			i;
+
+	cols.ncols = 0;
+	cols.nrows = e->nrows;
+	cols.cols = palloc0(sizeof(int64_t *) * (e->natts + 1));
+	for (i = 0; i < e->natts; i++)
+		if (e->rescol[i] >= 0)
+		{
+			cols.cols[e->rescol[i]] = e->cols[i];
+			cols.ncols++;
+		}
+	make_resident(e, bk, cols.ncols, &cols);
+	pfree(cols.cols);
+}
+
+/*
  * Serve an extensional predicate from the device copy of its table, for a
  * run on backend bk; false when there is none (see GdlRunInput).
  */
@@ -421,7 +450,11 @@ gpudl_cache_resident(const GdlPred *pred, const GdlBackend *bk, GdlDict *dict,
 	int32_t    *map = NULL;
 	int			c;
 
-	if (e == NULL || e->resident == NULL || e->res_bk != bk)
+	if (e == NULL)
+		return false;
+	if (e->resident == NULL)
+		resident_from_host(e, bk);	/* loaded while runs were on the CPU */
+	if (e->resident == NULL || e->res_bk != bk)
 		return false;
 	atts = palloc(sizeof(int) * (pred->arity + 1));
 	if (!pred_attrs(e, pred, atts))
