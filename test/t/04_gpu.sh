@@ -96,11 +96,11 @@ held=$(( $(v free0) - $(v free1) )); back=$(( $(v free2) - $(v free1) ))
 echo "device memory: loading took $held bytes, unloading gave back $back"
 [ "$back" -ge $(( 200000 * 3 * 8 )) ] || { echo "unload did not free the device copy"; exit 1; }
 # loaded while runs were on the CPU: the first GPU run puts it on the device
-out=$(q -c "SET gpudl.device = cpu" -c "SELECT gpudl_load('kin')" \
+out2=$(q -c "SET gpudl.device = cpu" -c "SELECT gpudl_load('kin')" \
   -c "SELECT 'where0 ' || device FROM gpudl_cache_status()" \
   -c "SET gpudl.device = gpu" -c "SELECT 'n ' || gpudl_count('kin', 'r(X, Y)')" \
   -c "SELECT 'where1 ' || device FROM gpudl_cache_status()" -c "SELECT gpudl_unload('kin')")
-w() { echo "$out" | grep "^$1 " | head -1 | cut -d' ' -f2-; }
+w() { echo "$out2" | grep "^$1 " | head -1 | cut -d' ' -f2-; }
 echo "loaded on the CPU: $(w where0), after a GPU run: $(w where1), count $(w n)"
 [ "$(w where0)" = cpu ] && [ "$(w where1)" = gpu ] || { echo "the table did not move to the device"; exit 1; }
 [ "$(w n)" = "$(v changed_cpu)" ] || { echo "wrong count from the moved table: $(w n)"; exit 1; }
