@@ -208,13 +208,15 @@ wide_view(int arity, const int64_t *cols, int64_t n, int64_t ld)
 }
 
 /*
- * Rows of the wide view w kept by 'flag' (a kernel over the sorted
- * permutation) become a new set with bounds lo/hi.  mode 0: unique rows;
- * mode 1: rows < na without an equal row >= na (difference).
+ * Rows of the wide view w kept by 'flag' (a kernel over the permutation
+ * sorted with bounds lo/hi) become a new set with bounds rlo/rhi (its
+ * layout chosen by them).  mode 0: unique rows; mode 1: rows < na without
+ * an equal row >= na (difference).
  */
 static int
 wide_select(CuCtx *c, const DRel &w, int mode, int64_t na,
-			const int64_t *lo, const int64_t *hi, CuRel **out)
+			const int64_t *lo, const int64_t *hi,
+			const int64_t *rlo, const int64_t *rhi, CuRel **out)
 {
 	int			cols[CU_MAX_ARITY];
 	DBuf		perm,
@@ -239,9 +241,9 @@ wide_select(CuCtx *c, const DRel &w, int mode, int64_t na,
 		CU_LAUNCHED(c);
 	}
 	CU_OK(select_flagged(c, flags.as<uint8_t>(), w.n, ids, &m));
-	CU_OK(rel_new(c, w.arity, cu_packable(w.arity, lo, hi) ? L_PACKED : L_WIDE, m, &r));
-	memcpy(r->lo, lo, sizeof(int64_t) * w.arity);
-	memcpy(r->hi, hi, sizeof(int64_t) * w.arity);
+	CU_OK(rel_new(c, w.arity, cu_packable(w.arity, rlo, rhi) ? L_PACKED : L_WIDE, m, &r));
+	memcpy(r->lo, rlo, sizeof(int64_t) * w.arity);
+	memcpy(r->hi, rhi, sizeof(int64_t) * w.arity);
 	r->is_set = true;
 	if (m > 0)
 	{
@@ -336,7 +338,8 @@ dedup_wide(CuCtx *c, int nin, GdlBkRel *const *in, CuRel **out)
 	union_bounds(nin, in, lo, hi);
 	CU_OK(cols.get(c, sizeof(int64_t) * arity * (total > 0 ? total : 1)));
 	CU_OK(concat_wide(c, nin, in, cols.as<int64_t>(), total));
-	return wide_select(c, wide_view(arity, cols.as<int64_t>(), total, total), 0, 0, lo, hi, out);
+	return wide_select(c, wide_view(arity, cols.as<int64_t>(), total, total), 0, 0, lo, hi,
+					   lo, hi, out);
 }
 
 /* dedup: the set of rows of the union of the inputs. */
@@ -428,6 +431,8 @@ cu_op_difference(CuCtx *c, CuRel *A, CuRel *B, CuRel **result)
 	GdlBkRel   *both[2] = {A, B};
 	DBuf		cols;
 	int64_t		total = A->n + B->n;
+	int64_t		lo[CU_MAX_ARITY],
+				hi[CU_MAX_ARITY];
 
 	if (A->arity == 0)
 		return rel_unit(c, (A->n > 0 && B->n == 0) ? 1 : 0, result);
@@ -437,46 +442,10 @@ cu_op_difference(CuCtx *c, CuRel *A, CuRel *B, CuRel **result)
 		return difference_packed(c, A, B, result);
 	CU_OK(cols.get(c, sizeof(int64_t) * A->arity * total));
 	CU_OK(concat_wide(c, 2, both, cols.as<int64_t>(), total));
-	{
-		int64_t		lo[CU_MAX_ARITY],
-					hi[CU_MAX_ARITY];
-
-		/* sort by the union of bounds, but the result keeps A's */
-		union_bounds(2, both, lo, hi);
-		DRel		w = wide_view(A->arity, cols.as<int64_t>(), total, total);
-		int			cl[CU_MAX_ARITY];
-		DBuf		perm,
-					flags,
-					ids;
-		int64_t		m = 0;
-		CuRel	   *r;
-
-		for (int k = 0; k < A->arity; k++)
-			cl[k] = k;
-		CU_OK(sort_perm(c, w, A->arity, cl, lo, hi, perm));
-		CU_OK(flags.get(c, total));
-		c->cnt.launches++;
-		k_flag_diff<<<cu_grid(total), CU_BLOCK, 0, c->stream>>>(w, perm.as<uint32_t>(), A->n,
-															   flags.as<uint8_t>());
-		CU_LAUNCHED(c);
-		CU_OK(select_flagged(c, flags.as<uint8_t>(), total, ids, &m));
-		CU_OK(rel_new(c, A->arity, cu_packable(A->arity, A->lo, A->hi) ? L_PACKED : L_WIDE, m, &r));
-		bounds_copy(r, A);
-		r->is_set = true;
-		if (m > 0)
-		{
-			c->cnt.launches++;
-			k_gather_perm<<<cu_grid(m), CU_BLOCK, 0, c->stream>>>(w, perm.as<uint32_t>(),
-																  ids.as<uint32_t>(), m, rel_dout(r));
-			if (cudaGetLastError() != cudaSuccess)
-			{
-				rel_free(c, r);
-				return cu_fail(c, GDL_BK_ERR_DEVICE, "kernel launch failed (difference)");
-			}
-		}
-		*result = r;
-	}
-	return GDL_BK_OK;
+	/* sort by the union of bounds, but the result keeps A's */
+	union_bounds(2, both, lo, hi);
+	return wide_select(c, wide_view(A->arity, cols.as<int64_t>(), total, total), 1, A->n,
+					   lo, hi, A->lo, A->hi, result);
 }
 
 /* ---------------------------------------------------------------- merge */
