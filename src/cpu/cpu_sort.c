@@ -85,6 +85,28 @@ digit_plan(int lowbit, int highbit, int *passes, int *width)
 }
 
 /*
+ * One LSD pass's bucket starts: cnt[b] = how many of keys[0..n) have a
+ * digit (width bits at shift) below b.
+ */
+static void
+digit_offsets(const uint64_t *keys, int64_t n, int shift, int width, int64_t *cnt)
+{
+	uint64_t	mask = (UINT64_C(1) << width) - 1;
+	int64_t		sum = 0;
+
+	memset(cnt, 0, sizeof(int64_t) << width);
+	for (int64_t i = 0; i < n; i++)
+		cnt[(keys[i] >> shift) & mask]++;
+	for (int b = 0; b < (1 << width); b++)
+	{
+		int64_t		c = cnt[b];
+
+		cnt[b] = sum;
+		sum += c;
+	}
+}
+
+/*
  * Sort a[0..n) by bits [lowbit, highbit] of the keys (the other bits must
  * agree on all keys for a full order) on the calling thread; tmp has room
  * for n keys.  The result is in a.
@@ -111,21 +133,10 @@ cpu_sort_u64_seq(uint64_t *a, uint64_t *tmp, int64_t n, int lowbit, int highbit)
 	{
 		int			shift = lowbit + p * width;
 		uint64_t	mask = (UINT64_C(1) << width) - 1;
-		int64_t		sum = 0,
-					i;
-		int			b;
+		int64_t		i;
 		uint64_t   *t;
 
-		memset(cnt, 0, sizeof(int64_t) << width);
-		for (i = 0; i < n; i++)
-			cnt[(src[i] >> shift) & mask]++;
-		for (b = 0; b < (1 << width); b++)
-		{
-			int64_t		c = cnt[b];
-
-			cnt[b] = sum;
-			sum += c;
-		}
+		digit_offsets(src, n, shift, width, cnt);
 		for (i = 0; i < n; i++)
 		{
 			uint64_t	v = src[i];
@@ -462,21 +473,10 @@ cpu_sort_pairs(uint64_t *k, int64_t *v, uint64_t *tk, int64_t *tv, int64_t n)
 	{
 		int			shift = lowbit + p * width;
 		uint64_t	mask = (UINT64_C(1) << width) - 1;
-		int64_t		sum = 0;
-		int			b;
 		uint64_t   *t;
 		int64_t    *tw;
 
-		memset(cnt, 0, sizeof(int64_t) << width);
-		for (i = 0; i < n; i++)
-			cnt[(sk[i] >> shift) & mask]++;
-		for (b = 0; b < (1 << width); b++)
-		{
-			int64_t		c = cnt[b];
-
-			cnt[b] = sum;
-			sum += c;
-		}
+		digit_offsets(sk, n, shift, width, cnt);
 		for (i = 0; i < n; i++)
 		{
 			int64_t		d = cnt[(sk[i] >> shift) & mask]++;
