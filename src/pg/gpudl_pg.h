@@ -93,4 +93,25 @@ extern GdlType gpudl_type_from_oid(Oid typid);
 /* Session flag: a gpudl_* function is writing the catalog and has validated. */
 extern int	gpudl_catalog_write_depth;
 
+/* ------------------------------------------------------- shared memory */
+
+/*
+ * Shared memory (pg_shmem.c): only with shared_preload_libraries = 'gpudl'.
+ * Each module below owns its struct; gpudl_shmem_ready() is false in a
+ * session that loaded gpudl later, and every module must then work per
+ * session.
+ */
+struct LWLock;
+extern void gpudl_shmem_install(void);
+extern bool gpudl_shmem_ready(void);
+extern struct LWLock *gpudl_shmem_lock(const char *module, int n);
+
+/* The GPU service and the admission queues (svc_shmem.c). */
+extern Size gpudl_svc_shmem_size(void);
+extern void gpudl_svc_shmem_init(void *mem, bool found);
+
+/* Progress of running evaluations and learns (pg_progress.c). */
+extern Size gpudl_progress_shmem_size(void);
+extern void gpudl_progress_shmem_init(void *mem, bool found);
+
 #endif							/* GPUDL_PG_H */

@@ -97,6 +97,7 @@ void
 _PG_init(void)
 {
 	gpudl_define_gucs();
+	gpudl_shmem_install();
 	gpudl_install_host();
 	gpudl_scan_init();
 }
