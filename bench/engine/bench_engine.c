@@ -8,7 +8,7 @@
  *                [--device cpu|gpu --cuda-lib path/to/gpudl_cuda.so] graph.txt
  *
  * With --device gpu the CUDA backend module is dlopen'ed and registered
- * through gdl_backend_register_gpu, as the PostgreSQL layer does.
+ * through gdl_backend_register, as the PostgreSQL layer does.
  */
 #include "../../test/unit/test_host.h"
 
@@ -120,7 +120,7 @@ load_gpu(const char *lib)
 		fprintf(stderr, "%s is not a gpudl backend of ABI %d\n", lib, GDL_BACKEND_ABI);
 		exit(2);
 	}
-	gdl_backend_register_gpu(b);
+	gdl_backend_register(GDL_DEVICE_GPU, b);
 }
 
 int

@@ -23,6 +23,7 @@
 
 #include "../core/gdl_host.h"
 #include "../exec/gdl_backend.h"
+#include "../exec/gdl_engine.h"
 
 #define CPU_MAX_ARITY GDL_BK_MAX_ARITY
 #define CPU_MAX_THREADS GDL_MAX_THREADS
@@ -233,7 +234,7 @@ extern int	cpu_op_aggregate(void *ctx, GdlBkRel *in, int ngroup, const int *grou
 extern int	cpu_fail(CpuCtx *ctx, int status, const char *fmt,...)
 			__attribute__((format(printf, 3, 4)));
 extern void cpu_account(CpuCtx *ctx, int64_t delta_bytes);
-extern const GdlBackend *gdl_cpu_backend(void);
+
 
 /* A float8's bit pattern as stored in an int64 slot, and back. */
 static inline double

@@ -1,15 +1,14 @@
 /*
- * exec_backend.c — which backend runs an evaluation: the built-in CPU
- * backend, or the GPU backend the host registered after loading the CUDA
- * module.  Also turns backend status codes into host errors, and remembers
+ * exec_backend.c — which backend runs an evaluation: the one the host
+ * registered for the run's device (the CPU backend at start-up, the GPU
+ * backend after loading the CUDA module or attaching to the GPU service).
+ * The engine names no backend: it sees only gdl_backend.h.  Also turns backend status codes into host errors, and remembers
  * the live backend context so that an error escaping gdl_run can release
  * the device resources it holds (gdl_engine_abort_cleanup).
  */
 #include "exec_int.h"
 
-extern const GdlBackend *gdl_cpu_backend(void);
-
-static const GdlBackend *gpu_backend;
+static const GdlBackend *backends[GDL_DEVICE_GPU + 1];
 static int64_t engine_batch_rows = INT64_C(32) << 20;
 
 /* The live context of the running evaluation (NULL between runs). */
@@ -20,16 +19,17 @@ static void *cur_ctx;
 const GdlBackend *
 gdl_backend_for(GdlDevice device)
 {
-	if (device == GDL_DEVICE_GPU)
-		return gpu_backend;
-	return gdl_cpu_backend();
+	if (device < 0 || device > GDL_DEVICE_GPU)
+		return NULL;
+	return backends[device];
 }
 
-/* Register (or with NULL, forget) the GPU backend. */
+/* Register (or with NULL, forget) the backend of a device. */
 void
-gdl_backend_register_gpu(const GdlBackend *backend)
+gdl_backend_register(GdlDevice device, const GdlBackend *backend)
 {
-	gpu_backend = backend;
+	if (device >= 0 && device <= GDL_DEVICE_GPU)
+		backends[device] = backend;
 }
 
 /* Set the CPU backend's worker threads (0: one per CPU, up to 16). */

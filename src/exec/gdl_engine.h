@@ -163,12 +163,16 @@ extern GdlResult *gdl_run(const GdlPlan *plan, const GdlRunInput *in,
 /* -------------------------------------------------------------- backends */
 
 /*
- * The backend gdl_run uses for a device: the CPU backend is built in; the
- * GPU one exists once the host registered it (after dlopen'ing the CUDA
- * module and checking its ABI).  NULL when there is none for the device.
+ * The backend gdl_run uses for a device, as the host registered it: the
+ * CPU backend (src/cpu, gdl_cpu_backend()) at start-up, the GPU one after
+ * dlopen'ing the CUDA module or attaching to the GPU service.  NULL when
+ * there is none for the device.
  */
 extern const struct GdlBackend *gdl_backend_for(GdlDevice device);
-extern void gdl_backend_register_gpu(const struct GdlBackend *backend);
+extern void gdl_backend_register(GdlDevice device, const struct GdlBackend *backend);
+
+/* The built-in CPU backend (src/cpu), for hosts to register. */
+extern const struct GdlBackend *gdl_cpu_backend(void);
 
 /* Worker threads of the CPU backend; 0 (the default) = one per CPU, at most 16. */
 extern void gdl_engine_set_threads(int nthreads);

@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include "exec/gdl_engine.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
@@ -174,4 +175,5 @@ void
 gpudl_install_host(void)
 {
 	gdl_set_host(&pg_host);
+	gdl_backend_register(GDL_DEVICE_CPU, gdl_cpu_backend());
 }

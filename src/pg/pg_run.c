@@ -275,7 +275,7 @@ gpudl_run_execute(GpudlRun *run)
 		MemoryContext cxt = CurrentMemoryContext;
 		volatile bool retry = false;
 
-		gdl_backend_register_gpu(gpu);
+		gdl_backend_register(GDL_DEVICE_GPU, gpu);
 		in.device = GDL_DEVICE_GPU;
 		run->device = "gpu";
 		PG_TRY();

@@ -9,8 +9,9 @@
 #include <string.h>
 
 #include "../../src/exec/gdl_backend.h"
+#include "../../src/exec/gdl_engine.h"
 
-extern const GdlBackend *gdl_cpu_backend(void);
+
 
 static const GdlBackend *bk;
 static void *ctx;

@@ -22,8 +22,9 @@
 #include <string.h>
 
 #include "../../src/exec/gdl_backend.h"
+#include "../../src/exec/gdl_engine.h"
 
-extern const GdlBackend *gdl_cpu_backend(void);
+
 
 typedef int (*MemInfoFn) (size_t *free_bytes, size_t *total_bytes);
 

@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "../../src/exec/gdl_engine.h"
+
 typedef struct Block
 {
 	struct Block *prev;
@@ -135,6 +137,7 @@ void
 gdl_test_host_install(void)
 {
 	gdl_set_host(&test_host);
+	gdl_backend_register(GDL_DEVICE_CPU, gdl_cpu_backend());
 }
 
 /* Free every block still allocated. */
