@@ -95,6 +95,8 @@ w_ctx_create(const GdlBkConfig *cfg, const char **errmsg)
 		return nullptr;
 	}
 	c->limit = cfg ? cfg->memory_limit : 0;
+	c->reserve = cfg ? cfg->reserve : nullptr;
+	c->reserve_arg = cfg ? cfg->reserve_arg : nullptr;
 	e = cudaGetDevice(&c->dev);
 	if (e == cudaSuccess)
 		e = cudaSetDevice(c->dev);

@@ -100,6 +100,8 @@ struct CuCtx
 	cudaMemPool_t pool;
 	bool		pool_ok;
 	int64_t		limit;			/* memory_limit, 0 = none */
+	int			(*reserve) (void *arg, int64_t bytes_after);	/* admission hook */
+	void	   *reserve_arg;
 	int64_t		bytes;			/* bytes held now */
 	void	   *allocs;			/* pointer -> size map (pool.cu) */
 	int64_t    *hpin;			/* pinned host scratch, CU_HPIN int64 */

@@ -8,7 +8,8 @@
  * the driver's allocator; temporaries can be freed without a host sync.
  *
  * On top of the pool we keep our own ledger (pointer -> size): it enforces
- * GdlBkConfig.memory_limit, reports the peak, and lets ctx_destroy and
+ * GdlBkConfig.memory_limit, asks the admission hook (GdlBkConfig.reserve)
+ * before growing, reports the peak, and lets ctx_destroy and
  * ctx_abort free whatever is still held before destroying the pool, so the
  * device's free memory returns to where it was.
  */
@@ -56,6 +57,10 @@ pool_get(CuCtx *c, size_t bytes, void **out)
 		return cu_fail(c, GDL_BK_ERR_NO_MEMORY,
 					   "device memory limit exceeded: %lld bytes held, %zu more requested, limit %lld",
 					   (long long) c->bytes, bytes, (long long) c->limit);
+	if (c->reserve && c->reserve(c->reserve_arg, c->bytes + (int64_t) bytes) != 0)
+		return cu_fail(c, GDL_BK_ERR_NO_MEMORY,
+					   "device busy: other runs hold the device memory this run needs (%lld bytes held, %zu more requested)",
+					   (long long) c->bytes, bytes);
 	e = cudaMallocFromPoolAsync(&p, bytes, c->pool, c->stream);
 	if (e != cudaSuccess)
 	{

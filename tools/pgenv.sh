@@ -32,10 +32,12 @@ pg_start() {
       echo "shared_buffers = 256MB"
       echo "work_mem = 64MB"
       if [ -f "$(pg_config --pkglibdir)/pg_cron.so" ]; then
-        echo "shared_preload_libraries = 'pg_cron'"
+        echo "shared_preload_libraries = 'pg_cron,gpudl'"   # gpudl: the GPU service and cluster-wide admission
         echo "cron.database_name = 'gpudl'"
         echo "cron.use_background_workers = on"   # no TCP: the cluster listens on a socket only
         echo "max_worker_processes = 16"
+      else
+        echo "shared_preload_libraries = 'gpudl'"
       fi
     } >>"$PGDATA/postgresql.conf"
   fi

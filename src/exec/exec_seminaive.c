@@ -490,7 +490,7 @@ gdl_run(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const GdlGoal
 	if (in->want_rows)
 	{
 		res->rows.nrows = (size_t) res->count;
-		res->rows.cols = gdl_alloc(sizeof(int64_t *) * (gp->arity > 0 ? gp->arity : 1));
+		res->rows.cols = gdl_alloc(sizeof(int64_t *) * (gp->arity + 1));	/* NULL-terminated */
 		for (c = 0; c < gp->arity; c++)
 			res->rows.cols[c] = gdl_alloc(sizeof(int64_t) * (res->count > 0 ? res->count : 1));
 		exec_check(&es, es.bk->download(es.ctx, ans, res->rows.cols), "download");

@@ -75,6 +75,17 @@ typedef struct GdlBkConfig
 {
 	int			nthreads;		/* CPU worker threads; 0 = backend's choice */
 	int64_t		memory_limit;	/* bytes the context may hold; 0 = no limit */
+
+	/*
+	 * Optional admission hook (NULL: none).  A device backend calls it before
+	 * it grows the memory it holds, with the bytes it would hold afterwards;
+	 * a non-zero return refuses the growth (the operation then fails with
+	 * GDL_BK_ERR_NO_MEMORY and a message that starts "device busy").  The
+	 * GPU service uses it to keep every run of the cluster inside one budget.
+	 * May be called from any thread that runs the context's operations.
+	 */
+	int			(*reserve) (void *arg, int64_t bytes_after);
+	void	   *reserve_arg;
 } GdlBkConfig;
 
 /* Counters a backend keeps per context (all optional, 0 when unknown). */
@@ -235,7 +246,10 @@ typedef struct GdlBackend
 	int			(*upload) (void *ctx, int ncols, int64_t nrows,
 						   const int64_t *const *cols, GdlBkRel **out);
 
-	/* Copy a relation into host columns: cols[c] has room for size() values. */
+	/*
+	 * Copy a relation into host columns: cols[c] has room for size() values;
+	 * the engine ends the array with a NULL (so a proxy knows the arity).
+	 */
 	int			(*download) (void *ctx, GdlBkRel *rel, int64_t *const *cols);
 
 	/* Number of rows (a host round trip on a device). */

@@ -126,6 +126,7 @@ typedef struct GpudlRun
 	const char *magic_why;		/* why there is no rewrite, when worth saying */
 	GdlGoal    *encoded;		/* the goal, encoded with dict */
 	bool		want_rows;
+	const char *goal_text;		/* as given (admission history, gpudl_gpu_jobs) */
 } GpudlRun;
 
 /* How to evaluate (gpudl_run_prepare). */

@@ -6,6 +6,10 @@
  *
  * Without the module, a driver or a device, gpudl.device = auto logs once at
  * DEBUG1 and runs on the CPU; gpudl.device = gpu raises an error saying why.
+ *
+ * When the GPU service runs (gpudl preloaded, svc_*.c), a session never
+ * loads CUDA: its GPU backend is the service's proxy, and what works or
+ * not is what the service found.
  */
 #include "gpudl_run.h"
 
@@ -14,6 +18,7 @@
 
 #include "exec/gdl_backend.h"
 #include "ilp/gdl_ilp_device.h"
+#include "svc_int.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -33,8 +38,8 @@ static const GdlIlpDevice *gpu_ilp = NULL;
 extern bool gpudl_ilp_device_setup(void);
 
 /* "$libdir/x" -> pkglib_path/x, as the dynamic loader does for modules. */
-static char *
-expand_libdir(const char *path)
+char *
+gpudl_expand_libdir(const char *path)
 {
 	if (strncmp(path, "$libdir", 7) == 0)
 		return psprintf("%s%s", pkglib_path, path + 7);
@@ -59,7 +64,7 @@ probe_gpu(void)
 	if (probed)
 		return;
 	probed = true;
-	path = expand_libdir(gpudl_cuda_library);
+	path = gpudl_expand_libdir(gpudl_cuda_library);
 	handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (handle == NULL)
 	{
@@ -105,6 +110,9 @@ bool
 gpudl_ilp_device_setup(void)
 {
 	gdl_ilp_register_device(NULL);
+	/* with the service, no session opens a CUDA context: training is on the CPU */
+	if (svc_active() && gpudl_service_enabled)
+		return false;
 	if (gpudl_choose_gpu_backend() == NULL || gpu_ilp == NULL)
 		return false;
 	gdl_ilp_register_device(gpu_ilp);
@@ -122,6 +130,18 @@ gpudl_choose_gpu_backend(void)
 {
 	if (gpudl_device_setting == GPUDL_DEVICE_CPU)
 		return NULL;
+	if (svc_active() && gpudl_service_enabled)
+	{
+		const GdlBackend *b = svc_service_backend();
+
+		if (b == NULL && gpudl_device_setting == GPUDL_DEVICE_GPU)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("gpudl.device is \"gpu\" but no GPU can be used"),
+					 errdetail("%s", svc_unavailable_reason()),
+					 errhint("Set gpudl.device to 'auto' or 'cpu' to run on the CPU.")));
+		return b;
+	}
 	probe_gpu();
 	if (gpu_backend == NULL && gpudl_device_setting == GPUDL_DEVICE_GPU)
 		ereport(ERROR,
@@ -164,6 +184,16 @@ gpudl_device_info(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	put_device(rsinfo, "cpu", psprintf("%ld cores", sysconf(_SC_NPROCESSORS_ONLN)),
 			   (int64) pages * pagesize, (int64) avail * pagesize);
+	if (svc_active() && gpudl_service_enabled)
+	{
+		if (svc_service_backend() != NULL)
+			put_device(rsinfo, "cuda", psprintf("%s (GPU service, pid %d)", svc_shared->device, svc_shared->pid),
+					   svc_shared->device_total,
+					   Max(svc_budget(SVC_RES_DEVICE) - (int64) pg_atomic_read_u64(&svc_shared->committed[SVC_RES_DEVICE]), 0));
+		else
+			put_device(rsinfo, "none", svc_unavailable_reason(), -1, -1);
+		return (Datum) 0;
+	}
 	probe_gpu();
 	if (gpu_backend != NULL)
 	{
@@ -178,4 +208,43 @@ gpudl_device_info(PG_FUNCTION_ARGS)
 	else
 		put_device(rsinfo, "none", gpu_unavailable, -1, -1);
 	return (Datum) 0;
+}
+
+/*
+ * The service's proxy backend once the service serves a GPU, or NULL when
+ * it has none.  A session that arrives while the service is still starting
+ * (or being restarted) waits for it, up to 30 seconds.
+ */
+const GdlBackend *
+svc_service_backend(void)
+{
+	int			waited_ms = 0;
+
+	while ((svc_shared->state == SVC_ABSENT || svc_shared->state == SVC_STARTING ||
+			svc_shared->state == SVC_STOPPED) && waited_ms < 30000)
+	{
+		pg_usleep(10000L);
+		waited_ms += 10;
+		CHECK_FOR_INTERRUPTS();
+	}
+	return svc_shared->state == SVC_READY ? svc_proxy_backend() : NULL;
+}
+
+/* Why the service serves no GPU (for messages). */
+const char *
+svc_unavailable_reason(void)
+{
+	switch (svc_shared->state)
+	{
+		case SVC_READY:
+			return "the GPU service is ready";
+		case SVC_NO_GPU:
+			return svc_shared->why;
+		case SVC_STARTING:
+			return "the GPU service is still starting";
+		case SVC_STOPPED:
+			return "the GPU service has stopped (the postmaster restarts it)";
+		default:
+			return "the GPU service is not running (gpudl.service = off, or max_worker_processes too low)";
+	}
 }

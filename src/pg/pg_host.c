@@ -5,6 +5,7 @@
  * and statement_timeout, and DEBUG logging.
  */
 #include "gpudl_pg.h"
+#include "svc_int.h"
 
 #include <unistd.h>
 
@@ -19,6 +20,15 @@
  * killer, which would restart the whole cluster.
  */
 static int64 tracked_bytes = 0;
+static int64 peak_bytes = 0;
+
+/*
+ * The cluster admission of the running CPU evaluation (svc_admit.c), or
+ * NULL: while set, growth past what it was granted asks the cluster's host
+ * budget first, and a refusal stops the run with GPUDL_HOST_BUSY_MSG so
+ * that pg_run.c can queue it again.
+ */
+static SvcAdmission *host_admission = NULL;
 
 /* The limit in bytes: the setting, or 3/4 of physical memory when 0. */
 static int64
@@ -38,6 +48,28 @@ void
 gpudl_memory_reset(void)
 {
 	tracked_bytes = 0;
+	peak_bytes = 0;
+}
+
+/* Most bytes held since the last reset. */
+int64
+gpudl_memory_peak(void)
+{
+	return peak_bytes;
+}
+
+/* Bytes held now. */
+int64
+gpudl_memory_held(void)
+{
+	return tracked_bytes;
+}
+
+/* Tie host memory growth to a cluster admission (NULL: none). */
+void
+gpudl_memory_admission(SvcAdmission *adm)
+{
+	host_admission = adm;
 }
 
 /* Add (or with a negative delta, remove) bytes; raise past the limit. */
@@ -45,6 +77,19 @@ static void
 account(int64 delta)
 {
 	tracked_bytes += delta;
+	if (tracked_bytes > peak_bytes)
+		peak_bytes = tracked_bytes;
+	if (delta > 0 && host_admission != NULL && !svc_admit_grow(host_admission, tracked_bytes))
+	{
+		int64		held = tracked_bytes;
+
+		tracked_bytes = 0;		/* the failed call's memory goes with its context */
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg(GPUDL_HOST_BUSY_MSG),
+				 errdetail("The run held %lld MB; other runs hold the rest of gpudl.cluster_host_memory (%lld MB).",
+						   (long long) (held >> 20), (long long) (svc_budget(SVC_RES_HOST) >> 20))));
+	}
 	if (delta > 0 && tracked_bytes > host_limit())
 	{
 		int64		held = tracked_bytes;

@@ -8,6 +8,7 @@
  */
 #include "gpudl_pg.h"
 #include "gpudl_run.h"
+#include "svc_int.h"
 
 #include <limits.h>
 
@@ -97,7 +98,9 @@ void
 _PG_init(void)
 {
 	gpudl_define_gucs();
+	gpudl_svc_define_gucs();
 	gpudl_shmem_install();
+	gpudl_svc_register_worker();
 	gpudl_install_host();
 	gpudl_scan_init();
 }

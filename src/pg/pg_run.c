@@ -13,6 +13,12 @@
 #include "gpudl_run.h"
 
 #include "miscadmin.h"
+#include "svc_int.h"
+#include "utils/timestamp.h"
+
+#define INITIAL_DEVICE_NEED	(INT64CONST(256) << 20)
+#define INITIAL_HOST_NEED	(INT64CONST(64) << 20)
+#define MAX_ATTEMPTS		12
 
 /* Copy the engine's counters of a finished run into the session's. */
 static void
@@ -136,6 +142,7 @@ gpudl_run_prepare(const char *program, const char *goal_text, const GpudlRunOpti
 
 	gpudl_install_host();
 	run->program = program;
+	run->goal_text = goal_text;
 	run->want_rows = opts->want_rows;
 	run->plan = gpudl_plan_acquire(program, &run->cache_hit, &run->version);
 	gpudl_plan_pin(run->plan);
@@ -235,9 +242,207 @@ empty_result(GpudlRun *run)
 }
 
 /*
+ * Run on the GPU through the service, admitted by the cluster's device
+ * budget.  Waits for memory that other runs hold (up to
+ * gpudl.device_wait_timeout); a run refused memory part-way gives back what
+ * it held and queues again for twice as much, so it finishes on the GPU once
+ * others are done.  Returns false when the run should go to the CPU instead
+ * (gpudl.device = auto and the wait timed out, or the device cannot hold
+ * it); with gpudl.device = gpu those cases raise 53200.
+ */
+static bool
+run_gpu_admitted(GpudlRun *run, const GdlPlan *plan, GdlRunInput *in)
+{
+	uint64		key = svc_history_key(run->program, run->version, run->goal_text);
+	int64		budget = svc_budget(SVC_RES_DEVICE);
+	volatile int64 need = svc_history_peak(key, SVC_RES_DEVICE);
+	SvcAdmission adm = {-1, SVC_RES_DEVICE, 0};
+	MemoryContext cxt = CurrentMemoryContext;
+	bool		auto_mode = gpudl_device_setting == GPUDL_DEVICE_AUTO;
+	int			attempt;
+
+	if (need <= 0)
+		need = INITIAL_DEVICE_NEED;
+	for (attempt = 1;; attempt++)
+	{
+		char		busy[512];
+		volatile bool retry = false;
+		volatile bool to_cpu = false;
+		TimestampTz wait_start = GetCurrentTimestamp();
+
+		if (!svc_admit(&adm, SVC_RES_DEVICE, need, run->program, run->goal_text,
+					   gpudl_device_wait_timeout_ms, busy, sizeof(busy)))
+		{
+			long		waited = (long) ((GetCurrentTimestamp() - wait_start) / 1000);
+
+			if (auto_mode)
+			{
+				elog(DEBUG1, "gpudl: device busy for %ld ms (%s); running on the CPU", waited, busy);
+				return false;
+			}
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("gpudl: the GPU was busy: waited %ld ms for %lld MB of device memory",
+							waited, (long long) (need >> 20)),
+					 errdetail("Held by %s.", busy),
+					 errhint("Raise gpudl.device_wait_timeout (0 waits without limit), or use gpudl.device = auto to run on the CPU after the wait.")));
+		}
+		svc_proxy_set_job(adm.job);
+		svc_admit_set_phase(&adm, "running");
+		PG_TRY();
+		{
+			run->result = run_on(run, plan, in, run->encoded);
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata;
+			int64		granted = svc_admit_granted(&adm);
+
+			svc_proxy_set_job(-1);
+			MemoryContextSwitchTo(cxt);
+			edata = CopyErrorData();
+			if (edata->sqlerrcode == ERRCODE_OUT_OF_MEMORY &&
+				strncmp(edata->message, "out of device memory", 20) == 0 &&
+				(edata->detail == NULL || strncmp(edata->detail, "device memory limit exceeded", 28) != 0) &&
+				need < budget && attempt < MAX_ATTEMPTS)
+			{
+				/* refused part-way: queue again for more, on the GPU */
+				FlushErrorState();
+				need = Min(Max(need, granted) * 2, budget);
+				elog(DEBUG1, "gpudl: %s; queueing again for %lld MB", edata->detail ? edata->detail : edata->message,
+					 (long long) (need >> 20));
+				retry = true;
+			}
+			else if (auto_mode &&
+					 ((edata->sqlerrcode == ERRCODE_OUT_OF_MEMORY &&
+					   strncmp(edata->message, "out of device memory", 20) == 0) ||
+					  (edata->detail && strstr(edata->detail, "the GPU service ended") != NULL)))
+			{
+				FlushErrorState();
+				elog(DEBUG1, "gpudl: %s; running on the CPU", edata->message);
+				to_cpu = true;
+			}
+			else
+			{
+				svc_admit_release(&adm);
+				PG_RE_THROW();
+			}
+		}
+		PG_END_TRY();
+		svc_proxy_set_job(-1);
+		if (!retry && !to_cpu)
+		{
+			svc_history_record(key, SVC_RES_DEVICE, run->result->stats.peak_bytes);
+			svc_admit_release(&adm);
+			return true;
+		}
+		if (to_cpu)
+		{
+			svc_admit_release(&adm);
+			return false;
+		}
+		encode_goal(run);		/* a fresh dictionary for the next attempt */
+	}
+}
+
+/*
+ * Run on the CPU.  With the service's shared memory, the run is admitted by
+ * the cluster's host budget (gpudl.cluster_host_memory) and, refused memory
+ * part-way, queues again for twice what it held: the CPU runs of all
+ * sessions together stay under the budget and the kernel's OOM killer never
+ * decides.
+ */
+static void
+run_cpu_admitted(GpudlRun *run, const GdlPlan *plan, GdlRunInput *in)
+{
+	uint64		key;
+	int64		budget;
+	volatile int64 need;
+	SvcAdmission adm = {-1, SVC_RES_HOST, 0};
+	MemoryContext cxt = CurrentMemoryContext;
+	int			attempt;
+
+	in->device = GDL_DEVICE_CPU;
+	run->device = "cpu";
+	if (!svc_active())
+	{
+		run->result = run_on(run, plan, in, run->encoded);
+		return;
+	}
+	key = svc_history_key(run->program, run->version, run->goal_text);
+	budget = svc_budget(SVC_RES_HOST);
+	need = svc_history_peak(key, SVC_RES_HOST);
+	if (need <= 0)
+		need = INITIAL_HOST_NEED;
+	need += gpudl_memory_held();
+	for (attempt = 1;; attempt++)
+	{
+		char		busy[512];
+		volatile bool retry = false;
+		TimestampTz wait_start = GetCurrentTimestamp();
+		int64		base;
+
+		if (!svc_admit(&adm, SVC_RES_HOST, need, run->program, run->goal_text,
+					   gpudl_host_wait_timeout_ms, busy, sizeof(busy)))
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("gpudl: waited %ld ms for %lld MB of the cluster's host memory",
+							(long) ((GetCurrentTimestamp() - wait_start) / 1000), (long long) (need >> 20)),
+					 errdetail("Held by %s.", busy),
+					 errhint("Raise gpudl.host_wait_timeout or gpudl.cluster_host_memory.")));
+		svc_admit_set_phase(&adm, "running");
+		base = gpudl_memory_held();
+		gpudl_memory_admission(&adm);
+		PG_TRY();
+		{
+			run->result = run_on(run, plan, in, run->encoded);
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata;
+			int64		granted = svc_admit_granted(&adm);
+
+			gpudl_memory_admission(NULL);
+			MemoryContextSwitchTo(cxt);
+			edata = CopyErrorData();
+			if (edata->sqlerrcode == ERRCODE_OUT_OF_MEMORY &&
+				strcmp(edata->message, GPUDL_HOST_BUSY_MSG) == 0 &&
+				need < budget && attempt < MAX_ATTEMPTS)
+			{
+				FlushErrorState();
+				need = Min(Max(need, granted) * 2, budget);
+				retry = true;
+			}
+			else
+			{
+				svc_admit_release(&adm);
+				if (edata->sqlerrcode == ERRCODE_OUT_OF_MEMORY &&
+					strcmp(edata->message, GPUDL_HOST_BUSY_MSG) == 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_OUT_OF_MEMORY),
+							 errmsg("gpudl: the evaluation needs more than the cluster's host memory budget (%lld MB)",
+									(long long) (budget >> 20)),
+							 errhint("Raise gpudl.cluster_host_memory, ask for fewer answers (bind goal arguments), or use a GPU.")));
+				PG_RE_THROW();
+			}
+		}
+		PG_END_TRY();
+		gpudl_memory_admission(NULL);
+		if (!retry)
+		{
+			svc_history_record(key, SVC_RES_HOST, Max(gpudl_memory_peak() - base, 0));
+			svc_admit_release(&adm);
+			return;
+		}
+		encode_goal(run);
+	}
+}
+
+/*
  * Evaluate a prepared run; everything lives in the caller's context.  With
- * gpudl.device = auto, a run that runs out of device memory is retried on
- * the CPU (counted in gpudl_stats as cpu_fallbacks).
+ * gpudl.device = auto, a run that cannot get or hold device memory runs on
+ * the CPU (counted in gpudl_stats as cpu_fallbacks).  With the GPU service,
+ * runs wait for memory instead of failing (run_gpu_admitted).
  */
 void
 gpudl_run_execute(GpudlRun *run)
@@ -265,10 +470,20 @@ gpudl_run_execute(GpudlRun *run)
 	in.memory_limit = (int64_t) gpudl_device_memory_limit_mb * 1024 * 1024;
 	gpu = gpudl_choose_gpu_backend();
 	if (gpu == NULL)
+		run_cpu_admitted(run, plan, &in);
+	else if (svc_active() && gpudl_service_enabled)
 	{
-		in.device = GDL_DEVICE_CPU;
-		run->device = "cpu";
-		run->result = run_on(run, plan, &in, run->encoded);
+		gdl_backend_register(GDL_DEVICE_GPU, gpu);
+		in.device = GDL_DEVICE_GPU;
+		run->device = "gpu";
+		if (run_gpu_admitted(run, plan, &in))
+			gpudl_counters.gpu_runs++;
+		else
+		{
+			gpudl_counters.cpu_fallbacks++;
+			encode_goal(run);
+			run_cpu_admitted(run, plan, &in);
+		}
 	}
 	else
 	{
@@ -301,10 +516,8 @@ gpudl_run_execute(GpudlRun *run)
 		if (retry)
 		{
 			gpudl_counters.cpu_fallbacks++;
-			in.device = GDL_DEVICE_CPU;
-			run->device = "cpu";
 			encode_goal(run);
-			run->result = run_on(run, plan, &in, run->encoded);
+			run_cpu_admitted(run, plan, &in);
 		}
 		else
 			gpudl_counters.gpu_runs++;

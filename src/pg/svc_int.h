@@ -1,0 +1,243 @@
+/*
+ * svc_int.h — the GPU service: one process of the cluster owns the GPU and
+ * runs every session's device work, so that device memory, residency and
+ * scheduling are decided in one place (docs/DESIGN.md, "GPU service").
+ *
+ * Pieces (all in src/pg):
+ *   svc_shmem.c   shared state: settings, sizes, the service's registration
+ *   svc_admit.c   admission of device and host memory: queue, budget, history
+ *   svc_main.c    the service process (a background worker): loads CUDA once
+ *   svc_serve.c   the service's threads, one per slot: run backend operations
+ *   svc_proxy.c   a session's GPU backend: each operation sent to a slot
+ *   svc_resident.c tables loaded with gpudl_load, once for the cluster
+ *   api_service.c gpudl_gpu_jobs() and gpudl_service_status()
+ *
+ * A slot is a mailbox in shared memory: a request (op and arguments, small
+ * payloads inline in the slot's buffer, large ones staged in the service's
+ * memory in buffer-sized pieces), and the reply in the same place.  The
+ * session posts the request and waits; the slot's thread in the service
+ * runs it on the real backend and replies.  Both sides spin briefly, then
+ * sleep on a process-shared semaphore.
+ */
+#ifndef SVC_INT_H
+#define SVC_INT_H
+
+#include "gpudl_pg.h"
+
+#include <semaphore.h>
+
+#include "datatype/timestamp.h"
+#include "exec/gdl_backend.h"
+#include "port/atomics.h"
+
+#define SVC_MAX_JOBS	256		/* admissions, waiting or running */
+#define SVC_HISTORY		256		/* remembered peaks */
+#define SVC_MAX_RESIDENTS 64	/* shared resident tables */
+#define SVC_ERRLEN		512
+
+/* The service's state, as sessions see it. */
+typedef enum SvcState
+{
+	SVC_ABSENT = 0,				/* not started (or not preloaded) */
+	SVC_STARTING,				/* process up, CUDA being initialised */
+	SVC_READY,					/* serving */
+	SVC_NO_GPU,					/* up, but no GPU works (reason in 'why') */
+	SVC_STOPPED					/* ended; the postmaster restarts it */
+} SvcState;
+
+/* What an admission asks for. */
+typedef enum SvcResource
+{
+	SVC_RES_DEVICE = 0,
+	SVC_RES_HOST = 1
+} SvcResource;
+
+typedef enum SvcJobState
+{
+	SVC_JOB_FREE = 0,
+	SVC_JOB_WAITING,
+	SVC_JOB_RUNNING
+} SvcJobState;
+
+/* One admission: a run waiting for or holding memory. */
+typedef struct SvcJob
+{
+	int			state;			/* SvcJobState */
+	int			pid;
+	Oid			userid;
+	Oid			dbid;
+	int			resource;		/* SvcResource */
+	uint64		ticket;			/* queue order */
+	int64		need;			/* bytes it waits for */
+	pg_atomic_uint64 granted;	/* bytes reserved for it (grows while running) */
+	pg_atomic_uint64 held;		/* bytes it holds now (device: per the service) */
+	TimestampTz enqueued_at;
+	TimestampTz started_at;
+	int64		waited_us;		/* total time in the queue, retries included */
+	int			attempts;
+	char		program[64];
+	char		goal[128];
+	char		phase[32];
+} SvcJob;
+
+/* Peak memory of the last successful run of one (database, program, goal). */
+typedef struct SvcHistory
+{
+	uint64		key;
+	int64		peak[2];		/* per resource */
+	uint64		stamp;
+} SvcHistory;
+
+/* A table loaded on the device once for the cluster (svc_resident.c). */
+typedef struct SvcResident
+{
+	bool		used;
+	Oid			dbid;
+	Oid			relid;
+	uint64		fingerprint;	/* of the columns and their dictionary */
+	int64		handle;			/* the service's resident pointer */
+	int64		bytes;
+	int			refs;			/* sessions whose cache uses it */
+	int			ncols;
+	int64		nrows;
+	uint64		last_used;		/* LRU stamp */
+	char		relname[64];
+} SvcResident;
+
+/* Operations a slot carries. */
+typedef enum SvcOp
+{
+	SVC_OP_NONE = 0,
+	SVC_OP_CTX_CREATE, SVC_OP_CTX_DESTROY, SVC_OP_CTX_ABORT, SVC_OP_COUNTERS,
+	SVC_OP_SET_TEXT_RANKS, SVC_OP_UPLOAD, SVC_OP_DOWNLOAD, SVC_OP_SIZE,
+	SVC_OP_RELEASE, SVC_OP_JOIN, SVC_OP_ANTIJOIN, SVC_OP_MAP, SVC_OP_DEDUP,
+	SVC_OP_DIFFERENCE, SVC_OP_MERGE, SVC_OP_ABSORB, SVC_OP_AGGREGATE,
+	SVC_OP_SLICE, SVC_OP_JOIN_COUNT, SVC_OP_RESIDENT_CREATE,
+	SVC_OP_RESIDENT_FREE, SVC_OP_FROM_RESIDENT, SVC_OP_STAGE_PUT,
+	SVC_OP_STAGE_GET, SVC_OP_RESET
+} SvcOp;
+
+/* The request, then the reply, of one operation. */
+typedef struct SvcMsg
+{
+	int32		op;				/* SvcOp */
+	int32		status;			/* reply: GdlBkStatus */
+	int32		staged;			/* payload is in the service's staging area */
+	int32		job;			/* admission the run belongs to (-1: none) */
+	int64		a[8];			/* request arguments, then reply values */
+	int64		len;			/* payload bytes (request, then reply) */
+	GdlBkCounters counters;		/* reply of SVC_OP_COUNTERS */
+	char		errmsg[SVC_ERRLEN];
+} SvcMsg;
+
+typedef enum SvcSlotState
+{
+	SVC_SLOT_FREE = 0,
+	SVC_SLOT_BUSY
+} SvcSlotState;
+
+/* A session's mailbox to one service thread. */
+typedef struct SvcSlot
+{
+	int			state;			/* SvcSlotState, under the admission lock */
+	int			pid;			/* session holding it */
+	sem_t		req_sem;		/* posted by the session */
+	sem_t		rep_sem;		/* posted by the service */
+	pg_atomic_uint64 req_seq;	/* requests posted */
+	pg_atomic_uint64 rep_seq;	/* requests answered */
+	SvcMsg		msg;
+	Size		buf_offset;		/* from the start of SvcShared */
+} SvcSlot;
+
+/* Everything in shared memory. */
+typedef struct SvcShared
+{
+	/* the service process */
+	int			state;			/* SvcState */
+	int			pid;
+	pg_atomic_uint32 generation;	/* bumped at each service start */
+	char		device[128];
+	char		why[256];		/* SVC_NO_GPU: the reason */
+	int64		device_total;
+	int64		device_free_at_start;
+	TimestampTz started_at;
+
+	/* admission (lock 0) */
+	pg_atomic_uint64 committed[2];	/* bytes granted per resource */
+	int64		device_budget;	/* set by the service */
+	uint64		next_ticket;
+	uint64		next_stamp;
+	SvcJob		jobs[SVC_MAX_JOBS];
+	SvcHistory	history[SVC_HISTORY];
+
+	/* shared residents (lock 1) */
+	SvcResident residents[SVC_MAX_RESIDENTS];
+
+	/* slots */
+	int			nslots;
+	Size		bufsize;
+	SvcSlot		slots[FLEXIBLE_ARRAY_MEMBER];
+} SvcShared;
+
+extern SvcShared *svc_shared;
+
+/* settings (svc_shmem.c) */
+extern bool gpudl_service_enabled;
+extern int	gpudl_service_slots;
+extern int	gpudl_service_buffer_kb;
+extern int	gpudl_device_wait_timeout_ms;
+extern int	gpudl_host_wait_timeout_ms;
+extern int	gpudl_cluster_host_memory_mb;
+extern int	gpudl_device_memory_budget_mb;
+
+extern void gpudl_svc_define_gucs(void);
+extern void gpudl_svc_register_worker(void);
+extern bool svc_active(void);
+extern char *svc_slot_buf(SvcSlot *slot);
+extern struct LWLock *svc_admit_lock(void);
+extern struct LWLock *svc_resident_lock(void);
+
+/* the service process (svc_main.c, svc_serve.c) */
+extern PGDLLEXPORT void gpudl_svc_main(Datum arg);
+extern void svc_serve_start(const GdlBackend *bk);
+extern int64 svc_reserve_bytes(int job, int64 bytes_after);
+
+/* admission (svc_admit.c) */
+typedef struct SvcAdmission
+{
+	int			job;			/* index in jobs[], -1 when not admitted */
+	int			resource;
+	int64		need;
+} SvcAdmission;
+
+extern int64 svc_budget(int resource);
+extern uint64 svc_history_key(const char *program, int64 version, const char *goal);
+extern int64 svc_history_peak(uint64 key, int resource);
+extern void svc_history_record(uint64 key, int resource, int64 peak);
+extern bool svc_admit(SvcAdmission *adm, int resource, int64 need, const char *program,
+					  const char *goal, int timeout_ms, char *busy, size_t busylen);
+extern bool svc_admit_grow(SvcAdmission *adm, int64 bytes_after);
+extern int64 svc_admit_granted(const SvcAdmission *adm);
+extern void svc_admit_release(SvcAdmission *adm);
+extern void svc_admit_set_phase(const SvcAdmission *adm, const char *phase);
+extern void svc_admit_release_all(void);
+
+/* host memory of a session's CPU run, tied to an admission (pg_host.c) */
+#define GPUDL_HOST_BUSY_MSG "gpudl: the cluster's host memory for evaluations is in use"
+extern void gpudl_memory_admission(SvcAdmission *adm);
+extern int64 gpudl_memory_peak(void);
+extern int64 gpudl_memory_held(void);
+
+/* a session's side (svc_proxy.c) */
+extern const GdlBackend *svc_proxy_backend(void);
+extern void svc_proxy_set_job(int job);
+extern int	svc_call(SvcSlot *slot, SvcMsg *m);
+extern SvcSlot *svc_slot_acquire(char *why, size_t whylen);
+extern void svc_slot_release(SvcSlot *slot);
+
+/* the service seen from a session (pg_device.c) */
+extern char *gpudl_expand_libdir(const char *path);
+extern const GdlBackend *svc_service_backend(void);
+extern const char *svc_unavailable_reason(void);
+
+#endif							/* SVC_INT_H */

@@ -1,0 +1,153 @@
+/*
+ * svc_main.c — the GPU service process: a background worker, started by the
+ * postmaster when gpudl is preloaded and restarted a second after it ends.
+ * It is the only process of the cluster that loads the CUDA module and
+ * touches the driver (the postmaster never does): it creates the CUDA
+ * context once, measures the device, sets the cluster's device budget, and
+ * starts one thread per slot (svc_serve.c).  Sessions then pay no CUDA
+ * start-up of their own.
+ *
+ * Without a usable GPU it stays up in state "no GPU" with the reason, so
+ * that sessions learn why at once and run on the CPU (gpudl.device = auto).
+ * On SIGTERM it marks itself stopped and exits with code 1, so the
+ * postmaster restarts it; sessions waiting on it see the generation change
+ * and end their run with an error (or finish on the CPU under auto).
+ */
+#include "svc_int.h"
+
+#include <dlfcn.h>
+#include <signal.h>
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/lwlock.h"
+#include "utils/timestamp.h"
+#include "utils/wait_event.h"
+
+/* Signature of the module's optional device description. */
+typedef int (*DeviceInfoFn) (char *name, size_t namelen, int64_t *total, int64_t *free_bytes);
+
+static volatile sig_atomic_t got_sigterm = false;
+
+/* SIGTERM: end at the next turn of the main loop. */
+static void
+svc_sigterm(SIGNAL_ARGS)
+{
+	int			save_errno = errno;
+
+	got_sigterm = true;
+	SetLatch(MyLatch);
+	errno = save_errno;
+}
+
+/* Stay up without a GPU, saying why, until told to stop. */
+static void
+serve_without_gpu(const char *why)
+{
+	strlcpy(svc_shared->why, why, sizeof(svc_shared->why));
+	svc_shared->state = SVC_NO_GPU;
+	elog(LOG, "gpudl GPU service: no GPU: %s", why);
+	while (!got_sigterm)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 10000L, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+	svc_shared->state = SVC_STOPPED;
+	proc_exit(1);
+}
+
+/*
+ * Forget what a previous service process left: requests it never answered,
+ * shared residents (their device memory died with it) and their bytes.
+ */
+static void
+reset_previous_generation(void)
+{
+	int			i;
+
+	LWLockAcquire(svc_resident_lock(), LW_EXCLUSIVE);
+	for (i = 0; i < SVC_MAX_RESIDENTS; i++)
+	{
+		SvcResident *r = &svc_shared->residents[i];
+
+		if (r->used)
+			pg_atomic_fetch_sub_u64(&svc_shared->committed[SVC_RES_DEVICE], (uint64) r->bytes);
+		memset(r, 0, sizeof(*r));
+	}
+	LWLockRelease(svc_resident_lock());
+	for (i = 0; i < svc_shared->nslots; i++)
+	{
+		SvcSlot    *slot = &svc_shared->slots[i];
+
+		pg_atomic_write_u64(&slot->rep_seq, pg_atomic_read_u64(&slot->req_seq));
+	}
+}
+
+/* Entry point of the service process. */
+void
+gpudl_svc_main(Datum arg)
+{
+	char	   *path;
+	void	   *handle;
+	GdlBackendEntryFn entry;
+	const GdlBackend *bk;
+	const char *why = NULL;
+	void	   *ctx;
+	GdlBkConfig cfg;
+	DeviceInfoFn info;
+	char		name[128] = "cuda device";
+	int64_t		total = 0,
+				free_bytes = 0;
+
+	pqsignal(SIGTERM, svc_sigterm);
+	BackgroundWorkerUnblockSignals();
+	pgstat_report_appname("gpudl GPU service");
+
+	svc_shared->pid = MyProcPid;
+	svc_shared->started_at = GetCurrentTimestamp();
+	svc_shared->device_budget = 0;
+	svc_shared->why[0] = '\0';
+	pg_atomic_fetch_add_u32(&svc_shared->generation, 1);
+	svc_shared->state = SVC_STARTING;
+	reset_previous_generation();
+
+	path = gpudl_expand_libdir(gpudl_cuda_library);
+	handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (handle == NULL)
+		serve_without_gpu(psprintf("could not load the GPU backend \"%s\": %s", path, dlerror()));
+	entry = (GdlBackendEntryFn) dlsym(handle, GDL_BACKEND_ENTRY_SYMBOL);
+	if (entry == NULL || (bk = entry()) == NULL || bk->abi != GDL_BACKEND_ABI)
+		serve_without_gpu(psprintf("\"%s\" is not a gpudl backend of this version", path));
+	memset(&cfg, 0, sizeof(cfg));
+	ctx = bk->ctx_create(&cfg, &why);
+	if (ctx == NULL)
+		serve_without_gpu(psprintf("no usable GPU: %s", why ? why : "unknown reason"));
+	bk->ctx_destroy(ctx);
+	info = (DeviceInfoFn) dlsym(handle, "gdl_cuda_device_info");
+	if (info)
+		(void) info(name, sizeof(name), &total, &free_bytes);
+	strlcpy(svc_shared->device, name, sizeof(svc_shared->device));
+	svc_shared->device_total = total;
+	svc_shared->device_free_at_start = free_bytes;
+	svc_shared->device_budget = free_bytes > 0 ? free_bytes / 100 * 92 : INT64CONST(1) << 30;
+
+	svc_serve_start(bk);
+	svc_shared->state = SVC_READY;
+	elog(LOG, "gpudl GPU service: %s, %lld MB free, budget %lld MB, %d slots",
+		 name, (long long) (free_bytes >> 20), (long long) (svc_shared->device_budget >> 20),
+		 svc_shared->nslots);
+
+	while (!got_sigterm)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 1000L, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+	svc_shared->state = SVC_STOPPED;
+	elog(LOG, "gpudl GPU service: stopping");
+	proc_exit(1);
+}

@@ -1,0 +1,503 @@
+/*
+ * svc_serve.c — the service's threads: one per slot, each waiting for its
+ * session's requests and running them on the GPU backend.
+ *
+ * These threads never call PostgreSQL (no palloc, no elog, no locks): only
+ * the backend module, malloc, and atomics on shared memory.  A context
+ * created for a session carries the admission hook (GdlBkConfig.reserve),
+ * so every device allocation of every run is checked against the cluster's
+ * budget in svc_reserve_bytes.  Relation and resident handles are the
+ * service's pointers, passed to sessions as opaque 64-bit values.
+ */
+#include "svc_int.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define SVC_MAX_CTX 8			/* contexts a slot may hold at once */
+#define SPIN_LOOPS 20000		/* busy-wait before sleeping (~50 us) */
+
+/* One thread's state. */
+typedef struct ServeState
+{
+	SvcSlot    *slot;
+	char	   *stage;			/* staged payload (request or reply) */
+	int64		stage_cap;
+	void	   *ctxs[SVC_MAX_CTX];
+	int			ctx_jobs[SVC_MAX_CTX];
+} ServeState;
+
+static const GdlBackend *serve_bk;
+
+/* The admission hook of a context: arg is the job index. */
+static int
+reserve_hook(void *arg, int64_t bytes_after)
+{
+	return svc_reserve_bytes((int) (intptr_t) arg, bytes_after) == 0 ? 0 : 1;
+}
+
+/* Room for 'len' staged bytes; false when malloc fails. */
+static bool
+stage_reserve(ServeState *st, int64 len)
+{
+	char	   *p;
+
+	if (len <= st->stage_cap)
+		return true;
+	p = realloc(st->stage, (size_t) len);
+	if (p == NULL)
+		return false;
+	st->stage = p;
+	st->stage_cap = len;
+	return true;
+}
+
+/* Record a failure in the reply. */
+static void
+reply_error(SvcMsg *m, int status, const char *msg)
+{
+	m->status = status;
+	strlcpy(m->errmsg, msg, sizeof(m->errmsg));
+}
+
+/* Reply with the backend's message when an operation failed. */
+static void
+reply_status(SvcMsg *m, void *ctx, int status)
+{
+	m->status = status;
+	if (status != GDL_BK_OK)
+		strlcpy(m->errmsg, ctx ? serve_bk->last_error(ctx) : "GPU backend failed", sizeof(m->errmsg));
+}
+
+/* Remember a context of the slot; false when the slot holds too many. */
+static bool
+ctx_add(ServeState *st, void *ctx, int job)
+{
+	int			i;
+
+	for (i = 0; i < SVC_MAX_CTX; i++)
+		if (st->ctxs[i] == NULL)
+		{
+			st->ctxs[i] = ctx;
+			st->ctx_jobs[i] = job;
+			return true;
+		}
+	return false;
+}
+
+/* Forget a context of the slot (it was destroyed). */
+static void
+ctx_forget(ServeState *st, void *ctx)
+{
+	int			i;
+
+	for (i = 0; i < SVC_MAX_CTX; i++)
+		if (st->ctxs[i] == ctx)
+			st->ctxs[i] = NULL;
+}
+
+/* Whether 'ctx' is a live context of this slot (sessions pass raw values). */
+static bool
+ctx_known(ServeState *st, void *ctx)
+{
+	int			i;
+
+	if (ctx == NULL)
+		return false;
+	for (i = 0; i < SVC_MAX_CTX; i++)
+		if (st->ctxs[i] == ctx)
+			return true;
+	return false;
+}
+
+/* Reply payload: inline when it fits the slot's buffer, else staged. */
+static char *
+reply_payload(ServeState *st, SvcMsg *m, int64 len)
+{
+	m->len = len;
+	if (len <= (int64) svc_shared->bufsize)
+	{
+		m->staged = 0;
+		return svc_slot_buf(st->slot);
+	}
+	if (!stage_reserve(st, len))
+		return NULL;
+	m->staged = 1;
+	return st->stage;
+}
+
+/* Run one request of the slot and fill in its reply. */
+static void
+serve_one(ServeState *st)
+{
+	SvcMsg	   *m = &st->slot->msg;
+	const GdlBackend *bk = serve_bk;
+	char	   *buf = svc_slot_buf(st->slot);
+	const char *pl = m->staged ? st->stage : buf;
+	void	   *ctx = (void *) (intptr_t) m->a[0];
+	GdlBkRel   *out = NULL,
+			   *out2 = NULL;
+	int			status = GDL_BK_OK;
+	int			op = m->op;
+
+	m->status = GDL_BK_OK;
+	m->errmsg[0] = '\0';
+	if (op >= SVC_OP_COUNTERS && op <= SVC_OP_JOIN_COUNT && op != SVC_OP_FROM_RESIDENT &&
+		!ctx_known(st, ctx))
+	{
+		reply_error(m, GDL_BK_ERR_INVALID, "internal: unknown context in a request to the GPU service");
+		return;
+	}
+	switch (op)
+	{
+		case SVC_OP_CTX_CREATE:
+			{
+				GdlBkConfig cfg;
+				const char *why = NULL;
+				void	   *c;
+
+				memset(&cfg, 0, sizeof(cfg));
+				cfg.memory_limit = m->a[0];
+				cfg.nthreads = (int) m->a[1];
+				cfg.reserve = m->job >= 0 ? reserve_hook : NULL;
+				cfg.reserve_arg = (void *) (intptr_t) m->job;
+				c = bk->ctx_create(&cfg, &why);
+				if (c == NULL)
+					reply_error(m, GDL_BK_ERR_DEVICE, why ? why : "could not create a GPU context");
+				else if (!ctx_add(st, c, m->job))
+				{
+					bk->ctx_destroy(c);
+					reply_error(m, GDL_BK_ERR_INVALID, "internal: too many GPU contexts in one slot");
+				}
+				else
+					m->a[0] = (int64) (intptr_t) c;
+				return;
+			}
+		case SVC_OP_CTX_DESTROY:
+		case SVC_OP_CTX_ABORT:
+			if (ctx_known(st, ctx))
+			{
+				ctx_forget(st, ctx);
+				if (op == SVC_OP_CTX_ABORT && bk->ctx_abort)
+					bk->ctx_abort(ctx);
+				else
+					bk->ctx_destroy(ctx);
+			}
+			return;
+		case SVC_OP_RESET:
+			{
+				int			i;
+
+				for (i = 0; i < SVC_MAX_CTX; i++)
+					if (st->ctxs[i])
+					{
+						void	   *c = st->ctxs[i];
+
+						st->ctxs[i] = NULL;
+						if (bk->ctx_abort)
+							bk->ctx_abort(c);
+						else
+							bk->ctx_destroy(c);
+					}
+				free(st->stage);
+				st->stage = NULL;
+				st->stage_cap = 0;
+				return;
+			}
+		case SVC_OP_COUNTERS:
+			memset(&m->counters, 0, sizeof(m->counters));
+			if (bk->counters)
+				bk->counters(ctx, &m->counters);
+			return;
+		case SVC_OP_STAGE_PUT:
+			{
+				int64		off = m->a[0],
+							total = m->a[1];
+
+				if (off == 0 && !stage_reserve(st, total))
+				{
+					reply_error(m, GDL_BK_ERR_NO_MEMORY, "out of host memory in the GPU service");
+					return;
+				}
+				if (off < 0 || off + m->len > st->stage_cap)
+				{
+					reply_error(m, GDL_BK_ERR_INVALID, "internal: staged piece out of range");
+					return;
+				}
+				memcpy(st->stage + off, buf, (size_t) m->len);
+				return;
+			}
+		case SVC_OP_STAGE_GET:
+			{
+				int64		off = m->a[0],
+							len = m->a[1];
+
+				if (off < 0 || len < 0 || len > (int64) svc_shared->bufsize || off + len > st->stage_cap)
+				{
+					reply_error(m, GDL_BK_ERR_INVALID, "internal: staged read out of range");
+					return;
+				}
+				memcpy(buf, st->stage + off, (size_t) len);
+				m->len = len;
+				return;
+			}
+		case SVC_OP_SET_TEXT_RANKS:
+			status = bk->set_text_ranks(ctx, (const int32_t *) pl, (int32_t) m->a[1]);
+			break;
+		case SVC_OP_UPLOAD:
+		case SVC_OP_RESIDENT_CREATE:
+			{
+				int			ncols = (int) m->a[1];
+				int64		nrows = m->a[2];
+				const int64_t *cols[GDL_BK_MAX_ARITY + 1];
+				int			c;
+
+				if (ncols < 0 || ncols > GDL_BK_MAX_ARITY)
+				{
+					reply_error(m, GDL_BK_ERR_INVALID, "internal: bad arity");
+					return;
+				}
+				for (c = 0; c < ncols; c++)
+					cols[c] = (const int64_t *) pl + (int64) c * nrows;
+				if (op == SVC_OP_UPLOAD)
+				{
+					status = bk->upload(ctx, ncols, nrows, nrows > 0 ? cols : NULL, &out);
+					break;
+				}
+				else
+				{
+					const char *why = NULL;
+					int64_t		bytes = 0;
+					void	   *res;
+
+					if (!bk->resident_create)
+					{
+						reply_error(m, GDL_BK_ERR_INVALID, "the GPU backend keeps no resident tables");
+						return;
+					}
+					res = bk->resident_create(ncols, nrows, cols, &bytes, &why);
+					if (res == NULL)
+						reply_error(m, GDL_BK_ERR_NO_MEMORY, why ? why : "could not keep the table on the device");
+					m->a[0] = (int64) (intptr_t) res;
+					m->a[1] = bytes;
+					return;
+				}
+			}
+		case SVC_OP_RESIDENT_FREE:
+			if (bk->resident_free && m->a[0] != 0)
+				bk->resident_free((void *) (intptr_t) m->a[0]);
+			return;
+		case SVC_OP_DOWNLOAD:
+			{
+				GdlBkRel   *rel = (GdlBkRel *) (intptr_t) m->a[1];
+				int			ncols = (int) m->a[2];
+				int64		nrows = m->a[3];
+				int64_t    *cols[GDL_BK_MAX_ARITY + 1];
+				char	   *dst = reply_payload(st, m, (int64) ncols * nrows * 8);
+				int			c;
+
+				if (dst == NULL)
+				{
+					reply_error(m, GDL_BK_ERR_NO_MEMORY, "out of host memory in the GPU service");
+					return;
+				}
+				for (c = 0; c < ncols; c++)
+					cols[c] = (int64_t *) dst + (int64) c * nrows;
+				status = bk->download(ctx, rel, cols);
+				if (status != GDL_BK_OK)
+					m->len = 0;
+				reply_status(m, ctx, status);
+				return;
+			}
+		case SVC_OP_SIZE:
+			{
+				int64_t		n = 0;
+
+				status = bk->size(ctx, (GdlBkRel *) (intptr_t) m->a[1], &n);
+				m->a[0] = n;
+				reply_status(m, ctx, status);
+				return;
+			}
+		case SVC_OP_RELEASE:
+			bk->release(ctx, (GdlBkRel *) (intptr_t) m->a[1]);
+			return;
+		case SVC_OP_JOIN:
+		case SVC_OP_ANTIJOIN:
+		case SVC_OP_JOIN_COUNT:
+			{
+				int			nkeys = (int) m->a[3];
+				const int  *lkeys = (const int *) pl;
+				const int  *rkeys = lkeys + nkeys;
+				GdlBkRel   *L = (GdlBkRel *) (intptr_t) m->a[1];
+				GdlBkRel   *R = (GdlBkRel *) (intptr_t) m->a[2];
+
+				if (op == SVC_OP_JOIN)
+					status = bk->join(ctx, L, R, nkeys, lkeys, rkeys, (int) m->a[4],
+									  (const GdlBkColRef *) (rkeys + nkeys), &out);
+				else if (op == SVC_OP_ANTIJOIN)
+					status = bk->antijoin(ctx, L, R, nkeys, lkeys, rkeys, &out);
+				else
+				{
+					int64_t		count = 0;
+
+					status = bk->join_count(ctx, L, R, nkeys, lkeys, rkeys, &count);
+					m->a[0] = count;
+					reply_status(m, ctx, status);
+					return;
+				}
+				break;
+			}
+		case SVC_OP_MAP:
+			{
+				int			nf = (int) m->a[2],
+							no = (int) m->a[3];
+				GdlBkExpr	exprs[2 * GDL_BK_MAX_ARITY + 2];
+				const char *p = pl;
+				int			e;
+
+				if (nf < 0 || no < 0 || nf + no > 2 * GDL_BK_MAX_ARITY + 2)
+				{
+					reply_error(m, GDL_BK_ERR_INVALID, "internal: too many expressions");
+					return;
+				}
+				for (e = 0; e < nf + no; e++)
+				{
+					exprs[e].ncode = *(const int32 *) p;
+					p += 8;
+					exprs[e].code = (const GdlBkInsn *) p;
+					p += sizeof(GdlBkInsn) * exprs[e].ncode;
+				}
+				status = bk->map(ctx, (GdlBkRel *) (intptr_t) m->a[1], nf, exprs, no, exprs + nf, &out);
+				break;
+			}
+		case SVC_OP_DEDUP:
+			status = bk->dedup(ctx, (int) m->a[1], (GdlBkRel *const *) pl, &out);
+			break;
+		case SVC_OP_DIFFERENCE:
+			status = bk->difference(ctx, (GdlBkRel *) (intptr_t) m->a[1],
+									(GdlBkRel *) (intptr_t) m->a[2], &out);
+			break;
+		case SVC_OP_MERGE:
+			status = bk->merge(ctx, (GdlBkRel *) (intptr_t) m->a[1],
+							   (GdlBkRel *) (intptr_t) m->a[2], &out);
+			break;
+		case SVC_OP_ABSORB:
+			status = bk->absorb(ctx, (GdlBkRel *) (intptr_t) m->a[1],
+								(GdlBkRel *) (intptr_t) m->a[2], &out, &out2);
+			m->a[1] = (int64) (intptr_t) out2;
+			break;
+		case SVC_OP_AGGREGATE:
+			{
+				int			ngroup = (int) m->a[2];
+				const int  *group = (const int *) pl;
+
+				status = bk->aggregate(ctx, (GdlBkRel *) (intptr_t) m->a[1], ngroup, group,
+									   (int) m->a[3], (const GdlBkAgg *) (group + ngroup), &out);
+				break;
+			}
+		case SVC_OP_SLICE:
+			status = bk->slice(ctx, (GdlBkRel *) (intptr_t) m->a[1], m->a[2], m->a[3], &out);
+			break;
+		case SVC_OP_FROM_RESIDENT:
+			{
+				int			ncols = (int) m->a[2];
+				const int32 *colidx = (const int32 *) pl;
+				const int32 *lens = colidx + ncols;
+				const int32_t *remap[GDL_BK_MAX_ARITY + 1];
+				int32_t		remap_len[GDL_BK_MAX_ARITY + 1];
+				const int32 *p = lens + ncols;
+				int			c;
+
+				if (!ctx_known(st, ctx) || ncols < 0 || ncols > GDL_BK_MAX_ARITY)
+				{
+					reply_error(m, GDL_BK_ERR_INVALID, "internal: bad resident request");
+					return;
+				}
+				for (c = 0; c < ncols; c++)
+				{
+					remap_len[c] = lens[c] < 0 ? 0 : lens[c];
+					remap[c] = lens[c] < 0 ? NULL : p;
+					if (lens[c] > 0)
+						p += lens[c];
+				}
+				status = bk->from_resident(ctx, (void *) (intptr_t) m->a[1], ncols, colidx,
+										   remap, remap_len, &out);
+				break;
+			}
+		default:
+			reply_error(m, GDL_BK_ERR_INVALID, "internal: unknown request to the GPU service");
+			return;
+	}
+	m->a[0] = (int64) (intptr_t) out;
+	reply_status(m, ctx, status);
+}
+
+/* Wait (spin, then sleep) until the slot has an unanswered request. */
+static uint64
+wait_request(SvcSlot *slot)
+{
+	int			i;
+
+	for (;;)
+	{
+		uint64		req = pg_atomic_read_u64(&slot->req_seq);
+
+		if (req != pg_atomic_read_u64(&slot->rep_seq))
+			return req;
+		for (i = 0; i < SPIN_LOOPS; i++)
+		{
+			pg_spin_delay();
+			if (pg_atomic_read_u64(&slot->req_seq) != pg_atomic_read_u64(&slot->rep_seq))
+				break;
+		}
+		if (i < SPIN_LOOPS)
+			continue;
+		while (sem_wait(&slot->req_sem) != 0 && errno == EINTR)
+			;
+	}
+}
+
+/* A slot's thread: serve requests forever. */
+static void *
+serve_thread(void *arg)
+{
+	ServeState *st = calloc(1, sizeof(ServeState));
+
+	if (st == NULL)
+		return NULL;
+	st->slot = (SvcSlot *) arg;
+	for (;;)
+	{
+		uint64		req = wait_request(st->slot);
+
+		pg_read_barrier();
+		serve_one(st);
+		pg_write_barrier();
+		pg_atomic_write_u64(&st->slot->rep_seq, req);
+		sem_post(&st->slot->rep_sem);
+	}
+	return NULL;
+}
+
+/* Start one thread per slot, serving with 'bk'. */
+void
+svc_serve_start(const GdlBackend *bk)
+{
+	int			i;
+
+	serve_bk = bk;
+	for (i = 0; i < svc_shared->nslots; i++)
+	{
+		pthread_t	t;
+		pthread_attr_t attr;
+
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		pthread_attr_setstacksize(&attr, 8 << 20);
+		if (pthread_create(&t, &attr, serve_thread, &svc_shared->slots[i]) != 0)
+			elog(FATAL, "gpudl GPU service: could not start a thread: %m");
+		pthread_attr_destroy(&attr);
+	}
+}
