@@ -90,7 +90,6 @@ gpudl_define_gucs(void)
 							 "Shows device, times and bytes moved in EXPLAIN of the GpuDatalog scan.",
 							 "Off keeps EXPLAIN output the same on every machine (regression tests).",
 							 &gpudl_explain_machine_details, true, PGC_USERSET, 0, NULL, NULL, NULL);
-	MarkGUCPrefixReserved("gpudl");
 }
 
 /* Library load: settings, host hooks and the planner hook only (no CUDA here). */
@@ -99,6 +98,7 @@ _PG_init(void)
 {
 	gpudl_define_gucs();
 	gpudl_svc_define_gucs();
+	MarkGUCPrefixReserved("gpudl");
 	gpudl_shmem_install();
 	gpudl_svc_register_worker();
 	gpudl_install_host();

@@ -158,6 +158,7 @@ typedef struct SvcShared
 	pg_atomic_uint32 generation;	/* bumped at each service start */
 	char		device[128];
 	char		why[256];		/* SVC_NO_GPU: the reason */
+	bool		has_resident;	/* the served backend keeps resident tables */
 	int64		device_total;
 	int64		device_free_at_start;
 	TimestampTz started_at;
@@ -189,6 +190,12 @@ extern int	gpudl_device_wait_timeout_ms;
 extern int	gpudl_host_wait_timeout_ms;
 extern int	gpudl_cluster_host_memory_mb;
 extern int	gpudl_device_memory_budget_mb;
+extern int	gpudl_service_backend;
+
+typedef enum SvcBackendKind
+{
+	SVC_BACKEND_CUDA, SVC_BACKEND_CPU
+} SvcBackendKind;
 
 extern void gpudl_svc_define_gucs(void);
 extern void gpudl_svc_register_worker(void);

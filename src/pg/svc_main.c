@@ -16,8 +16,13 @@
 #include "svc_int.h"
 
 #include <dlfcn.h>
+#include <execinfo.h>
+#include <unistd.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 
+#include "exec/gdl_engine.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -41,6 +46,24 @@ svc_sigterm(SIGNAL_ARGS)
 	got_sigterm = true;
 	SetLatch(MyLatch);
 	errno = save_errno;
+}
+
+/*
+ * A fault in the service (a bug, or the driver): write the stack to the
+ * server log, then die as the signal would (the postmaster restarts the
+ * cluster, as for any crashed process attached to shared memory).
+ */
+static void
+svc_fault(int sig)
+{
+	void	   *frames[64];
+	int			n = backtrace(frames, 64);
+	static const char head[] = "gpudl GPU service: fatal signal; stack:\n";
+
+	(void) write(2, head, sizeof(head) - 1);
+	backtrace_symbols_fd(frames, n, 2);
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 /* Stay up without a GPU, saying why, until told to stop. */
@@ -87,6 +110,64 @@ reset_previous_generation(void)
 	}
 }
 
+/* Host hooks of the service's threads for the CPU backend: malloc, no PostgreSQL. */
+static void *
+svc_host_alloc(size_t size)
+{
+	void	   *p = calloc(1, size ? size : 1);
+
+	if (p == NULL)
+	{
+		fprintf(stderr, "gpudl GPU service: out of host memory (%zu bytes)\n", size);
+		abort();
+	}
+	return p;
+}
+
+static void *
+svc_host_realloc(void *ptr, size_t size)
+{
+	void	   *p = realloc(ptr, size ? size : 1);
+
+	if (p == NULL)
+	{
+		fprintf(stderr, "gpudl GPU service: out of host memory (%zu bytes)\n", size);
+		abort();
+	}
+	return p;
+}
+
+static void
+svc_host_error(const GdlError *err)
+{
+	fprintf(stderr, "gpudl GPU service: %s\n", err->message);
+	abort();
+}
+
+static const GdlHost svc_host = {
+	svc_host_alloc, svc_host_realloc, free, svc_host_error, NULL, NULL
+};
+
+/*
+ * Serve the CPU backend instead of CUDA (gpudl.service_backend = cpu): the
+ * service's protocol, queue and faults, tested where there is no GPU.
+ */
+static void
+serve_cpu_backend(void)
+{
+	gdl_set_host(&svc_host);
+	strlcpy(svc_shared->device, "CPU backend in the GPU service (gpudl.service_backend = cpu)",
+			sizeof(svc_shared->device));
+	svc_shared->device_total = INT64CONST(4) << 30;
+	svc_shared->device_free_at_start = svc_shared->device_total;
+	svc_shared->device_budget = svc_shared->device_total;
+	svc_shared->has_resident = false;
+	svc_serve_start(gdl_cpu_backend());
+	svc_shared->state = SVC_READY;
+	elog(LOG, "gpudl GPU service: serving the CPU backend (gpudl.service_backend = cpu), %d slots",
+		 svc_shared->nslots);
+}
+
 /* Entry point of the service process. */
 void
 gpudl_svc_main(Datum arg)
@@ -104,6 +185,10 @@ gpudl_svc_main(Datum arg)
 				free_bytes = 0;
 
 	pqsignal(SIGTERM, svc_sigterm);
+	signal(SIGSEGV, svc_fault);
+	signal(SIGBUS, svc_fault);
+	signal(SIGILL, svc_fault);
+	signal(SIGFPE, svc_fault);
 	BackgroundWorkerUnblockSignals();
 	pgstat_report_appname("gpudl GPU service");
 
@@ -115,6 +200,10 @@ gpudl_svc_main(Datum arg)
 	svc_shared->state = SVC_STARTING;
 	reset_previous_generation();
 
+	if (gpudl_service_backend == SVC_BACKEND_CPU)
+		serve_cpu_backend();
+	else
+	{
 	path = gpudl_expand_libdir(gpudl_cuda_library);
 	handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (handle == NULL)
@@ -135,11 +224,13 @@ gpudl_svc_main(Datum arg)
 	svc_shared->device_free_at_start = free_bytes;
 	svc_shared->device_budget = free_bytes > 0 ? free_bytes / 100 * 92 : INT64CONST(1) << 30;
 
+	svc_shared->has_resident = bk->resident_create != NULL;
 	svc_serve_start(bk);
 	svc_shared->state = SVC_READY;
 	elog(LOG, "gpudl GPU service: %s, %lld MB free, budget %lld MB, %d slots",
 		 name, (long long) (free_bytes >> 20), (long long) (svc_shared->device_budget >> 20),
 		 svc_shared->nslots);
+	}
 
 	while (!got_sigterm)
 	{

@@ -790,9 +790,18 @@ static const GdlBackend proxy_backend = {
 	px_from_resident
 };
 
+/* The same without resident tables (a served backend that keeps none). */
+static GdlBackend proxy_backend_plain;
+
 /* The backend a session uses for the GPU while the service runs. */
 const GdlBackend *
 svc_proxy_backend(void)
 {
-	return &proxy_backend;
+	if (svc_shared->has_resident)
+		return &proxy_backend;
+	proxy_backend_plain = proxy_backend;
+	proxy_backend_plain.resident_create = NULL;
+	proxy_backend_plain.resident_free = NULL;
+	proxy_backend_plain.from_resident = NULL;
+	return &proxy_backend_plain;
 }

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -486,8 +487,18 @@ void
 svc_serve_start(const GdlBackend *bk)
 {
 	int			i;
+	sigset_t	all,
+				old;
 
 	serve_bk = bk;
+	/* signals go to the main thread: the threads start with all blocked but faults */
+	sigfillset(&all);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGILL);
+	sigdelset(&all, SIGABRT);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	for (i = 0; i < svc_shared->nslots; i++)
 	{
 		pthread_t	t;
@@ -500,4 +511,5 @@ svc_serve_start(const GdlBackend *bk)
 			elog(FATAL, "gpudl GPU service: could not start a thread: %m");
 		pthread_attr_destroy(&attr);
 	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }

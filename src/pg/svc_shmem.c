@@ -27,6 +27,13 @@ int			gpudl_device_wait_timeout_ms = 60000;
 int			gpudl_host_wait_timeout_ms = 0;
 int			gpudl_cluster_host_memory_mb = 0;
 int			gpudl_device_memory_budget_mb = 0;
+int			gpudl_service_backend = SVC_BACKEND_CUDA;
+
+static const struct config_enum_entry service_backend_options[] = {
+	{"cuda", SVC_BACKEND_CUDA, false},
+	{"cpu", SVC_BACKEND_CPU, false},
+	{NULL, 0, false}
+};
 
 /* Define the service's settings (from _PG_init, before shared memory). */
 void
@@ -36,6 +43,11 @@ gpudl_svc_define_gucs(void)
 							 "Runs GPU work in one service process of the cluster (needs shared_preload_libraries).",
 							 "Off: each session loads the GPU backend itself.",
 							 &gpudl_service_enabled, true, PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("gpudl.service_backend",
+							 "What the GPU service serves: cuda, or (for tests without a GPU) the CPU backend.",
+							 "cpu runs every gpudl.device = gpu run through the service on its CPU backend, so that the service's protocol, queue and faults can be tested anywhere.",
+							 &gpudl_service_backend, SVC_BACKEND_CUDA, service_backend_options,
+							 PGC_POSTMASTER, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpudl.service_slots",
 							"GPU runs the service serves at once (more wait for a slot).",
 							NULL, &gpudl_service_slots, 32, 1, 256,
