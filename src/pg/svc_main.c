@@ -60,7 +60,8 @@ svc_fault(int sig)
 	int			n = backtrace(frames, 64);
 	static const char head[] = "gpudl GPU service: fatal signal; stack:\n";
 
-	(void) write(2, head, sizeof(head) - 1);
+	if (write(2, head, sizeof(head) - 1) < 0)
+		n = n;					/* nothing to do: the stack below may still print */
 	backtrace_symbols_fd(frames, n, 2);
 	signal(sig, SIG_DFL);
 	raise(sig);
