@@ -243,7 +243,7 @@ upload_body(CuCtx *c, int ncols, int64_t n, const int64_t *const *cols, CuRel **
 	bounds_empty(ncols, lo, hi);
 	for (int k = 0; k < ncols; k++)
 	{
-		const int64_t *v = cols[k];
+		const int64_t *v = n > 0 ? cols[k] : nullptr;	/* cols may be NULL when n == 0 */
 
 		if (n > 0 && !v)
 			return cu_fail(c, GDL_BK_ERR_INVALID, "upload: column %d is NULL", k);

@@ -21,7 +21,7 @@ one_run() {
   t0=$(now)
   r=$(PGOPTIONS="-c gpudl.device=$dev ${EXTRA_OPTS:-}" q -c "SELECT gpudl_count('$prog', 'tc(X,Y)')" 2>&1 | tr '\n' ' ')
   t1=$(now)
-  echo "$r $(echo "$t1 - $t0" | bc)" >"$tag.out"
+  echo "$r $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')" >"$tag.out"
 }
 
 # batch N DEVICE PROGRAM DIR: N sessions at once; prints the wall time
@@ -32,7 +32,7 @@ batch() {
   for i in $(seq 1 "$n"); do one_run "$dir/s$i" "$dev" "$prog" & done
   wait
   t1=$(now)
-  echo "$t1 - $t0" | bc
+  awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f\n", b - a}'
 }
 
 # check_batch DIR EXPECTED: how many sessions answered EXPECTED

@@ -41,11 +41,11 @@ if [[ "$phases" == *" conc "* ]]; then
   echo "| --- | --- | --- | --- | --- | --- | --- |" | tee -a "$md"
   for n in 8 16; do
     t0=$(now); for i in $(seq 1 "$n"); do one_run "$OUT/seq$i" gpu tcbig; done; t1=$(now)
-    seq_s=$(echo "$t1 - $t0" | bc)
+    seq_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')
     for dev in gpu auto; do
       wall=$(batch "$n" "$dev" tcbig "$OUT/runs/conc_${n}_$dev")
       ok=$(check_batch "$OUT/runs/conc_${n}_$dev" "$BIG_TC")
-      echo "| $n | $dev | $wall | $seq_s | $(echo "scale=2; $wall / $seq_s" | bc) | $ok/$n | see log |" | tee -a "$md"
+      echo "| $n | $dev | $wall | $seq_s | $(awk -v a="$wall" -v b="$seq_s" 'BEGIN {printf "%.2f", a / b}') | $ok/$n | see log |" | tee -a "$md"
       grep -v "^$BIG_TC " "$OUT/runs/conc_${n}_$dev"/*.out | head -3 | tee -a "$md"
     done
   done
@@ -70,7 +70,7 @@ if [[ "$phases" == *" mixed "* ]]; then
   t0=$(now)
   for i in $(seq 1 8); do one_run "$OUT/runs/mixed/big$i" gpu tcbig & sleep 0.05; one_run "$OUT/runs/mixed/small$i" gpu tcsmall & done
   wait; t1=$(now)
-  echo "one large run alone: $(awk '{print $2}' "$OUT/alone.out") s; batch wall $(echo "$t1 - $t0" | bc) s" | tee -a "$md"
+  echo "one large run alone: $(awk '{print $2}' "$OUT/alone.out") s; batch wall $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}') s" | tee -a "$md"
   echo "small runs (s): $(awk '{print $2}' "$OUT"/runs/mixed/small*.out | sort -g | tr '\n' ' ')" | tee -a "$md"
   echo "large runs (s): $(awk '{print $2}' "$OUT"/runs/mixed/big*.out | sort -g | tr '\n' ' ')" | tee -a "$md"
   echo "small correct: $(cat "$OUT"/runs/mixed/small*.out | awk -v w="$SMALL_TC" '$1 == w' | wc -l)/8, large correct: $(cat "$OUT"/runs/mixed/big*.out | awk -v w="$BIG_TC" '$1 == w' | wc -l)/8" | tee -a "$md"
@@ -81,13 +81,13 @@ if [[ "$phases" == *" latency "* ]]; then
   echo "### first query of a fresh connection (TC of $SMALL on the GPU), 20 connections" | tee -a "$md"
   for i in $(seq 1 20); do
     t0=$(now); PGOPTIONS="-c gpudl.device=gpu" q -c "SELECT gpudl_count('tcsmall','tc(X,Y)')" >/dev/null; t1=$(now)
-    echo "$t1 - $t0" | bc
+    awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f\n", b - a}'
   done >"$OUT/fresh.txt"
   # a warm session: the same query 20 times in one connection, client-side timing
   PGOPTIONS="-c gpudl.device=gpu" psql -X -At -c "\\timing on" $(for i in $(seq 1 21); do echo "-c"; echo "SELECT gpudl_count('tcsmall','tc(X,Y)')"; done) 2>&1 \
     | grep '^Time' | tail -20 | awk '{print $2/1000}' >"$OUT/warm.txt"
   # a fresh connection's baseline without any gpudl call (connection set-up)
-  for i in $(seq 1 20); do t0=$(now); q -c "SELECT 1" >/dev/null; t1=$(now); echo "$t1 - $t0" | bc; done >"$OUT/connect.txt"
+  for i in $(seq 1 20); do t0=$(now); q -c "SELECT 1" >/dev/null; t1=$(now); awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f\n", b - a}'; done >"$OUT/connect.txt"
   echo "fresh connection, first GPU query (incl. connect): median $(median <"$OUT/fresh.txt") s" | tee -a "$md"
   echo "fresh connection, SELECT 1 (connect only): median $(median <"$OUT/connect.txt") s" | tee -a "$md"
   echo "warm session, same query: median $(median <"$OUT/warm.txt") s" | tee -a "$md"

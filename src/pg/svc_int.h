@@ -159,6 +159,9 @@ typedef struct SvcShared
 	char		device[128];
 	char		why[256];		/* SVC_NO_GPU: the reason */
 	bool		has_resident;	/* the served backend keeps resident tables */
+	bool		has_absorb;		/* ... and has the optional operations */
+	bool		has_slice;
+	bool		has_join_count;
 	int64		device_total;
 	int64		device_free_at_start;
 	TimestampTz started_at;

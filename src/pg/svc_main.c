@@ -162,7 +162,6 @@ serve_cpu_backend(void)
 	svc_shared->device_total = INT64CONST(4) << 30;
 	svc_shared->device_free_at_start = svc_shared->device_total;
 	svc_shared->device_budget = svc_shared->device_total;
-	svc_shared->has_resident = false;
 	svc_serve_start(gdl_cpu_backend());
 	svc_shared->state = SVC_READY;
 	elog(LOG, "gpudl GPU service: serving the CPU backend (gpudl.service_backend = cpu), %d slots",
@@ -225,7 +224,6 @@ gpudl_svc_main(Datum arg)
 	svc_shared->device_free_at_start = free_bytes;
 	svc_shared->device_budget = free_bytes > 0 ? free_bytes / 100 * 92 : INT64CONST(1) << 30;
 
-	svc_shared->has_resident = bk->resident_create != NULL;
 	svc_serve_start(bk);
 	svc_shared->state = SVC_READY;
 	elog(LOG, "gpudl GPU service: %s, %lld MB free, budget %lld MB, %d slots",

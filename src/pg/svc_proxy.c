@@ -790,18 +790,30 @@ static const GdlBackend proxy_backend = {
 	px_from_resident
 };
 
-/* The same without resident tables (a served backend that keeps none). */
-static GdlBackend proxy_backend_plain;
+/* The proxy as the engine sees it: the served backend's optional members only. */
+static GdlBackend proxy_backend_served;
 
-/* The backend a session uses for the GPU while the service runs. */
+/*
+ * The backend a session uses for the GPU while the service runs.  Optional
+ * members the served backend lacks are NULL here too, so the engine takes
+ * the same path as with that backend in the session (CUDA has no slice).
+ */
 const GdlBackend *
 svc_proxy_backend(void)
 {
-	if (svc_shared->has_resident)
-		return &proxy_backend;
-	proxy_backend_plain = proxy_backend;
-	proxy_backend_plain.resident_create = NULL;
-	proxy_backend_plain.resident_free = NULL;
-	proxy_backend_plain.from_resident = NULL;
-	return &proxy_backend_plain;
+	proxy_backend_served = proxy_backend;
+	if (!svc_shared->has_resident)
+	{
+		proxy_backend_served.resident_create = NULL;
+		proxy_backend_served.resident_free = NULL;
+		proxy_backend_served.from_resident = NULL;
+	}
+	if (!svc_shared->has_absorb)
+		proxy_backend_served.absorb = NULL;
+	if (!svc_shared->has_slice)
+	{
+		proxy_backend_served.slice = NULL;
+		proxy_backend_served.join_count = NULL;
+	}
+	return &proxy_backend_served;
 }

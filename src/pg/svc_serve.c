@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <time.h>
 
 #define SVC_MAX_CTX 8			/* contexts a slot may hold at once */
@@ -143,8 +144,19 @@ serve_one(ServeState *st)
 	int			status = GDL_BK_OK;
 	int			op = m->op;
 
+	if (getenv("GPUDL_SVC_TRACE"))
+		fprintf(stderr, "svc op %d a=%lld %lld %lld %lld len=%lld staged=%d job=%d\n", op,
+				(long long) m->a[0], (long long) m->a[1], (long long) m->a[2], (long long) m->a[3],
+				(long long) m->len, m->staged, m->job);
 	m->status = GDL_BK_OK;
 	m->errmsg[0] = '\0';
+	if ((op == SVC_OP_ABSORB && !bk->absorb) || (op == SVC_OP_SLICE && !bk->slice) ||
+		(op == SVC_OP_JOIN_COUNT && !bk->join_count) ||
+		((op == SVC_OP_RESIDENT_CREATE || op == SVC_OP_FROM_RESIDENT) && !svc_shared->has_resident))
+	{
+		reply_error(m, GDL_BK_ERR_INVALID, "internal: the served backend lacks this operation");
+		return;
+	}
 	if (op >= SVC_OP_COUNTERS && op <= SVC_OP_JOIN_COUNT && op != SVC_OP_FROM_RESIDENT &&
 		!ctx_known(st, ctx))
 	{
@@ -264,7 +276,7 @@ serve_one(ServeState *st)
 					cols[c] = (const int64_t *) pl + (int64) c * nrows;
 				if (op == SVC_OP_UPLOAD)
 				{
-					status = bk->upload(ctx, ncols, nrows, nrows > 0 ? cols : NULL, &out);
+					status = bk->upload(ctx, ncols, nrows, cols, &out);
 					break;
 				}
 				else
@@ -491,6 +503,11 @@ svc_serve_start(const GdlBackend *bk)
 				old;
 
 	serve_bk = bk;
+	/* sessions see the same optional members as the served backend */
+	svc_shared->has_resident = bk->resident_create && bk->resident_free && bk->from_resident;
+	svc_shared->has_absorb = bk->absorb != NULL;
+	svc_shared->has_slice = bk->slice != NULL && bk->join_count != NULL;
+	svc_shared->has_join_count = svc_shared->has_slice;
 	/* signals go to the main thread: the threads start with all blocked but faults */
 	sigfillset(&all);
 	sigdelset(&all, SIGSEGV);
