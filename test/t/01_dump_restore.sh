@@ -52,9 +52,9 @@ fi
 echo "$b" | grep -q '^moms|dump_alice|{dump_bob=wU/dump_alice,=U/dump_alice}$' \
   || { echo "owner and grants of moms not restored"; echo "$b"; exit 1; }
 # the restored grant works: dump_bob may query family, not change it
-[ "$(psql -X -At -d $dst -c "SET ROLE dump_bob" -c "SELECT gpudl_count('family', 'anc(X, Y)')")" = 3 ] \
+[ "$(psql -X -q -At -d $dst -c "SET ROLE dump_bob" -c "SELECT gpudl_count('family', 'anc(X, Y)')")" = 3 ] \
   || { echo "dump_bob cannot use family after the restore"; exit 1; }
-if psql -X -q -d $dst -c "SET ROLE dump_bob" -c "SELECT gpudl_add_rules('family', 'x(1).')" 2>/dev/null; then
+if psql -X -q -v ON_ERROR_STOP=1 -d $dst -c "SET ROLE dump_bob" -c "SELECT gpudl_add_rules('family', 'x(1).')" 2>/dev/null; then
   echo "dump_bob changed family after the restore"; exit 1
 fi
 # the restored programs still analyse, and new rules get fresh ids
