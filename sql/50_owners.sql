@@ -165,6 +165,11 @@ SELECT * FROM gpudl.program_privileges;
 SET ROLE bob;
 SELECT count(*) AS added FROM gpudl_add_rules('fam', 'sib(X, Y) :- par(Z, X), par(Z, Y), X != Y.');
 SELECT gpudl_commit_rule('fam', 'gp(X, Z) :- par(X, Y), par(Y, Z).') > 0 AS committed;
+SELECT gpudl_bind('fam', 'par', 'alice_s.parent', ARRAY['p', 'c']);
+SELECT gpudl_bind('fam', 'par', 'alice_s.secret');
+\echo :LAST_ERROR_SQLSTATE
+UPDATE gpudl.bindings SET relation = 'alice_s.secret' WHERE program = 'fam';
+\echo :LAST_ERROR_SQLSTATE
 UPDATE gpudl.rules SET enabled = false WHERE rule LIKE 'sib%';
 DELETE FROM gpudl.rules WHERE rule LIKE 'sib%';
 SELECT gpudl_count('fam', 'gp(X, Y)');
