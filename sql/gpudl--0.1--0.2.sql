@@ -19,6 +19,12 @@
 --
 -- Existing programs and learn runs get the extension's owner (a superuser)
 -- as owner and run_by: 0.1 did not record who created them.
+--
+-- pg_dump keeps owners and grants: they are columns of gpudl.programs and
+-- gpudl.learn_runs, which (with every other user-data table) stay
+-- registered with pg_extension_config_dump by 0.1; regrole and aclitem are
+-- dumped as role names, so a restore needs the roles (pg_dumpall -g).  A
+-- new user-data table must be registered too.
 
 ALTER TABLE gpudl.programs ADD COLUMN owner regrole, ADD COLUMN acl aclitem[];
 UPDATE gpudl.programs
@@ -155,8 +161,3 @@ COMMENT ON FUNCTION gpudl_revoke(text, text, text) IS
 -- SECURITY DEFINER functions of 0.1: temporary objects searched last
 ALTER FUNCTION gpudl._cache_register(oid) SET search_path = pg_catalog, pg_temp;
 ALTER FUNCTION gpudl._cache_invalidate() SET search_path = pg_catalog, pg_temp;
-
--- pg_dump keeps owners and grants: they are columns of gpudl.programs and
--- gpudl.learn_runs, which (with every other user-data table) stay
--- registered with pg_extension_config_dump by 0.1; regrole and aclitem
--- are dumped as role names, so restore needs the roles (pg_dumpall -g).
