@@ -6,7 +6,7 @@
 \pset pager off
 SET client_min_messages = warning;
 LOAD 'gpudl';  -- settings exist once the library is loaded
-SELECT plan(107);
+SELECT plan(109);
 
 -- schema layout: functions in the extension's schema, catalog in gpudl
 SELECT has_schema('gpudl');
@@ -75,6 +75,8 @@ SELECT has_function('public', 'gpudl_grant', ARRAY['text', 'text', 'text']);
 SELECT function_returns('public', 'gpudl_grant', ARRAY['text', 'text', 'text'], 'void');
 SELECT has_function('public', 'gpudl_revoke', ARRAY['text', 'text', 'text']);
 SELECT function_returns('public', 'gpudl_revoke', ARRAY['text', 'text', 'text'], 'void');
+SELECT has_function('public', 'gpudl_grant', ARRAY['text', 'regrole', 'text'], 'gpudl_grant takes a regrole too');
+SELECT has_function('public', 'gpudl_revoke', ARRAY['text', 'regrole', 'text'], 'gpudl_revoke takes a regrole too');
 SELECT is(pg_get_function_arguments('gpudl_grant(text,text,text)'::regprocedure),
     'program text, role text, privilege text', 'gpudl_grant argument names');
 SELECT is(pg_get_function_arguments('gpudl_revoke(text,text,text)'::regprocedure),

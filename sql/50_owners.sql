@@ -202,8 +202,9 @@ SET ROLE carol;
 SELECT count(*) AS added FROM gpudl_add_rules('fam', 'root(X) :- par(X, _), !haspar(X).  haspar(Y) :- par(_, Y).');
 UPDATE gpudl.programs SET description = 'ancestors, roots' WHERE name = 'fam';
 SELECT * FROM gpudl_query('fam', 'root(X)') AS t(x text);
-SELECT gpudl_grant('fam', 'bob', 'use');
-SELECT gpudl_revoke('fam', 'bob', 'use');
+SELECT gpudl_grant('fam', 'bob'::regrole, 'use');   -- the role as a regrole works too
+SELECT * FROM gpudl.program_privileges;
+SELECT gpudl_revoke('fam', 'bob'::regrole, 'use');
 RESET ROLE;
 SELECT * FROM fam_state;
 

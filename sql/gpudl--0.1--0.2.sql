@@ -158,6 +158,19 @@ CREATE FUNCTION gpudl_revoke(program text, role text, privilege text)
 COMMENT ON FUNCTION gpudl_revoke(text, text, text) IS
     'take back a privilege granted with gpudl_grant (revoking use revokes modify too)';
 
+-- the same with the role as a regrole ('bob'::regrole, current_user::regrole);
+-- a quoted literal picks the text version, which also takes PUBLIC
+CREATE FUNCTION gpudl_grant(program text, role regrole, privilege text)
+    RETURNS void
+    AS 'MODULE_PATHNAME', 'gpudl_grant' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION gpudl_grant(text, regrole, text) IS
+    'gpudl_grant with the role as a regrole';
+CREATE FUNCTION gpudl_revoke(program text, role regrole, privilege text)
+    RETURNS void
+    AS 'MODULE_PATHNAME', 'gpudl_revoke' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION gpudl_revoke(text, regrole, text) IS
+    'gpudl_revoke with the role as a regrole';
+
 -- SECURITY DEFINER functions of 0.1: temporary objects searched last
 ALTER FUNCTION gpudl._cache_register(oid) SET search_path = pg_catalog, pg_temp;
 ALTER FUNCTION gpudl._cache_invalidate() SET search_path = pg_catalog, pg_temp;

@@ -8,8 +8,9 @@
  * revoking 'use' revokes 'modify' too (a role that cannot read a program
  * cannot change it), revoking 'modify' leaves 'use'.  Only the owner (its
  * members, superusers) may grant or revoke.  PUBLIC as the role grants to
- * every role.  Checks happen at every call, so a revoke takes effect at
- * once in every session.
+ * every role.  The role is given as a name (text, so PUBLIC can be named)
+ * or as a regrole (an overload with the same C function).  Checks happen at
+ * every call, so a revoke takes effect at once in every session.
  */
 #include "gpudl_pg.h"
 
@@ -43,10 +44,24 @@ privilege_mask(const char *priv, bool is_grant)
 	return ACL_NO_RIGHTS;		/* keep the compiler quiet */
 }
 
-/* The grantee: PUBLIC (any case) or an existing role (42704 otherwise). */
+/*
+ * The grantee, argument 1: a regrole, or a name — PUBLIC (any case) or an
+ * existing role (42704 otherwise).
+ */
 static Oid
-grantee_oid(const char *role)
+grantee_oid(FunctionCallInfo fcinfo)
 {
+	char	   *role;
+
+	if (get_fn_expr_argtype(fcinfo->flinfo, 1) == REGROLEOID)
+	{
+		if (PG_ARGISNULL(1) || !OidIsValid(PG_GETARG_OID(1)))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("role must not be null")));
+		return PG_GETARG_OID(1);
+	}
+	role = gpudl_text_arg(fcinfo, 1, "role");
 	if (pg_strcasecmp(role, "public") == 0)
 		return ACL_ID_PUBLIC;
 	return get_role_oid(role, false);
@@ -57,10 +72,9 @@ static void
 change_acl(FunctionCallInfo fcinfo, bool is_grant)
 {
 	char	   *program = gpudl_text_arg(fcinfo, 0, "program name");
-	char	   *role = gpudl_text_arg(fcinfo, 1, "role");
+	Oid			grantee = grantee_oid(fcinfo);
 	char	   *priv = gpudl_text_arg(fcinfo, 2, "privilege");
 	AclMode		mask = privilege_mask(priv, is_grant);
-	Oid			grantee = grantee_oid(role);
 	Oid			argtypes[2] = {TEXTOID, ACLITEMARRAYOID};
 	Datum		values[2];
 	char		nulls[2] = {' ', ' '};
