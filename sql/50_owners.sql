@@ -54,6 +54,11 @@ SELECT gpudl_count('fam', 'anc("a", Y)');
 \echo :LAST_ERROR_SQLSTATE
 SELECT * FROM gpudl_explain('fam');
 \echo :LAST_ERROR_SQLSTATE
+-- the GpuDatalog scan reads the program when EXPLAIN shows it
+EXPLAIN (COSTS OFF) SELECT * FROM gpudl_query('fam', 'anc(X, Y)') AS t(a text, b text) WHERE a = 'a';
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM gpudl_derivations('fam', 'anc("a", "b")');
+\echo :LAST_ERROR_SQLSTATE
 SELECT gpudl_materialize('fam', 'anc', 'bob_s.anc_copy');
 \echo :LAST_ERROR_SQLSTATE
 SELECT * FROM gpudl_learn('fam', 'gp', 'SELECT * FROM (VALUES (''a'', ''c'')) v(x, y)');
