@@ -12,7 +12,9 @@ MODULE_big   = gpudl
 # src/ilp (the plain-C core) and src/pg (the PostgreSQL layer)
 SRCS         = $(sort $(wildcard src/*/*.c))
 OBJS         = $(SRCS:.c=.o)
-DATA         = $(wildcard sql/gpudl--*.sql)
+# every install and update script: CREATE EXTENSION runs gpudl--0.1.sql, then
+# the update scripts up to default_version (there is no gpudl--0.2.sql)
+DATA         = $(sort $(wildcard sql/gpudl--*.sql))
 
 # pg_regress suites: every sql/*.sql except the install scripts, in name order
 REGRESS      = $(sort $(notdir $(basename $(filter-out sql/gpudl--%,$(wildcard sql/*.sql)))))

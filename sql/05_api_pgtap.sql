@@ -6,7 +6,7 @@
 \pset pager off
 SET client_min_messages = warning;
 LOAD 'gpudl';  -- settings exist once the library is loaded
-SELECT plan(88);
+SELECT plan(109);
 
 -- schema layout: functions in the extension's schema, catalog in gpudl
 SELECT has_schema('gpudl');
@@ -17,9 +17,12 @@ SELECT has_table('gpudl', 'learn_runs', 'catalog table learn_runs');
 SELECT has_table('gpudl', 'learned_rules', 'catalog table learned_rules');
 
 SELECT columns_are('gpudl', 'programs',
-    ARRAY['name', 'description', 'version', 'created_at', 'updated_at']);
+    ARRAY['name', 'description', 'version', 'created_at', 'updated_at', 'owner', 'acl']);
 SELECT col_is_pk('gpudl', 'programs', 'name', 'col_is_pk gpudl, programs, name');
 SELECT col_type_is('gpudl', 'programs', 'version', 'bigint', 'col_type_is gpudl, programs, version, bigint');
+SELECT col_type_is('gpudl', 'programs', 'owner', 'regrole', 'col_type_is gpudl, programs, owner, regrole');
+SELECT col_not_null('gpudl', 'programs', 'owner', 'col_not_null gpudl, programs, owner');
+SELECT col_type_is('gpudl', 'programs', 'acl', 'aclitem[]', 'col_type_is gpudl, programs, acl, aclitem[]');
 
 SELECT columns_are('gpudl', 'rules',
     ARRAY['id', 'program', 'rule', 'head', 'learned', 'enabled', 'weight', 'created_at']);
@@ -38,8 +41,9 @@ SELECT col_type_is('gpudl', 'bindings', 'columns', 'name[]', 'col_type_is gpudl,
 
 SELECT columns_are('gpudl', 'learn_runs',
     ARRAY['id', 'program', 'target', 'status', 'device', 'params', 'started_at',
-          'finished_at', 'epochs', 'final_loss', 'message']);
+          'finished_at', 'epochs', 'final_loss', 'message', 'run_by']);
 SELECT col_type_is('gpudl', 'learn_runs', 'params', 'jsonb', 'col_type_is gpudl, learn_runs, params, jsonb');
+SELECT col_type_is('gpudl', 'learn_runs', 'run_by', 'regrole', 'col_type_is gpudl, learn_runs, run_by, regrole');
 SELECT columns_are('gpudl', 'learned_rules',
     ARRAY['run_id', 'rank', 'rule', 'probability', 'loss', 'precision', 'recall',
           'support', 'head_coverage', 'std_confidence', 'pca_confidence', 'committed']);
@@ -52,6 +56,35 @@ SELECT set_eq(
     'catalog tables are registered with pg_extension_config_dump');
 SELECT is((SELECT extrelocatable FROM pg_extension WHERE extname = 'gpudl'), false,
     'the extension is not relocatable');
+SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'gpudl'), '0.2', 'version 0.2');
+
+-- ownership (PRODUCT.md section 7): row-level security on the catalog
+SELECT ok((SELECT bool_and(relrowsecurity) FROM pg_class
+           WHERE oid IN ('gpudl.programs'::regclass, 'gpudl.rules'::regclass, 'gpudl.bindings'::regclass,
+                         'gpudl.learn_runs'::regclass, 'gpudl.learned_rules'::regclass)),
+    'row-level security is enabled on the user-data catalog tables');
+SELECT policies_are('gpudl', 'rules', ARRAY['rules_select', 'rules_insert', 'rules_update', 'rules_delete']);
+SELECT policies_are('gpudl', 'bindings',
+    ARRAY['bindings_select', 'bindings_insert', 'bindings_update', 'bindings_delete']);
+SELECT policies_are('gpudl', 'programs',
+    ARRAY['programs_select', 'programs_insert', 'programs_update', 'programs_delete']);
+SELECT policies_are('gpudl', 'learn_runs',
+    ARRAY['learn_runs_select', 'learn_runs_insert', 'learn_runs_update', 'learn_runs_delete']);
+SELECT policies_are('gpudl', 'learned_rules', ARRAY['learned_rules_all']);
+SELECT has_function('public', 'gpudl_grant', ARRAY['text', 'text', 'text']);
+SELECT function_returns('public', 'gpudl_grant', ARRAY['text', 'text', 'text'], 'void');
+SELECT has_function('public', 'gpudl_revoke', ARRAY['text', 'text', 'text']);
+SELECT function_returns('public', 'gpudl_revoke', ARRAY['text', 'text', 'text'], 'void');
+SELECT has_function('public', 'gpudl_grant', ARRAY['text', 'regrole', 'text'], 'gpudl_grant takes a regrole too');
+SELECT has_function('public', 'gpudl_revoke', ARRAY['text', 'regrole', 'text'], 'gpudl_revoke takes a regrole too');
+SELECT is(pg_get_function_arguments('gpudl_grant(text,text,text)'::regprocedure),
+    'program text, role text, privilege text', 'gpudl_grant argument names');
+SELECT is(pg_get_function_arguments('gpudl_revoke(text,text,text)'::regprocedure),
+    'program text, role text, privilege text', 'gpudl_revoke argument names');
+SELECT is((SELECT count(*) FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+           JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'gpudl'
+           WHERE p.prosecdef AND NOT coalesce(p.proconfig @> ARRAY['search_path=pg_catalog, pg_temp'], false)),
+    0::bigint, 'every SECURITY DEFINER function pins search_path = pg_catalog, pg_temp');
 
 -- function signatures of PRODUCT.md section 3
 SELECT has_function('public', 'gpudl_create_program', ARRAY['text', 'text', 'text']);
@@ -134,6 +167,7 @@ SELECT throws_ok($$SET gpudl.no_such_setting = 1$$, '42602', NULL, 'the gpudl pr
 CREATE TABLE tap_edge(a int, b int);
 SELECT is(gpudl_create_program('tap', 'p(X, Y) :- tap_edge(X, Y).'), 'tap', 'create returns the name');
 SELECT is((SELECT version FROM gpudl.programs WHERE name = 'tap'), 2::bigint, 'creating with rules bumps the version once');
+SELECT is((SELECT owner::text FROM gpudl.programs WHERE name = 'tap'), current_user::text, 'the creator owns the program');
 SELECT is((SELECT head FROM gpudl.rules WHERE program = 'tap'), 'p', 'head is filled in');
 SELECT is((SELECT count(*) FROM gpudl_add_rules('tap', 'q(X) :- p(X, _). r(X) :- q(X).')), 2::bigint,
     'add_rules returns one id per clause');

@@ -45,6 +45,7 @@ SELECT relation, rows FROM gpudl_cache_status();
 -- privileges are checked at each read from the cache
 CREATE ROLE gpudl_cache_reader;
 GRANT USAGE ON SCHEMA t40 TO gpudl_cache_reader;
+SELECT gpudl_grant('cache40', 'gpudl_cache_reader', 'use');
 SET ROLE gpudl_cache_reader;
 SELECT gpudl_count('cache40', 'path(X, Y)');
 RESET ROLE;
@@ -67,4 +68,5 @@ SELECT gpudl_load('mine');
 DROP TABLE mine;
 SELECT count(*) FROM gpudl_cache_status();
 REVOKE ALL ON SCHEMA t40 FROM gpudl_cache_reader;
+SELECT gpudl_revoke('cache40', 'gpudl_cache_reader', 'use');
 DROP ROLE gpudl_cache_reader;

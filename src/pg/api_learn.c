@@ -218,6 +218,11 @@ gpudl_learn(PG_FUNCTION_ARGS)
 					 errmsg("invalid negative_sampling \"%s\"", mode),
 					 errhint("Use 'pca' (partial completeness) or 'closed_world'.")));
 	}
+	/*
+	 * A refusal changes nothing, so it comes before the run is recorded; a
+	 * missing program is a failed run (recorded) as before.
+	 */
+	(void) gpudl_program_version(program, commit ? GPUDL_PRIV_MODIFY : GPUDL_PRIV_USE, true, NULL);
 	InitMaterializedSRF(fcinfo, 0);
 	gpudl_memory_reset();
 	percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl learn", ALLOCSET_DEFAULT_SIZES);
@@ -233,7 +238,7 @@ gpudl_learn(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("learning_rate must be a positive number, got %g", params.learning_rate)));
-		gpudl_require_program(program);
+		gpudl_require_program(program, GPUDL_PRIV_USE);
 		run_id = start_run(program, target, pjson);
 		ls = gpudl_learn_setup(program, target, 0, positives, negatives);
 		hook = gpudl_learn_eval_hook(ls);
@@ -296,7 +301,7 @@ gpudl_candidates(PG_FUNCTION_ARGS)
 
 	require(arity >= 1 && arity <= 2, "arity must be 1 or 2", arity);
 	require(max_body >= 1 && max_body <= 3, "max_body must be between 1 and 3", max_body);
-	gpudl_require_program(program);
+	gpudl_require_program(program, GPUDL_PRIV_USE);
 	InitMaterializedSRF(fcinfo, 0);
 	gpudl_memory_reset();
 	ls = gpudl_learn_setup(program, target, arity, NULL, NULL);
@@ -359,7 +364,7 @@ gpudl_loss_grad(PG_FUNCTION_ARGS)
 			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 							errmsg("probability %d is %g, outside [0, 1]", i + 1, probs[i])));
 	}
-	gpudl_require_program(program);
+	gpudl_require_program(program, GPUDL_PRIV_USE);
 	InitMaterializedSRF(fcinfo, 0);
 	gpudl_memory_reset();
 	ls = gpudl_learn_setup(program, target, 0, positives, negatives);

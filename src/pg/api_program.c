@@ -5,7 +5,9 @@
  *
  * Every change is validated as a whole program before anything is written,
  * so a failed call leaves the catalog as it was; the catalog triggers
- * (pg_triggers.c) then bump the program's version.
+ * (pg_triggers.c) then bump the program's version.  Privileges (pg_acl.c)
+ * are checked first: changing rules or bindings needs 'modify', dropping
+ * needs ownership, and a refusal writes nothing.
  */
 #include "gpudl_pg.h"
 #include "gpudl_run.h"
@@ -128,7 +130,7 @@ gpudl_insert_rules_text(const char *program, const char *rules, bool learned)
 {
 	GdlProgram *prog;
 
-	gpudl_require_program(program);
+	gpudl_require_program(program, GPUDL_PRIV_MODIFY);
 	prog = validate_new_rules(program, rules, true);
 	if (prog->nitems == 0)
 		ereport(ERROR,
@@ -156,7 +158,7 @@ gpudl_create_program(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("program name must not be empty")));
-	(void) gpudl_program_version(name, true, &found);
+	(void) gpudl_program_version(name, GPUDL_PRIV_NONE, true, &found);
 	if (found)
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
@@ -195,7 +197,7 @@ gpudl_add_rules(PG_FUNCTION_ARGS)
 	List	   *ids;
 	ListCell   *lc;
 
-	gpudl_require_program(program);
+	gpudl_require_program(program, GPUDL_PRIV_MODIFY);
 	prog = validate_new_rules(program, rules, true);
 	if (prog->nitems == 0)
 		ereport(ERROR,
@@ -223,7 +225,7 @@ gpudl_drop_program(PG_FUNCTION_ARGS)
 	Oid			argtypes[1] = {TEXTOID};
 	Datum		values[1];
 
-	gpudl_require_program(name);
+	gpudl_require_program(name, GPUDL_PRIV_OWN);
 	gpudl_plan_forget(name);
 	SPI_connect();
 	values[0] = CStringGetTextDatum(name);
@@ -236,7 +238,8 @@ gpudl_drop_program(PG_FUNCTION_ARGS)
 
 /*
  * Validate the program as it would be with the new binding, before writing
- * it, so errors name the binding rather than a catalog statement.
+ * it, so errors name the binding rather than a catalog statement; the
+ * caller must be able to read the bound table.
  */
 static void
 validate_binding(const char *program, const char *predicate, Oid relid, ArrayType *columns)
@@ -272,6 +275,8 @@ validate_binding(const char *program, const char *predicate, Oid relid, ArrayTyp
 		for (k = 0; k < n; k++)
 			b->columns = lappend(b->columns, pstrdup(NameStr(*DatumGetName(elems[k]))));
 	}
+	/* a binding must not read what its author may not (42501) */
+	gpudl_require_readable(relid, b->columns, program, predicate);
 	(void) gpudl_analyze_program(def);
 }
 
@@ -295,7 +300,7 @@ gpudl_bind(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("relation must not be null")));
 	relid = PG_GETARG_OID(2);
-	gpudl_require_program(program);
+	gpudl_require_program(program, GPUDL_PRIV_MODIFY);
 	if (predicate[0] == '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -12,6 +12,7 @@
 
 #include "fmgr.h"
 #include "nodes/pg_list.h"
+#include "utils/acl.h"
 
 #include "lang/gdl_lang.h"
 
@@ -60,10 +61,50 @@ typedef struct GpudlBinding
 	List	   *columns;		/* char * column names, NIL = all in order */
 } GpudlBinding;
 
-/* Raise 42704 unless the program exists; returns its version. */
-extern int64 gpudl_program_version(const char *name, bool missing_ok, bool *found);
+/* ----------------------------------------------------------- privileges */
 
-/* Load name, version, enabled rules (parsed) and bindings; errors if missing. */
+/* What a caller wants to do with a program (pg_acl.c). */
+typedef enum GpudlPrivilege
+{
+	GPUDL_PRIV_NONE,			/* only see that it exists */
+	GPUDL_PRIV_USE,				/* read its rules, query, learn without commit */
+	GPUDL_PRIV_MODIFY,			/* also change rules and bindings, commit */
+	GPUDL_PRIV_OWN				/* drop, change owner or description, grant */
+} GpudlPrivilege;
+
+/* Does the catalog have owners (0.2 and later; false on a 0.1 catalog)? */
+extern bool gpudl_catalog_has_owners(void);
+
+/* The role owning the catalog tables (bypasses their row-level security). */
+extern Oid	gpudl_catalog_owner(void);
+
+/* May roleid do 'need' on a program with this owner and ACL (NULL: none)? */
+extern bool gpudl_privilege_allows(Oid owner, Acl *acl, GpudlPrivilege need, Oid roleid);
+
+/* Raise 42501, naming the program and its owner, unless the current user may. */
+extern void gpudl_privilege_require(const char *program, Oid owner, Acl *acl,
+									GpudlPrivilege need);
+
+/* Raise 42501 unless the current user may read the bound columns of relid. */
+extern void gpudl_require_readable(Oid relid, List *columns, const char *program,
+								   const char *predicate);
+
+/* A role's name for messages (its OID when the role was dropped). */
+extern char *gpudl_role_name(Oid roleid);
+
+/* ------------------------------------------------------------- programs */
+
+/*
+ * The version of a program, after checking that the current user may do
+ * 'need' on it (42501 otherwise).  Missing: 42704 unless missing_ok.
+ */
+extern int64 gpudl_program_version(const char *name, GpudlPrivilege need,
+								   bool missing_ok, bool *found);
+
+/*
+ * Load name, version, enabled rules (parsed) and bindings; errors if missing
+ * or when the caller may not use the program (42501).
+ */
 extern GpudlProgramDef *gpudl_load_program(const char *name);
 
 /* Parse one text, reporting errors against 'what' (e.g. "rule 12"). */
@@ -81,8 +122,8 @@ extern bool gpudl_resolve_predicate(void *arg, const char *name, GdlRelInfo *out
 /* Validate a stored program as a whole (used by the catalog triggers). */
 extern void gpudl_validate_stored_program(const char *name);
 
-/* Check that a program name exists (42704 otherwise). */
-extern void gpudl_require_program(const char *name);
+/* Check that a program exists (42704) and the caller may do 'need' (42501). */
+extern void gpudl_require_program(const char *name, GpudlPrivilege need);
 
 /* Bump a program's version and updated_at. */
 extern void gpudl_bump_version(const char *name);

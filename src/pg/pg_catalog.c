@@ -4,8 +4,10 @@
  * tables (bindings first, then search_path) and validating a stored program
  * as a whole.
  *
- * Catalog reads go through SPI with the caller's rights; results are built in
- * the caller's memory context, never in SPI's.
+ * Catalog reads go through SPI with the caller's rights (row-level security
+ * hides the rules of programs the caller may not use, so every read checks
+ * the privilege first and refuses with 42501); results are built in the
+ * caller's memory context, never in SPI's.
  */
 #include "gpudl_pg.h"
 
@@ -15,6 +17,7 @@
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -94,18 +97,36 @@ spi_exec_text(const char *sql, const char *param, bool read_only)
 		elog(ERROR, "gpudl: catalog query failed: %s", SPI_result_code_string(rc));
 }
 
-/* The version of a program; raise 42704 when missing unless missing_ok. */
+/*
+ * The version of a program, after checking that the current user may do
+ * 'need' with it; raise 42704 when missing unless missing_ok.  Program rows
+ * are readable by every role (like pg_class), so this sees the owner and
+ * ACL of any program, and a refusal can name the owner.
+ */
 int64
-gpudl_program_version(const char *name, bool missing_ok, bool *found)
+gpudl_program_version(const char *name, GpudlPrivilege need, bool missing_ok, bool *found)
 {
 	int64		version = 0;
 	bool		isnull;
+	bool		owners = gpudl_catalog_has_owners();
 
 	SPI_connect();
-	spi_exec_text("SELECT version FROM gpudl.programs WHERE name = $1", name, false);
+	spi_exec_text(owners ? "SELECT version, owner::oid, acl FROM gpudl.programs WHERE name = $1" :
+				  "SELECT version FROM gpudl.programs WHERE name = $1", name, false);
 	if (SPI_processed > 0)
-		version = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
-											  SPI_tuptable->tupdesc, 1, &isnull));
+	{
+		HeapTuple	tup = SPI_tuptable->vals[0];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+
+		version = DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
+		if (owners && need != GPUDL_PRIV_NONE)
+		{
+			Oid			owner = DatumGetObjectId(SPI_getbinval(tup, desc, 2, &isnull));
+			Datum		acl = SPI_getbinval(tup, desc, 3, &isnull);
+
+			gpudl_privilege_require(name, owner, isnull ? NULL : DatumGetAclP(acl), need);
+		}
+	}
 	if (found)
 		*found = SPI_processed > 0;
 	if (SPI_processed == 0 && !missing_ok)
@@ -117,21 +138,34 @@ gpudl_program_version(const char *name, bool missing_ok, bool *found)
 	return version;
 }
 
-/* Raise 42704 unless the program exists. */
+/* Raise 42704 unless the program exists, 42501 unless the caller may do 'need'. */
 void
-gpudl_require_program(const char *name)
+gpudl_require_program(const char *name, GpudlPrivilege need)
 {
-	(void) gpudl_program_version(name, false, NULL);
+	(void) gpudl_program_version(name, need, false, NULL);
 }
 
-/* Bump a program's version: compiled plans of the old version go stale. */
+/*
+ * Bump a program's version: compiled plans of the old version go stale.
+ * Called after a change the caller was allowed to make (a role granted
+ * 'modify' changes rules but may not update the program row itself), so
+ * the update runs as the catalog's owner, the way PostgreSQL's foreign-key
+ * triggers act as the table owner; only this statement does.
+ */
 void
 gpudl_bump_version(const char *name)
 {
+	Oid			save_userid;
+	int			save_sec;
+
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(gpudl_catalog_owner(),
+						   save_sec | SECURITY_LOCAL_USERID_CHANGE | SECURITY_NOFORCE_RLS);
 	SPI_connect();
-	spi_exec_text("UPDATE gpudl.programs SET version = version + 1, "
-				  "updated_at = now() WHERE name = $1", name, false);
+	spi_exec_text("UPDATE gpudl.programs SET version = version OPERATOR(pg_catalog.+) 1, "
+				  "updated_at = pg_catalog.now() WHERE name OPERATOR(pg_catalog.=) $1", name, false);
 	SPI_finish();
+	SetUserIdAndSecContext(save_userid, save_sec);
 }
 
 /* Load a program's enabled rules (parsed) and its bindings. */
@@ -143,7 +177,7 @@ gpudl_load_program(const char *name)
 	uint64		i;
 
 	def->name = pstrdup(name);
-	def->version = gpudl_program_version(name, false, NULL);
+	def->version = gpudl_program_version(name, GPUDL_PRIV_USE, false, NULL);
 	def->prog = gdl_alloc(sizeof(GdlProgram));
 
 	SPI_connect();
@@ -359,7 +393,7 @@ gpudl_validate_stored_program(const char *name)
 	bool		found;
 	GpudlProgramDef *def;
 
-	(void) gpudl_program_version(name, true, &found);
+	(void) gpudl_program_version(name, GPUDL_PRIV_NONE, true, &found);
 	if (!found)
 		return;					/* dropped in the same statement */
 	def = gpudl_load_program(name);

@@ -3,7 +3,11 @@
  * gpudl.learn_runs even though its transaction rolls back: the row is
  * written by a short-lived dynamic background worker, in a transaction of
  * its own (an "autonomous" insert, as pg_background does), as the same user
- * in the same database.  The caller hands the row over in a dynamic shared
+ * in the same database: it logs in as the caller's session user (a role
+ * that may log in) and acts as the current user, which may be a role set
+ * with SET ROLE or a SECURITY DEFINER function's owner, so the row's run_by
+ * (its default, current_user) and the row-level security checks of
+ * gpudl.learn_runs are the caller's.  The caller hands the row over in a dynamic shared
  * memory segment and waits for the worker to finish (a few milliseconds), so
  * the row exists when the error reaches the client.
  */
@@ -25,7 +29,8 @@ PGDLLEXPORT void gpudl_failed_run_worker(Datum main_arg);
 typedef struct FailedRun
 {
 	Oid			dbid;
-	Oid			userid;
+	Oid			sessionid;		/* logs in as the session user ... */
+	Oid			userid;			/* ... and records the run as the current user */
 	char		program[256];
 	char		target[256];
 	char		params[4096];
@@ -58,6 +63,7 @@ gpudl_record_failed_run(const char *program, const char *target, const char *par
 		fr = dsm_segment_address(seg);
 		memset(fr, 0, sizeof(*fr));
 		fr->dbid = MyDatabaseId;
+		fr->sessionid = GetSessionUserId();
 		fr->userid = GetUserId();
 		put(fr->program, sizeof(fr->program), program);
 		put(fr->target, sizeof(fr->target), target);
@@ -105,7 +111,9 @@ gpudl_failed_run_worker(Datum main_arg)
 	memcpy(&fr, dsm_segment_address(seg), sizeof(fr));
 	dsm_detach(seg);
 
-	BackgroundWorkerInitializeConnectionByOid(fr.dbid, fr.userid, 0);
+	BackgroundWorkerInitializeConnectionByOid(fr.dbid, fr.sessionid, 0);
+	/* a NOLOGIN role reached with SET ROLE cannot log in: switch to it */
+	SetUserIdAndSecContext(fr.userid, SECURITY_LOCAL_USERID_CHANGE);
 	StartTransactionCommand();
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());

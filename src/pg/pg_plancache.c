@@ -202,7 +202,7 @@ tables_unchanged(PlanEntry *e)
 GdlPlan *
 gpudl_plan_acquire(const char *name, bool *cache_hit, int64 *version_out)
 {
-	int64		version = gpudl_program_version(name, false, NULL);
+	int64		version = gpudl_program_version(name, GPUDL_PRIV_USE, false, NULL);
 	PlanEntry  *e = find_entry(name);
 	MemoryContext old;
 	GpudlProgramDef *def;

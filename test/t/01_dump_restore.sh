@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # 01_dump_restore: pg_dump keeps programs, rules, bindings and learning
-# history; a restored database has the same catalog rows and the programs
-# still analyse.
+# history, with their owners and grants; a restored database has the same
+# catalog rows and the programs still analyse.  Roles are global objects
+# (pg_dumpall -g): they are dropped and made again, with new OIDs, before the
+# restore, which must map owners and grants back by name.
 source "$(dirname "$0")/../../tools/pgenv.sh"
 set -e
 export PGOPTIONS="-c client_min_messages=warning"
 src=gpudl_dump_src; dst=gpudl_dump_dst
 dropdb --if-exists $src; dropdb --if-exists $dst
+roles="CREATE ROLE dump_alice; CREATE ROLE dump_bob;"
+psql -X -q -d postgres -c "DROP ROLE IF EXISTS dump_alice" -c "DROP ROLE IF EXISTS dump_bob" -c "$roles"
 createdb $src; createdb $dst
-psql -X -q -v ON_ERROR_STOP=1 -d $src <<'SQL'
+psql -X -q -v ON_ERROR_STOP=1 -d $src <<'SQL' >/dev/null
 CREATE EXTENSION gpudl;
 CREATE TABLE parent(p text, c text);
 CREATE TABLE people(name text, mother text);
@@ -19,20 +23,43 @@ SELECT gpudl_bind('moms', 'mom', 'people', ARRAY['mother', 'name']);
 SELECT gpudl_add_rules('moms', 'm(X, Y) :- mom(X, Y).');
 INSERT INTO gpudl.learn_runs(program, target, status, params) VALUES ('family', 'anc', 'succeeded', '{"epochs": 1}');
 INSERT INTO gpudl.learned_rules(run_id, rank, rule, probability) SELECT id, 1, 'anc(X, Y) :- parent(X, Y).', 0.9 FROM gpudl.learn_runs;
+-- owners and grants
+UPDATE gpudl.programs SET owner = 'dump_alice' WHERE name = 'moms';
+SELECT gpudl_grant('family', 'dump_bob', 'use');
+SELECT gpudl_grant('moms', 'dump_bob', 'modify');
+SELECT gpudl_grant('moms', 'public', 'use');
+GRANT SELECT ON parent TO dump_bob;
+INSERT INTO gpudl.learn_runs(program, target, status, run_by) VALUES ('family', 'anc', 'failed', 'dump_bob');
 SQL
 pg_dump -d $src >/tmp/gpudl_dump.sql
-psql -X -q -v ON_ERROR_STOP=1 -d $dst -f /tmp/gpudl_dump.sql >/dev/null
 q="SELECT p.name, p.description, r.id, r.rule, r.head, r.learned, r.enabled FROM gpudl.programs p JOIN gpudl.rules r ON r.program = p.name ORDER BY r.id;
    SELECT program, predicate, relation::text, columns FROM gpudl.bindings;
-   SELECT program, target, status, params FROM gpudl.learn_runs;
-   SELECT rank, rule, probability FROM gpudl.learned_rules;"
-a=$(psql -X -At -d $src -c "$q"); b=$(psql -X -At -d $dst -c "$q")
+   SELECT program, target, status, params, run_by FROM gpudl.learn_runs ORDER BY id;
+   SELECT rank, rule, probability FROM gpudl.learned_rules;
+   SELECT name, owner, acl FROM gpudl.programs ORDER BY name;
+   SELECT * FROM gpudl.program_privileges ORDER BY 1, 3, 4;"
+a=$(psql -X -At -d $src -c "$q")
+# the roles come back with new OIDs before the restore, as pg_dumpall -g would make them
+dropdb $src
+psql -X -q -d postgres -c "DROP ROLE dump_alice" -c "DROP ROLE dump_bob" -c "CREATE ROLE dump_filler" -c "$roles" \
+  -c "DROP ROLE dump_filler"
+psql -X -q -v ON_ERROR_STOP=1 -d $dst -f /tmp/gpudl_dump.sql >/dev/null
+b=$(psql -X -At -d $dst -c "$q")
 if [ "$a" != "$b" ]; then
   echo "catalog differs after restore"; diff <(echo "$a") <(echo "$b"); exit 1
 fi
 [ -n "$a" ] || { echo "empty catalog?"; exit 1; }
+echo "$b" | grep -q '^moms|dump_alice|{dump_bob=wU/dump_alice,=U/dump_alice}$' \
+  || { echo "owner and grants of moms not restored"; echo "$b"; exit 1; }
+# the restored grant works: dump_bob may query family, not change it
+[ "$(psql -X -q -At -d $dst -c "SET ROLE dump_bob" -c "SELECT gpudl_count('family', 'anc(X, Y)')")" = 3 ] \
+  || { echo "dump_bob cannot use family after the restore"; exit 1; }
+if psql -X -q -v ON_ERROR_STOP=1 -d $dst -c "SET ROLE dump_bob" -c "SELECT gpudl_add_rules('family', 'x(1).')" 2>/dev/null; then
+  echo "dump_bob changed family after the restore"; exit 1
+fi
 # the restored programs still analyse, and new rules get fresh ids
 psql -X -At -v ON_ERROR_STOP=1 -d $dst -c "SELECT count(*) FROM gpudl_explain('family')" | grep -qv '^0$'
 psql -X -At -v ON_ERROR_STOP=1 -d $dst -c "SELECT gpudl_add_rules('family', 'root(X) :- parent(X, _), !parent(_, X).')" >/dev/null
-dropdb $src; dropdb $dst
-echo "dump and restore: catalog identical"
+dropdb $dst
+psql -X -q -d postgres -c "DROP ROLE dump_alice" -c "DROP ROLE dump_bob"
+echo "dump and restore: catalog identical, owners and grants kept"
