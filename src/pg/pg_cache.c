@@ -25,6 +25,7 @@
 #include "gpudl_run.h"
 
 #include "exec/gdl_backend.h"
+#include "svc_int.h"
 
 #include "access/relation.h"
 #include "access/table.h"
@@ -41,6 +42,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
+#include "storage/lwlock.h"
 #include "access/xact.h"
 #include "utils/timestamp.h"
 
@@ -146,6 +148,17 @@ check_loadable(Relation rel)
 	check_select(RelationGetRelid(rel));
 }
 
+/* The entry dictionary's string i (for the shared copy's fingerprint). */
+static const char *
+dict_string_at(void *arg, int i, int *len)
+{
+	size_t		n = 0;
+	const char *s = gdl_dict_string((GdlDict *) arg, i, &n);
+
+	*len = (int) n;
+	return s;
+}
+
 /* Memory context callback of an entry: free its device copy. */
 static void
 free_resident(void *arg)
@@ -179,8 +192,21 @@ make_resident(CacheEntry *e, const GdlBackend *bk, int k, const GdlColumns *cols
 		return;
 	e->res_tried = true;
 	cb = MemoryContextAlloc(e->cxt, sizeof(MemoryContextCallback));
-	e->resident = bk->resident_create(k, (int64_t) cols->nrows,
-									  (const int64_t *const *) cols->cols, &bytes, &why);
+	if (svc_active() && bk == svc_proxy_backend())
+	{
+		/* the GPU service: one device copy for every session that loads it */
+		uint64		fp = svc_resident_fingerprint(k, (int64) cols->nrows,
+												  (const int64 *const *) cols->cols,
+												  gdl_dict_size(e->dict), dict_string_at, e->dict);
+		int64		got = 0;
+
+		e->resident = svc_resident_acquire(e->relid, fp, k, (int64) cols->nrows,
+										   (const int64 *const *) cols->cols, &got, &why);
+		bytes = got;
+	}
+	else
+		e->resident = bk->resident_create(k, (int64_t) cols->nrows,
+										  (const int64_t *const *) cols->cols, &bytes, &why);
 	if (e->resident == NULL)
 	{
 		ereport(WARNING,
@@ -518,7 +544,41 @@ gpudl_unload(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* gpudl_cache_status(): the loaded tables of this session. */
+/*
+ * Add the device copies of the GPU service that other sessions of this
+ * database loaded and this one did not: every session sees them.
+ */
+static void
+put_others_copies(ReturnSetInfo *rsinfo)
+{
+	SvcResident copy[SVC_MAX_RESIDENTS];
+	int			i;
+
+	if (!svc_active())
+		return;
+	LWLockAcquire(svc_resident_lock(), LW_SHARED);
+	memcpy(copy, svc_shared->residents, sizeof(copy));
+	LWLockRelease(svc_resident_lock());
+	for (i = 0; i < SVC_MAX_RESIDENTS; i++)
+	{
+		Datum		v[5];
+		bool		nulls[5] = {0, 0, 0, 0, true};
+
+		if (!copy[i].used || copy[i].dbid != MyDatabaseId ||
+			(cache && hash_search(cache, &copy[i].relid, HASH_FIND, NULL)) ||
+			!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(copy[i].relid)))
+			continue;
+		v[0] = ObjectIdGetDatum(copy[i].relid);
+		v[1] = Int64GetDatum(copy[i].nrows);
+		v[2] = Int64GetDatum(copy[i].bytes);
+		v[3] = CStringGetTextDatum(copy[i].refs > 0 ?
+								   psprintf("gpu (loaded by %d other sessions)", copy[i].refs) :
+								   "gpu (kept until its memory is needed)");
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+	}
+}
+
+/* gpudl_cache_status(): the loaded tables of this session (and the cluster's device copies). */
 Datum
 gpudl_cache_status(PG_FUNCTION_ARGS)
 {
@@ -527,6 +587,7 @@ gpudl_cache_status(PG_FUNCTION_ARGS)
 	CacheEntry *e;
 
 	InitMaterializedSRF(fcinfo, 0);
+	put_others_copies(rsinfo);
 	if (cache == NULL)
 		return (Datum) 0;
 	hash_seq_init(&st, cache);
@@ -544,6 +605,11 @@ gpudl_cache_status(PG_FUNCTION_ARGS)
 
 		bool		current = e->valid && table_changes(e->relid) == e->changes;
 		const char *where = e->resident ? "gpu" : "cpu";
+		int64		shared_bytes = 0;
+		int			sharers = e->resident ? svc_resident_sharers(e->relid, &shared_bytes) : 0;
+
+		if (sharers > 1)
+			where = psprintf("gpu (one copy, shared by %d sessions)", sharers);
 
 		v[0] = ObjectIdGetDatum(e->relid);
 		v[1] = Int64GetDatum((int64) e->nrows);

@@ -6,7 +6,8 @@
  * same program and goal, or a small start) and waits in the queue until it
  * fits; a waiter is let in only when it fits after everyone queued before it
  * (no one is overtaken in memory terms, yet a small run behind a large one
- * starts as soon as there is room for both).  Running, a run grows its
+ * starts as soon as there is room for both; a small run passes waiters
+ * when it fits now).  Running, a run grows its
  * reservation without waiting (svc_admit_grow, svc_reserve_bytes); when the
  * budget is full the growth is refused, the run gives back everything, and
  * it queues again for twice what it held (pg_run.c).  No run ever waits
@@ -187,7 +188,10 @@ svc_admit_release_all(void)
 
 /*
  * Try to let the job in (admission lock held exclusively): it must fit in
- * the free budget after the needs of everyone queued before it.
+ * the free budget after the needs of everyone queued before it.  A small
+ * run (at most 1/32 of the budget) may pass larger waiters when it fits
+ * now: it takes little from them and ends soon, and a quick query is not
+ * held behind a long one for the whole of that one's run.
  */
 static bool
 try_admit_locked(SvcJob *me)
@@ -204,7 +208,8 @@ try_admit_locked(SvcJob *me)
 			j->ticket < me->ticket)
 			ahead += Min(j->need, budget);
 	}
-	if ((int64) pg_atomic_read_u64(&svc_shared->committed[me->resource]) + ahead + me->need > budget)
+	if ((int64) pg_atomic_read_u64(&svc_shared->committed[me->resource]) + ahead + me->need > budget &&
+		me->need > budget / 32)
 		return false;
 	if (!commit_bytes(me->resource, me->need))
 		return false;
@@ -321,6 +326,15 @@ svc_admit(SvcAdmission *adm, int resource, int64 need, const char *program,
 
 			if (timeout_ms > 0 && waited_ms >= timeout_ms)
 				break;
+			/* loaded tables no session uses give way to runs */
+			if (resource == SVC_RES_DEVICE && svc_resident_make_room(need))
+			{
+				LWLockAcquire(svc_admit_lock(), LW_EXCLUSIVE);
+				admitted = try_admit_locked(me);
+				LWLockRelease(svc_admit_lock());
+				if (admitted)
+					break;
+			}
 			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 							 5L, PG_WAIT_EXTENSION);
 			ResetLatch(MyLatch);

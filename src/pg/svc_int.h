@@ -245,6 +245,21 @@ extern int	svc_call(SvcSlot *slot, SvcMsg *m);
 extern SvcSlot *svc_slot_acquire(char *why, size_t whylen);
 extern void svc_slot_release(SvcSlot *slot);
 
+/* resident tables (svc_resident.c, svc_proxy.c) */
+extern bool svc_resident_make_room(int64 bytes);
+extern uint64 svc_resident_fingerprint(int ncols, int64 nrows, const int64 *const *cols,
+									   int nstrings,
+									   const char *(*string_at) (void *arg, int i, int *len),
+									   void *arg);
+extern void *svc_resident_acquire(Oid relid, uint64 fingerprint, int ncols, int64 nrows,
+								  const int64 *const *cols, int64 *bytes, const char **why);
+extern void svc_resident_release(int idx, int64 handle, int64 bytes);
+extern int	svc_resident_sharers(Oid relid, int64 *bytes);
+extern bool svc_proxy_resident_create_raw(int ncols, int64 nrows, const int64 *const *cols,
+										  int64 *handle, int64 *bytes, const char **why);
+extern void svc_proxy_resident_free_raw(int64 handle);
+extern void *svc_proxy_resident_wrap(int64 handle, int idx);
+
 /* the service seen from a session (pg_device.c) */
 extern char *gpudl_expand_libdir(const char *path);
 extern const GdlBackend *svc_service_backend(void);

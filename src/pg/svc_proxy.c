@@ -643,6 +643,8 @@ typedef struct ProxyResident
 {
 	int64		handle;
 	uint32		generation;
+	int			idx;			/* its entry in the shared registry, -1: private */
+	int64		bytes;
 } ProxyResident;
 
 static char resident_err[SVC_ERRLEN];
@@ -678,13 +680,13 @@ oneshot(int op, int64 a0, int ncols, int64 nrows, const Piece *pcs, int npieces,
 	return st;
 }
 
-static void *
-px_resident_create(int ncols, int64_t nrows, const int64_t *const *cols, int64_t *bytes,
-				   const char **errmsg)
+/* Make a device copy in the service: its handle and bytes, or false with *why. */
+bool
+svc_proxy_resident_create_raw(int ncols, int64 nrows, const int64 *const *cols,
+							  int64 *handle, int64 *bytes, const char **why)
 {
 	Piece		pcs[GDL_BK_MAX_ARITY + 1];
 	SvcMsg		reply;
-	ProxyResident *r;
 	int			c;
 
 	for (c = 0; c < ncols; c++)
@@ -695,31 +697,67 @@ px_resident_create(int ncols, int64_t nrows, const int64_t *const *cols, int64_t
 	if (oneshot(SVC_OP_RESIDENT_CREATE, 0, ncols, nrows, pcs, ncols, &reply) != GDL_BK_OK ||
 		reply.a[0] == 0)
 	{
-		if (errmsg)
-			*errmsg = resident_err;
-		return NULL;
+		*why = resident_err;
+		return false;
 	}
-	r = MemoryContextAllocZero(TopMemoryContext, sizeof(ProxyResident));
-	r->handle = reply.a[0];
-	r->generation = pg_atomic_read_u32(&svc_shared->generation);
+	*handle = reply.a[0];
 	*bytes = reply.a[1];
-	pg_atomic_fetch_add_u64(&svc_shared->committed[SVC_RES_DEVICE], (uint64) reply.a[1]);
+	return true;
+}
+
+/* Free a device copy in the service (ignored when that service has ended). */
+void
+svc_proxy_resident_free_raw(int64 handle)
+{
+	SvcMsg		reply;
+
+	(void) oneshot(SVC_OP_RESIDENT_FREE, handle, 0, 0, NULL, 0, &reply);
+}
+
+/* The session's handle of a service copy (idx: its registry entry, -1: private). */
+void *
+svc_proxy_resident_wrap(int64 handle, int idx)
+{
+	ProxyResident *r = MemoryContextAllocZero(TopMemoryContext, sizeof(ProxyResident));
+	int64		bytes = 0;
+
+	r->handle = handle;
+	r->generation = pg_atomic_read_u32(&svc_shared->generation);
+	r->idx = idx;
+	if (idx >= 0)
+		bytes = svc_shared->residents[idx].bytes;
+	r->bytes = bytes;
 	return r;
 }
 
+/* resident_create without a table to share by: a private copy. */
+static void *
+px_resident_create(int ncols, int64_t nrows, const int64_t *const *cols, int64_t *bytes,
+				   const char **errmsg)
+{
+	int64		handle,
+				got;
+	ProxyResident *r;
+
+	if (!svc_proxy_resident_create_raw(ncols, nrows, (const int64 *const *) cols, &handle, &got, errmsg))
+		return NULL;
+	pg_atomic_fetch_add_u64(&svc_shared->committed[SVC_RES_DEVICE], (uint64) got);
+	r = svc_proxy_resident_wrap(handle, -1);
+	r->bytes = got;
+	*bytes = got;
+	return r;
+}
+
+/* The session's entry went away: give back its reference (or the private copy). */
 static void
 px_resident_free(void *res)
 {
 	ProxyResident *r = res;
-	SvcMsg		reply;
 
 	if (r == NULL)
 		return;
 	if (r->generation == pg_atomic_read_u32(&svc_shared->generation))
-	{
-		(void) oneshot(SVC_OP_RESIDENT_FREE, r->handle, 0, 0, NULL, 0, &reply);
-		/* the bytes were added at create time */
-	}
+		svc_resident_release(r->idx, r->handle, r->bytes);
 	pfree(r);
 }
 
