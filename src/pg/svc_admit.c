@@ -327,7 +327,7 @@ svc_admit(SvcAdmission *adm, int resource, int64 need, const char *program,
 			if (timeout_ms > 0 && waited_ms >= timeout_ms)
 				break;
 			/* loaded tables no session uses give way to runs */
-			if (resource == SVC_RES_DEVICE && svc_resident_make_room(need))
+			if (resource == SVC_RES_DEVICE && svc_resident_make_room(me->need))
 			{
 				LWLockAcquire(svc_admit_lock(), LW_EXCLUSIVE);
 				admitted = try_admit_locked(me);
