@@ -79,17 +79,22 @@ fi
 if [[ "$phases" == *" latency "* ]]; then
   echo | tee -a "$md"
   echo "### first query of a fresh connection (TC of $SMALL on the GPU), 20 connections" | tee -a "$md"
+  : >"$OUT/fresh_query.txt"
   for i in $(seq 1 20); do
-    t0=$(now); PGOPTIONS="-c gpudl.device=gpu" q -c "SELECT gpudl_count('tcsmall','tc(X,Y)')" >/dev/null; t1=$(now)
+    t0=$(now)
+    printf '\\timing on\nSELECT gpudl_count(%s);\n' "'tcsmall','tc(X,Y)'" | PGOPTIONS="-c gpudl.device=gpu" psql -X -At 2>&1 \
+      | grep '^Time' | awk '{print $2/1000}' >>"$OUT/fresh_query.txt"
+    t1=$(now)
     awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f\n", b - a}'
   done >"$OUT/fresh.txt"
   # a warm session: the same query 20 times in one connection, client-side timing
-  PGOPTIONS="-c gpudl.device=gpu" psql -X -At -c "\\timing on" $(for i in $(seq 1 21); do echo "-c"; echo "SELECT gpudl_count('tcsmall','tc(X,Y)')"; done) 2>&1 \
-    | grep '^Time' | tail -20 | awk '{print $2/1000}' >"$OUT/warm.txt"
+  { echo '\timing on'; for i in $(seq 1 21); do echo "SELECT gpudl_count('tcsmall','tc(X,Y)');"; done; } \
+    | PGOPTIONS="-c gpudl.device=gpu" psql -X -At 2>&1 | grep '^Time' | tail -20 | awk '{print $2/1000}' >"$OUT/warm.txt"
   # a fresh connection's baseline without any gpudl call (connection set-up)
   for i in $(seq 1 20); do t0=$(now); q -c "SELECT 1" >/dev/null; t1=$(now); awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f\n", b - a}'; done >"$OUT/connect.txt"
   echo "fresh connection, first GPU query (incl. connect): median $(median <"$OUT/fresh.txt") s" | tee -a "$md"
   echo "fresh connection, SELECT 1 (connect only): median $(median <"$OUT/connect.txt") s" | tee -a "$md"
+  echo "fresh connection, first GPU query alone (server round trip, psql \\timing): median $(median <"$OUT/fresh_query.txt") s" | tee -a "$md"
   echo "warm session, same query: median $(median <"$OUT/warm.txt") s" | tee -a "$md"
 fi
 
