@@ -107,7 +107,16 @@ w_ctx_create(const GdlBkConfig *cfg, const char **errmsg)
 	if (e == cudaSuccess && !pools)
 		e = cudaErrorNotSupported;
 	if (e == cudaSuccess)
-		e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+	{
+		int			least = 0,
+					greatest = 0;
+
+		/* a high-priority stream for short queries sharing the device (cfg->priority) */
+		if (cudaDeviceGetStreamPriorityRange(&least, &greatest) != cudaSuccess)
+			least = greatest = 0;
+		e = cudaStreamCreateWithPriority(&c->stream, cudaStreamNonBlocking,
+										 cfg && cfg->priority > 0 ? greatest : least);
+	}
 	if (e == cudaSuccess)
 		e = cudaMallocHost((void **) &c->hpin, CU_HPIN * sizeof(int64_t));
 	if (e == cudaSuccess && pool_init(c) != GDL_BK_OK)

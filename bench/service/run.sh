@@ -106,7 +106,7 @@ if [[ "$phases" == *" resident "* ]]; then
     ( PGOPTIONS="-c gpudl.device=gpu" q -c "SELECT gpudl_load('small')" -c "SELECT gpudl_count('tcsmall','tc(X,Y)')" -c "SELECT pg_sleep(4)" >"$OUT/res$i.out" 2>&1 & )
   done
   sleep 2.5
-  q -c "SELECT relation, device, device_bytes, shared_by FROM gpudl_cache_status() WHERE relation = 'small'" 2>&1 | tee -a "$md" || true
+  q -c "SELECT relation, rows, bytes, device FROM gpudl_cache_status() WHERE relation = 'small'::regclass" 2>&1 | tee -a "$md" || true
   after=$(q -c "SELECT device_committed_bytes FROM gpudl_service_status()")
   echo "device bytes committed before: $before, with 8 sessions holding the table: $after" | tee -a "$md"
   wait; sleep 2

@@ -86,6 +86,13 @@ typedef struct GdlBkConfig
 	 */
 	int			(*reserve) (void *arg, int64_t bytes_after);
 	void	   *reserve_arg;
+
+	/*
+	 * Scheduling hint: > 0 asks a device backend to run this context's work
+	 * before others' (a high-priority stream), so that a short query sharing
+	 * the device with long ones is not held behind their kernels.
+	 */
+	int			priority;
 } GdlBkConfig;
 
 /* Counters a backend keeps per context (all optional, 0 when unknown). */

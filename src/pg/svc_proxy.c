@@ -45,6 +45,7 @@ typedef struct Piece
 } Piece;
 
 static int	proxy_job = -1;
+static int	proxy_priority = 0;
 static char create_err[SVC_ERRLEN];
 
 /* The admission the next context belongs to (-1: none). */
@@ -52,6 +53,10 @@ void
 svc_proxy_set_job(int job)
 {
 	proxy_job = job;
+	proxy_priority = 0;
+	/* a small run (by its admitted need) gets the device's high-priority stream */
+	if (job >= 0 && svc_shared->jobs[job].need <= svc_budget(SVC_RES_DEVICE) / 32)
+		proxy_priority = 1;
 }
 
 /* Whether the service that a slot talks to is still the one we met. */
@@ -289,6 +294,7 @@ px_ctx_create(const GdlBkConfig *cfg, const char **errmsg)
 		m = begin(p, SVC_OP_CTX_CREATE);
 		m->a[0] = cfg ? cfg->memory_limit : 0;
 		m->a[1] = cfg ? cfg->nthreads : 0;
+		m->a[2] = proxy_priority;
 		m->job = proxy_job;
 		if (send_plain(p, m) == GDL_BK_OK)
 		{

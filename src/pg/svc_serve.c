@@ -176,6 +176,7 @@ serve_one(ServeState *st)
 				cfg.nthreads = (int) m->a[1];
 				cfg.reserve = m->job >= 0 ? reserve_hook : NULL;
 				cfg.reserve_arg = (void *) (intptr_t) m->job;
+				cfg.priority = (int) m->a[2];
 				c = bk->ctx_create(&cfg, &why);
 				if (c == NULL)
 					reply_error(m, GDL_BK_ERR_DEVICE, why ? why : "could not create a GPU context");
