@@ -212,16 +212,17 @@ gpudl_device_info(PG_FUNCTION_ARGS)
 
 /*
  * The service's proxy backend once the service serves a GPU, or NULL when
- * it has none.  A session that arrives while the service is still starting
- * (or being restarted) waits for it, up to 30 seconds.
+ * it has none.  A session that arrives while the service is starting (or
+ * being restarted) waits for it, up to 30 seconds; one that finds no
+ * service at all (it could not be started: max_worker_processes) waits 2.
  */
 const GdlBackend *
 svc_service_backend(void)
 {
 	int			waited_ms = 0;
 
-	while ((svc_shared->state == SVC_ABSENT || svc_shared->state == SVC_STARTING ||
-			svc_shared->state == SVC_STOPPED) && waited_ms < 30000)
+	while (((svc_shared->state == SVC_STARTING || svc_shared->state == SVC_STOPPED) && waited_ms < 30000) ||
+		   (svc_shared->state == SVC_ABSENT && waited_ms < 2000))
 	{
 		pg_usleep(10000L);
 		waited_ms += 10;

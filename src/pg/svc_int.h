@@ -210,6 +210,7 @@ extern struct LWLock *svc_resident_lock(void);
 /* the service process (svc_main.c, svc_serve.c) */
 extern PGDLLEXPORT void gpudl_svc_main(Datum arg);
 extern void svc_serve_start(const GdlBackend *bk);
+extern void svc_serve_stop(int wait_ms);
 extern int64 svc_reserve_bytes(int job, int64 bytes_after);
 
 /* admission (svc_admit.c) */

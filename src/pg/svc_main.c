@@ -168,11 +168,15 @@ serve_cpu_backend(void)
 		 svc_shared->nslots);
 }
 
-/* Entry point of the service process. */
-void
-gpudl_svc_main(Datum arg)
+/*
+ * Load the CUDA module, create the context once (the driver's start-up is
+ * paid here, not by sessions), measure the device, set the budget and start
+ * serving.  Without a usable GPU, stays up saying why (never returns then).
+ */
+static void
+serve_cuda_backend(void)
 {
-	char	   *path;
+	char	   *path = gpudl_expand_libdir(gpudl_cuda_library);
 	void	   *handle;
 	GdlBackendEntryFn entry;
 	const GdlBackend *bk;
@@ -184,27 +188,6 @@ gpudl_svc_main(Datum arg)
 	int64_t		total = 0,
 				free_bytes = 0;
 
-	pqsignal(SIGTERM, svc_sigterm);
-	signal(SIGSEGV, svc_fault);
-	signal(SIGBUS, svc_fault);
-	signal(SIGILL, svc_fault);
-	signal(SIGFPE, svc_fault);
-	BackgroundWorkerUnblockSignals();
-	pgstat_report_appname("gpudl GPU service");
-
-	svc_shared->pid = MyProcPid;
-	svc_shared->started_at = GetCurrentTimestamp();
-	svc_shared->device_budget = 0;
-	svc_shared->why[0] = '\0';
-	pg_atomic_fetch_add_u32(&svc_shared->generation, 1);
-	svc_shared->state = SVC_STARTING;
-	reset_previous_generation();
-
-	if (gpudl_service_backend == SVC_BACKEND_CPU)
-		serve_cpu_backend();
-	else
-	{
-	path = gpudl_expand_libdir(gpudl_cuda_library);
 	handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (handle == NULL)
 		serve_without_gpu(psprintf("could not load the GPU backend \"%s\": %s", path, dlerror()));
@@ -229,7 +212,32 @@ gpudl_svc_main(Datum arg)
 	elog(LOG, "gpudl GPU service: %s, %lld MB free, budget %lld MB, %d slots",
 		 name, (long long) (free_bytes >> 20), (long long) (svc_shared->device_budget >> 20),
 		 svc_shared->nslots);
-	}
+}
+
+/* Entry point of the service process. */
+void
+gpudl_svc_main(Datum arg)
+{
+	pqsignal(SIGTERM, svc_sigterm);
+	signal(SIGSEGV, svc_fault);
+	signal(SIGBUS, svc_fault);
+	signal(SIGILL, svc_fault);
+	signal(SIGFPE, svc_fault);
+	BackgroundWorkerUnblockSignals();
+	pgstat_report_appname("gpudl GPU service");
+
+	svc_shared->pid = MyProcPid;
+	svc_shared->started_at = GetCurrentTimestamp();
+	svc_shared->device_budget = 0;
+	svc_shared->why[0] = '\0';
+	pg_atomic_fetch_add_u32(&svc_shared->generation, 1);
+	svc_shared->state = SVC_STARTING;
+	reset_previous_generation();
+
+	if (gpudl_service_backend == SVC_BACKEND_CPU)
+		serve_cpu_backend();
+	else
+		serve_cuda_backend();
 
 	while (!got_sigterm)
 	{
@@ -239,5 +247,6 @@ gpudl_svc_main(Datum arg)
 	}
 	svc_shared->state = SVC_STOPPED;
 	elog(LOG, "gpudl GPU service: stopping");
+	svc_serve_stop(5000);
 	proc_exit(1);
 }

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "miscadmin.h"
+#include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/lwlock.h"
 #include "utils/memutils.h"
@@ -118,6 +119,56 @@ svc_call(SvcSlot *slot, SvcMsg *m)
 	return m->status;
 }
 
+/* Slots this session holds, so that an exit in the middle of a run frees them. */
+#define MAX_HELD 8
+static SvcSlot *held_slots[MAX_HELD];
+static bool exit_hook_installed = false;
+
+/*
+ * Session exit (FATAL from pg_terminate_backend, or a normal end while a
+ * run's context lived): the service destroys what the slot holds, the slot
+ * goes back.  Errors do not get here: they abort the context first.
+ */
+static void
+release_slots_at_exit(int code, Datum arg)
+{
+	int			i;
+
+	for (i = 0; i < MAX_HELD; i++)
+		if (held_slots[i] != NULL)
+		{
+			SvcSlot    *slot = held_slots[i];
+			SvcMsg	   *m = &slot->msg;
+
+			held_slots[i] = NULL;
+			m->op = SVC_OP_RESET;
+			m->job = -1;
+			m->staged = 0;
+			m->len = 0;
+			(void) svc_call(slot, m);
+			svc_slot_release(slot);
+		}
+}
+
+/* Note that this session holds (or no longer holds) a slot. */
+static void
+note_held(SvcSlot *slot, bool held)
+{
+	int			i;
+
+	if (!exit_hook_installed)
+	{
+		before_shmem_exit(release_slots_at_exit, (Datum) 0);
+		exit_hook_installed = true;
+	}
+	for (i = 0; i < MAX_HELD; i++)
+		if (held ? held_slots[i] == NULL : held_slots[i] == slot)
+		{
+			held_slots[i] = held ? slot : NULL;
+			return;
+		}
+}
+
 /*
  * Take a free slot, waiting while all are busy.  NULL (with the reason)
  * when the service does not serve a GPU.
@@ -144,6 +195,7 @@ svc_slot_acquire(char *why, size_t whylen)
 				slot->state = SVC_SLOT_BUSY;
 				slot->pid = MyProcPid;
 				LWLockRelease(svc_admit_lock());
+				note_held(slot, true);
 				return slot;
 			}
 		}
@@ -159,6 +211,7 @@ svc_slot_acquire(char *why, size_t whylen)
 void
 svc_slot_release(SvcSlot *slot)
 {
+	note_held(slot, false);
 	LWLockAcquire(svc_admit_lock(), LW_EXCLUSIVE);
 	if (slot->pid == MyProcPid)
 	{

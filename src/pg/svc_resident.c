@@ -235,23 +235,38 @@ svc_resident_acquire(Oid relid, uint64 fingerprint, int ncols, int64 nrows,
 }
 
 /*
- * This session no longer uses a copy (its cache entry went away): the copy
- * stays for others until evicted.  A private copy (registry full) is freed.
+ * This session's cache entry went away (gpudl_unload, a reload after the
+ * table changed, a dropped table): the copy is freed when no other session
+ * uses it, as the session asked or the copy is stale.  (Copies left by
+ * sessions that ended stay until their memory is needed: they may be
+ * loaded again.)  A private copy (registry full) is freed at once.
  */
 void
 svc_resident_release(int idx, int64 handle, int64 bytes)
 {
-	if (idx < 0)
+	bool		free_it = idx < 0;
+
+	if (idx >= 0)
+	{
+		LWLockAcquire(svc_resident_lock(), LW_EXCLUSIVE);
+		if (svc_shared->residents[idx].used && svc_shared->residents[idx].handle == handle)
+		{
+			unref_locked(idx);
+			if (svc_shared->residents[idx].refs == 0)
+			{
+				bytes = svc_shared->residents[idx].bytes;
+				memset(&svc_shared->residents[idx], 0, sizeof(SvcResident));
+				free_it = true;
+			}
+		}
+		LWLockRelease(svc_resident_lock());
+		local_ref(idx, false);
+	}
+	if (free_it)
 	{
 		svc_proxy_resident_free_raw(handle);
 		pg_atomic_fetch_sub_u64(&svc_shared->committed[SVC_RES_DEVICE], (uint64) bytes);
-		return;
 	}
-	LWLockAcquire(svc_resident_lock(), LW_EXCLUSIVE);
-	if (svc_shared->residents[idx].handle == handle)
-		unref_locked(idx);
-	LWLockRelease(svc_resident_lock());
-	local_ref(idx, false);
 }
 
 /* How many sessions use the copy of a table in this database (0: none). */

@@ -32,6 +32,7 @@ typedef struct ServeState
 } ServeState;
 
 static const GdlBackend *serve_bk;
+static volatile bool serve_stopping = false;	/* no new requests once set */
 
 /* The admission hook of a context: arg is the job index. */
 static int
@@ -144,10 +145,6 @@ serve_one(ServeState *st)
 	int			status = GDL_BK_OK;
 	int			op = m->op;
 
-	if (getenv("GPUDL_SVC_TRACE"))
-		fprintf(stderr, "svc op %d a=%lld %lld %lld %lld len=%lld staged=%d job=%d\n", op,
-				(long long) m->a[0], (long long) m->a[1], (long long) m->a[2], (long long) m->a[3],
-				(long long) m->len, m->staged, m->job);
 	m->status = GDL_BK_OK;
 	m->errmsg[0] = '\0';
 	if ((op == SVC_OP_ABSORB && !bk->absorb) || (op == SVC_OP_SLICE && !bk->slice) ||
@@ -458,6 +455,11 @@ wait_request(SvcSlot *slot)
 	{
 		uint64		req = pg_atomic_read_u64(&slot->req_seq);
 
+		if (serve_stopping)
+		{
+			pg_usleep(100000L);	/* the process is ending: take nothing new */
+			continue;
+		}
 		if (req != pg_atomic_read_u64(&slot->rep_seq))
 			return req;
 		for (i = 0; i < SPIN_LOOPS; i++)
@@ -468,8 +470,13 @@ wait_request(SvcSlot *slot)
 		}
 		if (i < SPIN_LOOPS)
 			continue;
-		while (sem_wait(&slot->req_sem) != 0 && errno == EINTR)
-			;
+		{
+			struct timespec ts;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += 1;
+			(void) sem_timedwait(&slot->req_sem, &ts);
+		}
 	}
 }
 
@@ -530,4 +537,31 @@ svc_serve_start(const GdlBackend *bk)
 		pthread_attr_destroy(&attr);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/*
+ * Stop taking requests and wait (up to wait_ms) for the operations in
+ * flight to end, so the process can exit without a thread inside the
+ * driver.  Sessions whose request is not taken see the service stopped.
+ */
+void
+svc_serve_stop(int wait_ms)
+{
+	int			waited = 0;
+
+	serve_stopping = true;
+	while (waited < wait_ms)
+	{
+		bool		busy = false;
+		int			i;
+
+		for (i = 0; i < svc_shared->nslots; i++)
+			if (pg_atomic_read_u64(&svc_shared->slots[i].req_seq) !=
+				pg_atomic_read_u64(&svc_shared->slots[i].rep_seq))
+				busy = true;
+		if (!busy)
+			break;
+		pg_usleep(10000L);
+		waited += 10;
+	}
 }
