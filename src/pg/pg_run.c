@@ -316,7 +316,8 @@ run_gpu_admitted(GpudlRun *run, const GdlPlan *plan, GdlRunInput *in)
 			else if (auto_mode &&
 					 ((edata->sqlerrcode == ERRCODE_OUT_OF_MEMORY &&
 					   strncmp(edata->message, "out of device memory", 20) == 0) ||
-					  (edata->detail && strstr(edata->detail, "the GPU service ended") != NULL)))
+					  (edata->detail && (strstr(edata->detail, "the GPU service ended") != NULL ||
+										 strstr(edata->detail, "the GPU service is not running") != NULL))))
 			{
 				FlushErrorState();
 				elog(DEBUG1, "gpudl: %s; running on the CPU", edata->message);

@@ -79,6 +79,7 @@ serve_without_gpu(const char *why)
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 10000L, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();	/* absorb ProcSignalBarriers (DROP DATABASE waits for them) */
 	}
 	svc_shared->state = SVC_STOPPED;
 	proc_exit(1);
@@ -219,11 +220,14 @@ void
 gpudl_svc_main(Datum arg)
 {
 	pqsignal(SIGTERM, svc_sigterm);
+	pqsignal(SIGINT, SIG_IGN);	/* pg_cancel_backend: nothing to cancel */
 	signal(SIGSEGV, svc_fault);
 	signal(SIGBUS, svc_fault);
 	signal(SIGILL, svc_fault);
 	signal(SIGFPE, svc_fault);
 	BackgroundWorkerUnblockSignals();
+	/* no database: a PGPROC in the proc array, so pg_terminate_backend(pid) works */
+	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
 	pgstat_report_appname("gpudl GPU service");
 
 	svc_shared->pid = MyProcPid;
@@ -244,6 +248,7 @@ gpudl_svc_main(Datum arg)
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 1000L, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();	/* absorb ProcSignalBarriers (DROP DATABASE waits for them) */
 	}
 	svc_shared->state = SVC_STOPPED;
 	elog(LOG, "gpudl GPU service: stopping");

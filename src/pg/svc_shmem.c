@@ -174,8 +174,9 @@ gpudl_svc_register_worker(void)
 	if (!process_shared_preload_libraries_in_progress || !gpudl_service_enabled)
 		return;
 	memset(&w, 0, sizeof(w));
-	w.bgw_flags = BGWORKER_SHMEM_ACCESS;
-	w.bgw_start_time = BgWorkerStart_PostmasterStart;
+	/* connected (to no database): in pg_stat_activity, and pg_terminate_backend reaches it */
+	w.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	w.bgw_start_time = BgWorkerStart_ConsistentState;
 	w.bgw_restart_time = 1;
 	snprintf(w.bgw_library_name, BGW_MAXLEN, "gpudl");
 	snprintf(w.bgw_function_name, BGW_MAXLEN, "gpudl_svc_main");
