@@ -12,6 +12,9 @@ failed=()
 
 step() { echo; echo "=== $*"; }
 
+step "prerequisites"
+gpudl_check_prereqs test || exit 1
+
 step "build"
 make -s -j2 || { echo "build failed"; exit 1; }
 
