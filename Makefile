@@ -5,14 +5,14 @@
 #   make unit                     standalone core tests (no database)
 #   make check-all                everything, as CI runs it (test/run_all.sh)
 EXTENSION    = gpudl
-EXTVERSION   = 0.1
+EXTVERSION   = 0.2
 MODULE_big   = gpudl
 
 # every layer's C sources: src/core, src/lang, src/plan, src/exec, src/cpu,
 # src/ilp (the plain-C core) and src/pg (the PostgreSQL layer)
 SRCS         = $(sort $(wildcard src/*/*.c))
 OBJS         = $(SRCS:.c=.o)
-DATA         = sql/gpudl--$(EXTVERSION).sql
+DATA         = $(wildcard sql/gpudl--*.sql)
 
 # pg_regress suites: every sql/*.sql except the install scripts, in name order
 REGRESS      = $(sort $(notdir $(basename $(filter-out sql/gpudl--%,$(wildcard sql/*.sql)))))

@@ -38,7 +38,8 @@ SELECT col_type_is('gpudl', 'bindings', 'columns', 'name[]', 'col_type_is gpudl,
 
 SELECT columns_are('gpudl', 'learn_runs',
     ARRAY['id', 'program', 'target', 'status', 'device', 'params', 'started_at',
-          'finished_at', 'epochs', 'final_loss', 'message']);
+          'finished_at', 'epochs', 'final_loss', 'message',
+          'backend_pid', 'backend_start', 'backend_xid']);
 SELECT col_type_is('gpudl', 'learn_runs', 'params', 'jsonb', 'col_type_is gpudl, learn_runs, params, jsonb');
 SELECT columns_are('gpudl', 'learned_rules',
     ARRAY['run_id', 'rank', 'rule', 'probability', 'loss', 'precision', 'recall',

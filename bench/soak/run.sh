@@ -38,12 +38,12 @@ rss_sample() {
 }
 
 echo "soak: $owner owner clients + $other non-owner clients for ${secs}s on the CPU"
-pgbench -n -c $owner -j 2 -T $secs -P 60 -U soak_owner -d $db \
-  -f query.sql@6 -f count.sql@6 -f materialize.sql@2 -f owner_edit.sql@1 -f learn.sql@1 \
+pgbench -n -c $owner -j 2 -T $secs -P 60 -U soak_owner \
+  -f query.sql@6 -f count.sql@6 -f materialize.sql@2 -f owner_edit.sql@1 -f learn.sql@1 $db \
   >"$out/pgbench_owner.log" 2>&1 &
 pa=$!
-pgbench -n -c $other -j 1 -T $secs -P 60 -U soak_other -d $db \
-  -f other_edit.sql@1 -f query.sql@3 \
+pgbench -n -c $other -j 1 -T $secs -P 60 -U soak_other \
+  -f other_edit.sql@1 -f query.sql@3 $db \
   >"$out/pgbench_other.log" 2>&1 &
 pb=$!
 first=60; [ "$secs" -ge 120 ] || first=$(( secs / 4 ))
