@@ -14,6 +14,8 @@ ALTER TABLE gpudl.learn_runs
     ADD COLUMN backend_xid   xid8;
 COMMENT ON COLUMN gpudl.learn_runs.backend_pid IS 'pid of the backend that ran the learn call';
 COMMENT ON COLUMN gpudl.learn_runs.backend_start IS 'start time of that backend';
+-- the sweep reads only the running rows, however long the history grows
+CREATE INDEX learn_runs_running_idx ON gpudl.learn_runs(id) WHERE status = 'running';
 COMMENT ON COLUMN gpudl.learn_runs.backend_xid IS 'top transaction of the learn call: while it is in progress the run may finish';
 
 CREATE FUNCTION gpudl_learn_runs_sweep() RETURNS bigint
