@@ -78,7 +78,7 @@ cp "$logs"/vg.*.log "$out"/ 2>/dev/null
 cp test/out/regression.diffs "$out"/ 2>/dev/null
 # an error block: from a "==PID== <message>" line to the next "==PID== " blank
 awk -v root="$GPUDL_ROOT/src/" '
-  /^==[0-9]+== [A-Z]/ && !/^==[0-9]+== (Memcheck|Copyright|Using|Command|Parent|HEAP|LEAK|ERROR SUMMARY|For lists|Use --|All heap|in use|total heap|Rerun|For counts|Warning|  )/ {
+  /^==[0-9]+== [A-Z]/ && !/^==[0-9]+== (Memcheck|Copyright|Using|Command|Parent|HEAP|LEAK|ERROR SUMMARY|For |Use --|All heap|in use|total heap|Rerun|Warning|Thread|  )/ {
     inb = 1; blk = $0 "\n"; next }
   inb && /^==[0-9]+== *$/ { inb = 0; total++
     if (index(blk, root) || index(blk, "gpudl.so") || index(blk, "gpudl_cuda.so")) { ours++; print blk > "'"$out"'/gpudl-errors.txt" }
