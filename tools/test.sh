@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tools/test.sh — run every test of gpudl: build (warnings are errors, CUDA
-# module too where nvcc exists), the standalone core tests, a short parser
+# module too where nvcc exists), the standalone core tests (also built with
+# AddressSanitizer + UBSan), a short parser
 # fuzz, pg_regress + pgTAP suites (make installcheck) and the shell tests of
 # test/t/ against this checkout's private cluster.  Ends with PASS or FAIL.
 #
@@ -12,11 +13,17 @@ failed=()
 
 step() { echo; echo "=== $*"; }
 
+step "prerequisites"
+gpudl_check_prereqs test || exit 1
+
 step "build"
 make -s -j2 || { echo "build failed"; exit 1; }
 
 step "standalone core tests (test/unit)"
 make -s -C test/unit check || failed+=("unit")
+
+step "standalone core tests with AddressSanitizer + UBSan (make -C test/unit check-asan)"
+make -s -C test/unit check-asan || failed+=("unit-asan")
 
 step "parser fuzz (${FUZZ_SECONDS:-20} s, gcc build, random mutations)"
 if ls test/unit/fuzz_parse.c >/dev/null 2>&1; then

@@ -230,10 +230,42 @@ timed_rule(ExecState *es, const PlanRule *r, ExecOuts *out)
 		other_launches;
 }
 
+/*
+ * Tell the host where the run is (GdlRunInput.progress): the stratum, its
+ * round, the tuples derived so far and the backend's peak bytes.
+ */
+static void
+report_progress(ExecState *es, const GdlRunInput *in, const char *phase, int stratum,
+				int64_t round, const PlanStratum *ps)
+{
+	GdlProgress p;
+	GdlBkCounters cnt;
+	int			i;
+
+	if (in->progress == NULL)
+		return;
+	memset(&p, 0, sizeof(p));
+	p.phase = phase;
+	p.stratum = stratum;
+	p.nstrata = es->a->nstrata;
+	p.round = round;
+	p.tuples = es->stats->tuples_derived;
+	for (i = 0; ps && i < ps->npreds; i++)
+		p.tuples += exec_size(es, es->preds[ps->preds[i]].full);
+	if (es->bk->counters)
+	{
+		memset(&cnt, 0, sizeof(cnt));
+		es->bk->counters(es->ctx, &cnt);
+		p.bytes = cnt.peak_bytes;
+	}
+	in->progress(in->progress_arg, &p);
+}
+
 /* Evaluate one stratum to its fixpoint. */
 static void
-eval_stratum(ExecState *es, const PlanStratum *ps, int64_t max_iterations)
+eval_stratum(ExecState *es, const PlanStratum *ps, const GdlRunInput *in)
 {
+	int64_t		max_iterations = in->max_iterations;
 	const GdlAnalysis *a = es->a;
 	ExecOuts   *outs = gdl_alloc(sizeof(ExecOuts) * (ps->npreds > 0 ? ps->npreds : 1));
 	bool	   *need_old = gdl_alloc(sizeof(bool) * (ps->npreds > 0 ? ps->npreds : 1));
@@ -257,6 +289,7 @@ eval_stratum(ExecState *es, const PlanStratum *ps, int64_t max_iterations)
 
 		set_rels(es, &es->preds[ps->preds[i]], e, NULL, e);
 	}
+	report_progress(es, in, "evaluating", ps->index, 0, NULL);
 	/* facts and rules that run once */
 	for (i = 0; i < ps->npreds; i++)
 		exec_outs_add(&outs[i], facts_bag(es, ps, ps->preds[i]));
@@ -333,6 +366,7 @@ eval_stratum(ExecState *es, const PlanStratum *ps, int64_t max_iterations)
 			es->bk->release(es->ctx, cand);
 			set_rels(es, p, nf, nd, need_old[i] ? p->full : NULL);
 		}
+		report_progress(es, in, "evaluating", ps->index, rounds, ps);
 	}
 	exec_prep_clear(es);
 	for (i = 0; i < ps->npreds; i++)
@@ -478,7 +512,7 @@ gdl_run(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const GdlGoal
 			if (need[ps->preds[k]])
 				wanted = true;
 		if (wanted)
-			eval_stratum(&es, ps, in->max_iterations);
+			eval_stratum(&es, ps, in);
 	}
 
 	/* the answer */
@@ -489,6 +523,7 @@ gdl_run(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const GdlGoal
 	res->rows.ncols = gp->arity;
 	if (in->want_rows)
 	{
+		report_progress(&es, in, "downloading", -1, -1, NULL);
 		res->rows.nrows = (size_t) res->count;
 		res->rows.cols = gdl_alloc(sizeof(int64_t *) * (gp->arity + 1));	/* NULL-terminated */
 		for (c = 0; c < gp->arity; c++)

@@ -94,6 +94,21 @@ typedef struct GdlResidentRef
 	int32_t    *remap_len;
 } GdlResidentRef;
 
+/*
+ * Progress of a run, reported to the host at each stratum's start (round 0)
+ * and after each fixpoint round, so that others can watch a long run
+ * (gpudl_progress).  Numbers are what the engine knows cheaply.
+ */
+typedef struct GdlProgress
+{
+	const char *phase;			/* "evaluating", then "downloading" (rows out) */
+	int			stratum;		/* index of the stratum being evaluated (-1: none) */
+	int			nstrata;
+	int64_t		round;			/* fixpoint round within the stratum, 0 at its start (-1: none) */
+	int64_t		tuples;			/* derived so far: earlier strata plus this one's relations */
+	int64_t		bytes;			/* most bytes the backend context has held so far */
+} GdlProgress;
+
 typedef struct GdlRunInput
 {
 	/*
@@ -115,6 +130,9 @@ typedef struct GdlRunInput
 	int64_t		max_iterations;
 	bool		want_rows;		/* false: count only (gpudl_count) */
 	int64_t		memory_limit;	/* bytes the backend context may hold; 0 = no limit */
+	/* optional: told where the run is (must not raise or allocate much) */
+	void		(*progress) (void *arg, const GdlProgress *p);
+	void	   *progress_arg;
 } GdlRunInput;
 
 /* Per-run counters, for gpudl_stats and EXPLAIN ANALYZE. */

@@ -154,6 +154,25 @@ typedef struct GdlIlpResult
 extern GdlIlpResult *gdl_ilp_learn(const GdlIlpProblem *prob, const GdlIlpParams *params,
 								   const GdlIlpEvalHook *hook);
 
+/*
+ * Progress of gdl_ilp_learn, for a host that shows long runs to others
+ * (gpudl_progress): the phase ("building", "candidates", "training",
+ * "scoring"), the bias stage, and while training on the CPU the epoch and
+ * the loss (every few epochs).  One hook per process; NULL turns it off.
+ * The hook must not raise.
+ */
+typedef struct GdlIlpProgress
+{
+	const char *phase;
+	int			stage;			/* 0-based stage of the bias (-1 before the first) */
+	int			epoch;			/* -1 when not training */
+	double		loss;			/* NAN when not known */
+} GdlIlpProgress;
+
+typedef void (*GdlIlpProgressFn) (void *arg, const GdlIlpProgress *p);
+
+extern void gdl_ilp_set_progress(GdlIlpProgressFn fn, void *arg);
+
 /* One candidate of the bias (a row of gpudl_candidates). */
 typedef struct GdlIlpCandidate
 {

@@ -112,6 +112,7 @@ ilp_train(const IlpCsr *m, int32_t npos, int epochs, double lr, IlpTrainOut *out
 			p[c] = sigmoid(w[c]);
 		if (!check)
 			continue;
+		ilp_progress("training", e, loss);
 		if (fabs(prev - loss) <= ILP_STALL_TOL * (1.0 + fabs(loss)))
 		{
 			e++;

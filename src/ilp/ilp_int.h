@@ -291,6 +291,9 @@ typedef struct IlpTrainOut
 } IlpTrainOut;
 
 extern void ilp_train(const IlpCsr *m, int32_t npos, int epochs, double lr, IlpTrainOut *out);
+
+/* Report progress to the host's hook, if any (ilp_learn.c; gdl_ilp.h). */
+extern void ilp_progress(const char *phase, int epoch, double loss);
 extern double ilp_initial_prob(void);
 extern bool ilp_train_device(const IlpCsr *m, int32_t npos, int epochs, double lr, double w0,
 							 int stall_every, double stall_tol, IlpTrainOut *out);

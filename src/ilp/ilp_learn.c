@@ -21,6 +21,34 @@
 #include <math.h>
 #include <string.h>
 
+/* The host's progress hook (gdl_ilp_set_progress) and the current stage. */
+static GdlIlpProgressFn progress_fn = NULL;
+static void *progress_arg = NULL;
+static int	progress_stage = -1;
+
+/* Install (or with NULL remove) the progress hook; see gdl_ilp.h. */
+void
+gdl_ilp_set_progress(GdlIlpProgressFn fn, void *arg)
+{
+	progress_fn = fn;
+	progress_arg = arg;
+}
+
+/* Tell the hook the phase, and while training the epoch and loss. */
+void
+ilp_progress(const char *phase, int epoch, double loss)
+{
+	GdlIlpProgress p;
+
+	if (progress_fn == NULL)
+		return;
+	p.phase = phase;
+	p.stage = progress_stage;
+	p.epoch = epoch;
+	p.loss = loss;
+	progress_fn(progress_arg, &p);
+}
+
 /* PRODUCT.md defaults, and ours for the extensions. */
 void
 gdl_ilp_params_default(GdlIlpParams *p)
@@ -245,6 +273,7 @@ run_stage(const IlpWorld *w, const GdlIlpParams *params, const GdlIlpEvalHook *h
 	bias.use_examples = true;
 	bias.min_support = params->min_support > 0 ? params->min_support : 1;
 	bias.max_candidates = params->max_candidates > 0 ? params->max_candidates : 2000000;
+	ilp_progress("candidates", -1, NAN);
 	s->cs = ilp_candidates(w, &bias);
 	merge_identical(s);
 
@@ -265,7 +294,9 @@ run_stage(const IlpWorld *w, const GdlIlpParams *params, const GdlIlpEvalHook *h
 
 	t1 = ilp_now();
 	gdl_ilp_timings.candidates_s += t1 - t0;
+	ilp_progress("training", 0, NAN);
 	ilp_train(s->m, w->npos, params->epochs, params->learning_rate, &s->train);
+	ilp_progress("scoring", s->train.epochs, s->train.loss);
 	t0 = ilp_now();
 	gdl_ilp_timings.train_s += t0 - t1;
 	gdl_ilp_timings.nodes += s->cs->nodes;
@@ -414,6 +445,8 @@ gdl_ilp_learn(const GdlIlpProblem *prob, const GdlIlpParams *params, const GdlIl
 	neg.hops = p.max_body;
 	neg.seed = p.seed;
 	closures = p.allow_recursive && p.invent;
+	progress_stage = -1;
+	ilp_progress("building", -1, NAN);
 	w = ilp_world_build(prob, true, closures, &neg);
 	closures = false;
 	for (int i = 0; i < w->npreds; i++)
@@ -425,6 +458,7 @@ gdl_ilp_learn(const GdlIlpProblem *prob, const GdlIlpParams *params, const GdlIl
 		StageRun   *s = &runs[i];
 		double		score;
 
+		progress_stage = i;
 		run_stage(w, &p, hook, body[i], invent[i], s);
 		score = s->sel.tp - w->neg_weight * s->sel.fp;
 		if (best < 0 || score > runs[best].sel.tp - w->neg_weight * runs[best].sel.fp)

@@ -61,6 +61,7 @@ gpudl_sample_false_positives(PG_FUNCTION_ARGS)
 				c;
 	size_t		r;
 	int32		emitted = 0;
+	int			token;
 
 	if (PG_ARGISNULL(3) || max_n < 0)
 		ereport(ERROR,
@@ -69,7 +70,9 @@ gpudl_sample_false_positives(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	gpudl_memory_reset();
 	desc = rsinfo->setDesc;
+	token = gpudl_progress_begin("query", program, goal_text);
 	run = gpudl_run_goal(program, goal_text, true);
+	gpudl_progress_phase("returning");
 	ncols = run->result->rows.ncols;
 	gpudl_check_result_desc(desc, run, goal_text);
 	if (ncols > 8)
@@ -114,6 +117,7 @@ gpudl_sample_false_positives(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, desc, v, nulls);
 		emitted++;
 	}
+	gpudl_progress_end(token);
 	return (Datum) 0;
 }
 

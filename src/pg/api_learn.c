@@ -65,54 +65,21 @@ params_json(const char *positives, const char *negatives, const GdlIlpParams *p,
 	return b.data;
 }
 
-/* Insert the 'running' row of a learn call; returns its id. */
-static int64
-start_run(const char *program, const char *target, const char *params)
-{
-	Oid			types[3] = {TEXTOID, TEXTOID, TEXTOID};
-	Datum		values[3];
-	bool		isnull;
-	int64		id;
-
-	values[0] = CStringGetTextDatum(program);
-	values[1] = CStringGetTextDatum(target);
-	values[2] = CStringGetTextDatum(params);
-	SPI_connect();
-	if (SPI_execute_with_args("INSERT INTO gpudl.learn_runs(program, target, status, device, params) "
-							  "VALUES ($1, $2, 'running', 'cpu', $3::jsonb) RETURNING id",
-							  3, types, values, NULL, false, 0) != SPI_OK_INSERT_RETURNING)
-		elog(ERROR, "gpudl: could not record the learn run");
-	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	SPI_finish();
-	return id;
-}
-
 /* In pg_device.c: register the GPU trainer as gpudl.device says. */
 extern bool gpudl_ilp_device_setup(void);
 
-/* Record that a learn run trained on the GPU. */
-static void
-mark_run_gpu(int64 run_id)
-{
-	Oid			types[1] = {INT8OID};
-	Datum		values[1];
-
-	values[0] = Int64GetDatum(run_id);
-	SPI_connect();
-	if (SPI_execute_with_args("UPDATE gpudl.learn_runs SET device = 'gpu' WHERE id = $1",
-							  1, types, values, NULL, false, 0) != SPI_OK_UPDATE)
-		elog(ERROR, "gpudl: could not record the learn run's device");
-	SPI_finish();
-}
-
-/* Store the result rows and close the run as succeeded. */
+/*
+ * Store the result rows and close the run as succeeded.  The only update of
+ * the run's row in the caller's transaction, and its last step: an error
+ * path's worker must not wait for a lock the caller holds.
+ */
 static void
 finish_run(int64 run_id, const GdlIlpResult *res, bool committed)
 {
 	Oid			rtypes[12] = {INT8OID, INT4OID, TEXTOID, FLOAT8OID, FLOAT8OID, FLOAT8OID,
 	FLOAT8OID, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, BOOLOID};
-	Oid			ftypes[4] = {INT8OID, INT4OID, FLOAT8OID, TEXTOID};
-	Datum		fv[4];
+	Oid			ftypes[5] = {INT8OID, INT4OID, FLOAT8OID, TEXTOID, TEXTOID};
+	Datum		fv[5];
 	SPIPlanPtr	plan;
 	int			i;
 
@@ -145,9 +112,11 @@ finish_run(int64 run_id, const GdlIlpResult *res, bool committed)
 	fv[1] = Int32GetDatum(res->epochs);
 	fv[2] = Float8GetDatum(res->final_loss);
 	fv[3] = CStringGetTextDatum(res->message ? res->message : "");
+	fv[4] = CStringGetTextDatum(res->on_device ? "gpu" : "cpu");
 	if (SPI_execute_with_args("UPDATE gpudl.learn_runs SET status = 'succeeded', finished_at = now(), "
-							  "epochs = $2, final_loss = $3, message = $4 WHERE id = $1",
-							  4, ftypes, fv, NULL, false, 0) != SPI_OK_UPDATE)
+							  "epochs = $2, final_loss = $3, message = $4, device = $5 WHERE id = $1",
+							  5, ftypes, fv, NULL, false, 0) != SPI_OK_UPDATE ||
+		SPI_processed != 1)
 		elog(ERROR, "gpudl: could not record the learn run");
 	SPI_finish();
 }
@@ -188,7 +157,10 @@ gpudl_learn(PG_FUNCTION_ARGS)
 	GpudlLearnSetup *ls;
 	GdlIlpEvalHook hook;
 	GdlIlpResult *res;
-	int64		run_id;
+	volatile int64 run_id = 0;
+	int64		row_id;
+	bool		autonomous = false;
+	int			token;
 	char	   *pjson;
 	int			i;
 
@@ -239,16 +211,20 @@ gpudl_learn(PG_FUNCTION_ARGS)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("learning_rate must be a positive number, got %g", params.learning_rate)));
 		gpudl_require_program(program, GPUDL_PRIV_USE);
-		run_id = start_run(program, target, pjson);
+		row_id = gpudl_learn_run_start(program, target, pjson, &autonomous);
+		if (autonomous)
+			run_id = row_id;	/* the error path closes it (else it rolls back) */
+		token = gpudl_progress_begin("learn", program, target);
 		ls = gpudl_learn_setup(program, target, 0, positives, negatives);
 		hook = gpudl_learn_eval_hook(ls);
-		(void) gpudl_ilp_device_setup();
+		gpudl_progress_device(gpudl_ilp_device_setup() ? "gpu" : "cpu");
+		gdl_ilp_set_progress(gpudl_progress_ilp, NULL);
 		res = gdl_ilp_learn(&ls->prob, &params, &hook);
-		if (res->on_device)
-			mark_run_gpu(run_id);
+		gpudl_progress_phase("recording");
 		if (commit)
 			commit_rules(program, res);
-		finish_run(run_id, res, commit);
+		finish_run(row_id, res, commit);
+		gpudl_progress_end(token);
 	}
 	PG_CATCH();
 	{
@@ -257,7 +233,7 @@ gpudl_learn(PG_FUNCTION_ARGS)
 		/* keep the failure in gpudl.learn_runs beyond this transaction */
 		MemoryContextSwitchTo(old);
 		edata = CopyErrorData();
-		gpudl_record_failed_run(program, target, pjson, edata->message);
+		gpudl_record_failed_run(run_id, program, target, pjson, edata->message);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();

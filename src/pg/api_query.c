@@ -46,14 +46,17 @@ gpudl_query(PG_FUNCTION_ARGS)
 	bool	   *nulls;
 	size_t		r;
 	int			c;
+	int			token;
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);	/* a copy: rescans call again */
 	gpudl_memory_reset();
 	desc = rsinfo->setDesc;
 	percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl query", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(percall);
+	token = gpudl_progress_begin("query", program, goal_text);
 	run = gpudl_run_goal(program, goal_text, true);
 	gpudl_check_result_desc(desc, run, goal_text);
+	gpudl_progress_phase("returning");
 
 	values = palloc(sizeof(Datum) * (desc->natts + 1));
 	nulls = palloc0(sizeof(bool) * (desc->natts + 1));
@@ -66,6 +69,7 @@ gpudl_query(PG_FUNCTION_ARGS)
 		if ((r & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
+	gpudl_progress_end(token);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(percall);
 	return (Datum) 0;
@@ -81,9 +85,12 @@ gpudl_count(PG_FUNCTION_ARGS)
 												  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(percall);
 	int64		count;
+	int			token;
 
 	gpudl_memory_reset();
+	token = gpudl_progress_begin("count", program, goal_text);
 	count = gpudl_run_goal(program, goal_text, false)->result->count;
+	gpudl_progress_end(token);
 
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(percall);
@@ -262,6 +269,7 @@ gpudl_materialize(PG_FUNCTION_ARGS)
 	Oid			relid;
 	int64		written;
 	int			i;
+	int			token;
 
 	if (strcmp(mode, "replace") == 0)
 		replace = true;
@@ -276,6 +284,7 @@ gpudl_materialize(PG_FUNCTION_ARGS)
 	gpudl_memory_reset();
 	percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl materialize", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(percall);
+	token = gpudl_progress_begin("materialize", program, predicate);
 	gpudl_install_host();
 	plan = gpudl_plan_acquire(program, &hit, &version);
 	a = gdl_plan_analysis(plan);
@@ -293,6 +302,7 @@ gpudl_materialize(PG_FUNCTION_ARGS)
 	rv = makeRangeVarFromNameList(textToQualifiedNameList(cstring_to_text(target)));
 	relid = RangeVarGetRelid(rv, NoLock, true);
 	run = gpudl_run_goal(program, goal.data, true);
+	gpudl_progress_phase("writing");
 	if (!OidIsValid(relid))
 	{
 		create_target(quote_qualified_identifier(rv->schemaname, rv->relname), &a->preds[p]);
@@ -303,6 +313,7 @@ gpudl_materialize(PG_FUNCTION_ARGS)
 		empty_target(relid);
 	insert_rows(relid, run);
 	written = (int64) run->result->rows.nrows;
+	gpudl_progress_end(token);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(percall);
 	PG_RETURN_INT64(written);

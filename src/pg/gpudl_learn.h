@@ -35,8 +35,16 @@ extern GdlIlpEvalHook gpudl_learn_eval_hook(GpudlLearnSetup *ls);
 /* Insert clauses into a program with learned = true; returns their ids (api_program.c). */
 extern List *gpudl_insert_rules_text(const char *program, const char *rules, bool learned);
 
-/* Record a failed learn run from an error path (pg_learn_record.c). */
-extern void gpudl_record_failed_run(const char *program, const char *target,
+/*
+ * gpudl.learn_runs rows written outside the caller's transaction
+ * (pg_learn_record.c): the 'running' row at a run's start (after sweeping
+ * stale ones; *autonomous false when it had to go into the caller's
+ * transaction), and a failed run's row from an error path (run_id: the
+ * autonomous row to close, or 0).
+ */
+extern int64 gpudl_learn_run_start(const char *program, const char *target, const char *params,
+								   bool *autonomous);
+extern void gpudl_record_failed_run(int64 run_id, const char *program, const char *target,
 									const char *params, const char *message);
 
 #endif							/* GPUDL_LEARN_H */

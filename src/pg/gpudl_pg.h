@@ -155,4 +155,20 @@ extern void gpudl_svc_shmem_init(void *mem, bool found);
 extern Size gpudl_progress_shmem_size(void);
 extern void gpudl_progress_shmem_init(void *mem, bool found);
 
+/*
+ * Bracket an SQL entry point's work (kind: "query", "count",
+ * "materialize", "learn"): begin returns a token for end.  An error ends
+ * it by itself (at transaction or subtransaction abort).
+ */
+extern int	gpudl_progress_begin(const char *kind, const char *program, const char *goal);
+extern void gpudl_progress_end(int token);
+extern void gpudl_progress_phase(const char *phase);
+extern void gpudl_progress_device(const char *device);
+
+/* Hooks for the engine (GdlRunInput.progress; arg: const char ** device) and ILP. */
+struct GdlProgress;
+struct GdlIlpProgress;
+extern void gpudl_progress_engine(void *arg, const struct GdlProgress *p);
+extern void gpudl_progress_ilp(void *arg, const struct GdlIlpProgress *p);
+
 #endif							/* GPUDL_PG_H */

@@ -48,6 +48,7 @@ predicate_rows(GpudlLearnSetup *ls, const GdlPred *p, GdlColumns *out)
 		in.device = GDL_DEVICE_CPU;
 		in.max_iterations = gpudl_max_iterations;
 		in.want_rows = true;
+		in.progress = gpudl_progress_engine;
 		goal.pred = p->id;
 		if (ls->plan == NULL)
 			ls->plan = gdl_plan_compile(ls->analysis);
@@ -290,6 +291,7 @@ eval_with_engine(void *arg, const char *program, const char *target, int arity,
 	in.device = GDL_DEVICE_CPU;
 	in.max_iterations = gpudl_max_iterations;
 	in.want_rows = true;
+	in.progress = gpudl_progress_engine;
 	goal.pred = t;
 	r = gdl_run(plan, &in, ls->dict, &goal);
 

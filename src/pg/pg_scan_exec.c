@@ -208,6 +208,7 @@ start_run(GpudlScanState *st)
 	char	   *goal;
 	GpudlRun   *run;
 	int			i;
+	int			token;
 
 	MemoryContextReset(st->run_cxt);
 	st->run = NULL;
@@ -242,7 +243,9 @@ start_run(GpudlScanState *st)
 		run->empty = true;
 	if (st->kind == GPUDL_SCAN_QUERY)
 		gpudl_check_result_desc(desc, run, goal);
+	token = gpudl_progress_begin(st->kind == GPUDL_SCAN_COUNT ? "count" : "query", program, goal);
 	gpudl_run_execute(run);
+	gpudl_progress_end(token);
 	MemoryContextSwitchTo(old);
 
 	st->run = run;

@@ -187,8 +187,10 @@ rows_concat(const Rows *a, const Rows *b)
 	r.arity = a->arity;
 	r.n = a->n + b->n;
 	r.v = malloc(sizeof(int64_t) * (r.n * r.arity + 1));
-	memcpy(r.v, a->v, sizeof(int64_t) * a->n * a->arity);
-	memcpy(r.v + a->n * a->arity, b->v, sizeof(int64_t) * b->n * b->arity);
+	if (a->n > 0)				/* memcpy from NULL is undefined even for 0 bytes */
+		memcpy(r.v, a->v, sizeof(int64_t) * a->n * a->arity);
+	if (b->n > 0)
+		memcpy(r.v + a->n * a->arity, b->v, sizeof(int64_t) * b->n * b->arity);
 	return r;
 }
 

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# bench/soak/run.sh — soak test on the CPU: pgbench clients mixing
+# gpudl_query, gpudl_count, gpudl_materialize (per-client tables), rule
+# edits by the program's owner, gpudl_learn, and edits by a role that does
+# not own the program, for a while; then checks: no client aborted, no
+# ERROR, deadlock or crash in the server log, the postmaster never restarted,
+# and the backends' memory (RSS) at the end within 10% of minute 1.
+#
+#   bash bench/soak/run.sh                 # 16 clients, 600 s
+#   CLIENTS=4 SECONDS_=60 bash bench/soak/run.sh
+#
+# Results go to bench/out/soak/ (pgbench logs, RSS samples, summary.txt).
+source "$(dirname "$0")/../../tools/pgenv.sh"
+set +e
+cd "$GPUDL_ROOT/bench/soak"
+clients=${CLIENTS:-16}
+secs=${SECONDS_:-600}
+other=$(( clients / 4 )); [ "$other" -ge 1 ] || other=1
+owner=$(( clients - other ))
+out="$GPUDL_ROOT/bench/out/soak"; rm -rf "$out"; mkdir -p "$out"
+db=gpudl_soak
+export PGOPTIONS="-c gpudl.device=cpu -c client_min_messages=warning"
+
+pg_start || exit 1
+dropdb --if-exists $db; createdb $db
+psql -X -q -v ON_ERROR_STOP=1 -d $db -f setup.sql >"$out/setup.log" 2>&1 || { cat "$out/setup.log"; exit 1; }
+log_start=$(as_server_user wc -c <"$PGDATA/server.log")
+pm_start=$(psql -X -At -d $db -c "SELECT pg_postmaster_start_time()")
+
+# memory (kB) of every pgbench client's backend: pid, RSS (ps), RssAnon (its
+# private memory: RSS also counts the shared buffers a backend has touched)
+rss_sample() {
+  local pids
+  pids=$(psql -X -At -d $db -c "SELECT string_agg(pid::text, ',') FROM pg_stat_activity WHERE application_name = 'pgbench'")
+  for p in ${pids//,/ }; do
+    echo "$p $(awk '/^VmRSS/ {r = $2} /^RssAnon/ {a = $2} END {print r, a}' /proc/$p/status 2>/dev/null)"
+  done | sort -n
+}
+
+echo "soak: $owner owner clients + $other non-owner clients for ${secs}s on the CPU"
+pgbench -n -c $owner -j 2 -T $secs -P 60 -U soak_owner \
+  -f query.sql@6 -f count.sql@6 -f materialize.sql@2 -f owner_edit.sql@1 -f learn.sql@1 $db \
+  >"$out/pgbench_owner.log" 2>&1 &
+pa=$!
+pgbench -n -c $other -j 1 -T $secs -P 60 -U soak_other \
+  -f other_edit.sql@1 -f query.sql@3 $db \
+  >"$out/pgbench_other.log" 2>&1 &
+pb=$!
+first=60; [ "$secs" -ge 120 ] || first=$(( secs / 4 ))
+sleep $first; rss_sample >"$out/rss_first.txt"
+sleep $(( secs - first - 10 )); rss_sample >"$out/rss_last.txt"
+wait $pa; ra=$?
+wait $pb; rb=$?
+
+pm_end=$(psql -X -At -d $db -c "SELECT pg_postmaster_start_time()")
+as_server_user tail -c +$((log_start + 1)) "$PGDATA/server.log" >"$out/server.log"
+{
+  echo "clients: $owner as soak_owner, $other as soak_other; ${secs}s; gpudl.device = cpu"
+  echo "pgbench exit: owner $ra, other $rb"
+  for f in owner other; do
+    echo "[$f] $(grep -E '^number of transactions actually processed' "$out/pgbench_$f.log")"
+    echo "[$f] $(grep -E '^number of failed transactions' "$out/pgbench_$f.log")"
+    echo "[$f] $(grep -E '^tps' "$out/pgbench_$f.log")"
+    grep -E 'aborted|error' "$out/pgbench_$f.log" | head -5 | sed "s/^/[$f] /"
+  done
+  echo "server log: $(grep -c 'ERROR' "$out/server.log") ERROR, $(grep -c 'deadlock' "$out/server.log") deadlock," \
+       "$(grep -cE 'terminated by signal|server process .* was terminated|PANIC' "$out/server.log") crash lines"
+  echo "postmaster start: $pm_start -> $pm_end"
+  echo "non-owner edits: $(psql -X -At -d $db -c "SELECT soak_other_edit(999)") (one more, by a superuser: allowed)"
+  echo "learn runs: $(psql -X -At -d $db -c "SELECT string_agg(status || ' ' || n, ', ') FROM (SELECT status, count(*) n FROM gpudl.learn_runs GROUP BY 1 ORDER BY 1) s")"
+  join "$out/rss_first.txt" "$out/rss_last.txt" | awk '
+    { n++; r1 += $2; a1 += $3; r2 += $4; a2 += $5; d = ($5 - $3) / $3 * 100; if (d > max) max = d }
+    END { printf "backend RSS (ps): %d backends, mean %.1f MB at minute 1, %.1f MB at the end (%+.1f%%)\n",
+                 n, r1 / n / 1024, r2 / n / 1024, (r2 - r1) / r1 * 100;
+          printf "backend private memory (RssAnon): mean %.1f MB at minute 1, %.1f MB at the end (%+.1f%%), largest growth of one backend %+.1f%%\n",
+                 a1 / n / 1024, a2 / n / 1024, (a2 - a1) / a1 * 100, max;
+          printf "anon_growth_pct %.1f\n", (a2 - a1) / a1 * 100 }'
+} | tee "$out/summary.txt"
+ok=1
+[ $ra = 0 ] && [ $rb = 0 ] || ok=0
+grep -q ERROR "$out/server.log" && ok=0
+grep -q deadlock "$out/server.log" && ok=0
+[ "$pm_start" = "$pm_end" ] || ok=0
+awk '/^anon_growth_pct/ { exit !($2 <= 10) }' "$out/summary.txt" || ok=0
+[ $ok = 1 ] && echo "soak: PASS" || { echo "soak: FAIL"; exit 1; }
