@@ -59,7 +59,7 @@ psql -X -At -d $db -c "SELECT 'elapsed ' || (elapsed > interval '0') || ', tuple
 other=$(psql -X -At -U gpudl_watcher -d $db -c "SELECT pid, role, database, program IS NULL, goal IS NULL,
           kind IS NULL, round IS NULL, tuples IS NULL, elapsed IS NULL FROM gpudl_progress WHERE pid = $pid")
 echo "as gpudl_watcher: $other"
-[ "$other" = "$pid|postgres|$db|t|t|t|t|t|t" ] || { echo "a non-owner saw details"; exit 1; }
+[ "$other" = "$pid|$PGUSER|$db|t|t|t|t|t|t" ] || { echo "a non-owner saw details"; exit 1; }
 
 # ... but the details of its own work
 psql -X -At -U gpudl_watcher -d $db -c "SET statement_timeout = 30000" -c "SET gpudl.max_iterations = 2000000000" \
