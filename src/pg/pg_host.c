@@ -65,6 +65,13 @@ gpudl_memory_held(void)
 	return tracked_bytes;
 }
 
+/* A failed attempt's memory context was deleted: count what is left. */
+void
+gpudl_memory_set_held(int64 bytes)
+{
+	tracked_bytes = bytes;
+}
+
 /* Tie host memory growth to a cluster admission (NULL: none). */
 void
 gpudl_memory_admission(SvcAdmission *adm)

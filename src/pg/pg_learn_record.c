@@ -32,7 +32,9 @@
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "catalog/namespace.h"
 #include "miscadmin.h"
+#include "utils/lsyscache.h"
 #include "pgstat.h"
 #include "port/atomics.h"
 #include "postmaster/bgworker.h"
@@ -103,6 +105,20 @@ run_alive(int32 pid, bool xid_null, FullTransactionId fxid)
 }
 
 /*
+ * Whether gpudl.learn_runs has the 0.2 bookkeeping columns (a 0.1 catalog
+ * between CREATE EXTENSION ... VERSION '0.1' and ALTER EXTENSION UPDATE
+ * has not: runs are then recorded as 0.1 did, and nothing is swept).
+ */
+static bool
+has_bookkeeping(void)
+{
+	Oid			nsp = get_namespace_oid("gpudl", true);
+	Oid			relid = OidIsValid(nsp) ? get_relname_relid("learn_runs", nsp) : InvalidOid;
+
+	return OidIsValid(relid) && get_attnum(relid, "backend_pid") != InvalidAttrNumber;
+}
+
+/*
  * Mark every stale 'running' row 'failed', saying why; returns how many.
  * Rows another session is updating right now are skipped (SKIP LOCKED):
  * their runs are finishing.  Needs an SPI connection.
@@ -117,6 +133,8 @@ sweep_rows(void)
 				i;
 	int64		marked = 0;
 
+	if (!has_bookkeeping())
+		return 0;
 	if (SPI_execute("SELECT id, backend_pid, backend_xid FROM gpudl.learn_runs "
 					"WHERE status = 'running'", true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "gpudl: could not read the running learn runs");
@@ -187,6 +205,16 @@ insert_run(const RecordRequest *rq, const char *status)
 	if (!FullTransactionIdIsValid(rq->xid))
 		nulls[7] = 'n';
 	/* the extension's schema may not be on the worker's search_path: qualify */
+	if (!has_bookkeeping())
+	{
+		if (SPI_execute_with_args("INSERT INTO gpudl.learn_runs(program, target, status, device, params, "
+								  "finished_at, message) "
+								  "VALUES ($1, $2, $3, 'cpu', nullif($4, '')::jsonb, "
+								  "CASE WHEN $3 = 'failed' THEN now() END, nullif($5, '')) "
+								  "RETURNING id", 5, types, v, nulls, false, 0) != SPI_OK_INSERT_RETURNING)
+			elog(ERROR, "gpudl: could not record the learn run");
+		return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	}
 	if (SPI_execute_with_args("INSERT INTO gpudl.learn_runs(program, target, status, device, params, "
 							  "finished_at, message, backend_pid, backend_start, backend_xid) "
 							  "VALUES ($1, $2, $3, 'cpu', nullif($4, '')::jsonb, "

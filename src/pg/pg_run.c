@@ -12,8 +12,11 @@
  */
 #include "gpudl_run.h"
 
+#include "access/xact.h"
 #include "miscadmin.h"
 #include "svc_int.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
 #include "utils/timestamp.h"
 
 #define INITIAL_DEVICE_NEED	(INT64CONST(256) << 20)
@@ -242,22 +245,81 @@ empty_result(GpudlRun *run)
 }
 
 /*
+ * One attempt at a run, in a subtransaction and a memory context of its
+ * own: on success the result stays (in a child of the caller's context);
+ * on an error everything the attempt held is given back at once — memory,
+ * SPI, buffers, locks, the backend's device context — and the error is
+ * returned (copied into the caller's context) for the caller to retry, fall
+ * back or rethrow.  Retrying without this would keep every failed
+ * attempt's memory until the statement ends.
+ */
+static ErrorData *
+run_attempt(GpudlRun *run, const GdlPlan *plan, GdlRunInput *in)
+{
+	MemoryContext outer = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	MemoryContext attempt = AllocSetContextCreate(outer, "gpudl run attempt",
+												  ALLOCSET_DEFAULT_SIZES);
+	int64		held = gpudl_memory_held();
+	ErrorData  *volatile edata = NULL;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(attempt);
+	PG_TRY();
+	{
+		run->result = run_on(run, plan, in, run->encoded);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(outer);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(outer);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(outer);
+		CurrentResourceOwner = owner;
+		MemoryContextDelete(attempt);
+		gpudl_memory_set_held(held);	/* what the attempt held is gone */
+		run->result = NULL;
+	}
+	PG_END_TRY();
+	return edata;
+}
+
+/* Whether an error is the engine's out of device memory. */
+static bool
+is_device_oom(const ErrorData *e)
+{
+	return e->sqlerrcode == ERRCODE_OUT_OF_MEMORY &&
+		strncmp(e->message, "out of device memory", 20) == 0;
+}
+
+/* Whether an error says the GPU service is gone (mid-operation, or before it). */
+static bool
+is_service_gone(const ErrorData *e)
+{
+	return e->detail && (strstr(e->detail, "the GPU service ended") != NULL ||
+						 strstr(e->detail, "the GPU service is not running") != NULL);
+}
+
+/*
  * Run on the GPU through the service, admitted by the cluster's device
  * budget.  Waits for memory that other runs hold (up to
  * gpudl.device_wait_timeout); a run refused memory part-way gives back what
  * it held and queues again for twice as much, so it finishes on the GPU once
  * others are done.  Returns false when the run should go to the CPU instead
- * (gpudl.device = auto and the wait timed out, or the device cannot hold
- * it); with gpudl.device = gpu those cases raise 53200.
+ * (gpudl.device = auto and the wait timed out, the device cannot hold it or
+ * the service ended); with gpudl.device = gpu those cases raise.
  */
 static bool
 run_gpu_admitted(GpudlRun *run, const GdlPlan *plan, GdlRunInput *in)
 {
 	uint64		key = svc_history_key(run->program, run->version, run->goal_text);
 	int64		budget = svc_budget(SVC_RES_DEVICE);
-	volatile int64 need = svc_history_peak(key, SVC_RES_DEVICE);
+	int64		need = svc_history_peak(key, SVC_RES_DEVICE);
 	SvcAdmission adm = {-1, SVC_RES_DEVICE, 0};
-	MemoryContext cxt = CurrentMemoryContext;
 	bool		auto_mode = gpudl_device_setting == GPUDL_DEVICE_AUTO;
 	int			attempt;
 
@@ -266,9 +328,9 @@ run_gpu_admitted(GpudlRun *run, const GdlPlan *plan, GdlRunInput *in)
 	for (attempt = 1;; attempt++)
 	{
 		char		busy[512];
-		volatile bool retry = false;
-		volatile bool to_cpu = false;
 		TimestampTz wait_start = GetCurrentTimestamp();
+		ErrorData  *err;
+		int64		granted;
 
 		if (!svc_admit(&adm, SVC_RES_DEVICE, need, run->program, run->goal_text,
 					   gpudl_device_wait_timeout_ms, busy, sizeof(busy)))
@@ -289,60 +351,34 @@ run_gpu_admitted(GpudlRun *run, const GdlPlan *plan, GdlRunInput *in)
 		}
 		svc_proxy_set_job(adm.job);
 		svc_admit_set_phase(&adm, "running");
-		PG_TRY();
-		{
-			run->result = run_on(run, plan, in, run->encoded);
-		}
-		PG_CATCH();
-		{
-			ErrorData  *edata;
-			int64		granted = svc_admit_granted(&adm);
-
-			svc_proxy_set_job(-1);
-			MemoryContextSwitchTo(cxt);
-			edata = CopyErrorData();
-			if (edata->sqlerrcode == ERRCODE_OUT_OF_MEMORY &&
-				strncmp(edata->message, "out of device memory", 20) == 0 &&
-				(edata->detail == NULL || strncmp(edata->detail, "device memory limit exceeded", 28) != 0) &&
-				need < budget && attempt < MAX_ATTEMPTS)
-			{
-				/* refused part-way: queue again for more, on the GPU */
-				FlushErrorState();
-				need = Min(Max(need, granted) * 2, budget);
-				elog(DEBUG1, "gpudl: %s; queueing again for %lld MB", edata->detail ? edata->detail : edata->message,
-					 (long long) (need >> 20));
-				retry = true;
-			}
-			else if (auto_mode &&
-					 ((edata->sqlerrcode == ERRCODE_OUT_OF_MEMORY &&
-					   strncmp(edata->message, "out of device memory", 20) == 0) ||
-					  (edata->detail && (strstr(edata->detail, "the GPU service ended") != NULL ||
-										 strstr(edata->detail, "the GPU service is not running") != NULL))))
-			{
-				FlushErrorState();
-				elog(DEBUG1, "gpudl: %s; running on the CPU", edata->message);
-				to_cpu = true;
-			}
-			else
-			{
-				svc_admit_release(&adm);
-				PG_RE_THROW();
-			}
-		}
-		PG_END_TRY();
+		err = run_attempt(run, plan, in);
 		svc_proxy_set_job(-1);
-		if (!retry && !to_cpu)
+		granted = svc_admit_granted(&adm);
+		if (err == NULL)
 		{
 			svc_history_record(key, SVC_RES_DEVICE, run->result->stats.peak_bytes);
 			svc_admit_release(&adm);
 			return true;
 		}
-		if (to_cpu)
+		if (is_device_oom(err) &&
+			(err->detail == NULL || strncmp(err->detail, "device memory limit exceeded", 28) != 0) &&
+			need < budget && attempt < MAX_ATTEMPTS)
 		{
-			svc_admit_release(&adm);
+			/* refused part-way: queue again for more, on the GPU */
+			need = Min(Max(need, granted) * 2, budget);
+			elog(DEBUG1, "gpudl: %s; queueing again for %lld MB",
+				 err->detail ? err->detail : err->message, (long long) (need >> 20));
+			encode_goal(run);	/* a fresh dictionary for the next attempt */
+			continue;
+		}
+		svc_admit_release(&adm);
+		if (auto_mode && (is_device_oom(err) || is_service_gone(err)))
+		{
+			elog(DEBUG1, "gpudl: %s; running on the CPU", err->message);
+			encode_goal(run);
 			return false;
 		}
-		encode_goal(run);		/* a fresh dictionary for the next attempt */
+		ReThrowError(err);
 	}
 }
 
@@ -358,9 +394,8 @@ run_cpu_admitted(GpudlRun *run, const GdlPlan *plan, GdlRunInput *in)
 {
 	uint64		key;
 	int64		budget;
-	volatile int64 need;
+	int64		need;
 	SvcAdmission adm = {-1, SVC_RES_HOST, 0};
-	MemoryContext cxt = CurrentMemoryContext;
 	int			attempt;
 
 	in->device = GDL_DEVICE_CPU;
@@ -379,9 +414,10 @@ run_cpu_admitted(GpudlRun *run, const GdlPlan *plan, GdlRunInput *in)
 	for (attempt = 1;; attempt++)
 	{
 		char		busy[512];
-		volatile bool retry = false;
 		TimestampTz wait_start = GetCurrentTimestamp();
-		int64		base;
+		int64		base,
+					granted;
+		ErrorData  *err;
 
 		if (!svc_admit(&adm, SVC_RES_HOST, need, run->program, run->goal_text,
 					   gpudl_host_wait_timeout_ms, busy, sizeof(busy)))
@@ -394,48 +430,31 @@ run_cpu_admitted(GpudlRun *run, const GdlPlan *plan, GdlRunInput *in)
 		svc_admit_set_phase(&adm, "running");
 		base = gpudl_memory_held();
 		gpudl_memory_admission(&adm);
-		PG_TRY();
-		{
-			run->result = run_on(run, plan, in, run->encoded);
-		}
-		PG_CATCH();
-		{
-			ErrorData  *edata;
-			int64		granted = svc_admit_granted(&adm);
-
-			gpudl_memory_admission(NULL);
-			MemoryContextSwitchTo(cxt);
-			edata = CopyErrorData();
-			if (edata->sqlerrcode == ERRCODE_OUT_OF_MEMORY &&
-				strcmp(edata->message, GPUDL_HOST_BUSY_MSG) == 0 &&
-				need < budget && attempt < MAX_ATTEMPTS)
-			{
-				FlushErrorState();
-				need = Min(Max(need, granted) * 2, budget);
-				retry = true;
-			}
-			else
-			{
-				svc_admit_release(&adm);
-				if (edata->sqlerrcode == ERRCODE_OUT_OF_MEMORY &&
-					strcmp(edata->message, GPUDL_HOST_BUSY_MSG) == 0)
-					ereport(ERROR,
-							(errcode(ERRCODE_OUT_OF_MEMORY),
-							 errmsg("gpudl: the evaluation needs more than the cluster's host memory budget (%lld MB)",
-									(long long) (budget >> 20)),
-							 errhint("Raise gpudl.cluster_host_memory, ask for fewer answers (bind goal arguments), or use a GPU.")));
-				PG_RE_THROW();
-			}
-		}
-		PG_END_TRY();
+		err = run_attempt(run, plan, in);
 		gpudl_memory_admission(NULL);
-		if (!retry)
+		granted = svc_admit_granted(&adm);
+		if (err == NULL)
 		{
 			svc_history_record(key, SVC_RES_HOST, Max(gpudl_memory_peak() - base, 0));
 			svc_admit_release(&adm);
 			return;
 		}
-		encode_goal(run);
+		if (err->sqlerrcode == ERRCODE_OUT_OF_MEMORY &&
+			strcmp(err->message, GPUDL_HOST_BUSY_MSG) == 0 &&
+			need < budget && attempt < MAX_ATTEMPTS)
+		{
+			need = Min(Max(need, granted) * 2, budget);
+			encode_goal(run);
+			continue;
+		}
+		svc_admit_release(&adm);
+		if (err->sqlerrcode == ERRCODE_OUT_OF_MEMORY && strcmp(err->message, GPUDL_HOST_BUSY_MSG) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("gpudl: the evaluation needs more than the cluster's host memory budget (%lld MB)",
+							(long long) (budget >> 20)),
+					 errhint("Raise gpudl.cluster_host_memory, ask for fewer answers (bind goal arguments), or use a GPU.")));
+		ReThrowError(err);
 	}
 }
 
@@ -469,8 +488,6 @@ gpudl_run_execute(GpudlRun *run)
 	in.max_iterations = gpudl_max_iterations;
 	in.want_rows = run->want_rows;
 	in.memory_limit = (int64_t) gpudl_device_memory_limit_mb * 1024 * 1024;
-	in.progress = gpudl_progress_engine;	/* gpudl_progress: rounds, tuples, device */
-	in.progress_arg = &run->device;
 	gpu = gpudl_choose_gpu_backend();
 	if (gpu == NULL)
 		run_cpu_admitted(run, plan, &in);
@@ -484,46 +501,28 @@ gpudl_run_execute(GpudlRun *run)
 		else
 		{
 			gpudl_counters.cpu_fallbacks++;
-			encode_goal(run);
 			run_cpu_admitted(run, plan, &in);
 		}
 	}
 	else
 	{
-		MemoryContext cxt = CurrentMemoryContext;
-		volatile bool retry = false;
+		ErrorData  *err;
 
 		gdl_backend_register(GDL_DEVICE_GPU, gpu);
 		in.device = GDL_DEVICE_GPU;
 		run->device = "gpu";
-		PG_TRY();
+		err = run_attempt(run, plan, &in);
+		if (err == NULL)
+			gpudl_counters.gpu_runs++;
+		else if (is_device_oom(err) && gpudl_device_setting == GPUDL_DEVICE_AUTO)
 		{
-			run->result = run_on(run, plan, &in, run->encoded);
-		}
-		PG_CATCH();
-		{
-			ErrorData  *edata;
-
-			MemoryContextSwitchTo(cxt);
-			edata = CopyErrorData();
-			/* only the engine's own device OOM: no SPI or buffer is in use then */
-			if (edata->sqlerrcode != ERRCODE_OUT_OF_MEMORY ||
-				strncmp(edata->message, "out of device memory", 20) != 0 ||
-				gpudl_device_setting != GPUDL_DEVICE_AUTO)
-				PG_RE_THROW();
-			FlushErrorState();
-			elog(DEBUG1, "gpudl: %s; retrying on the CPU", edata->message);
-			retry = true;
-		}
-		PG_END_TRY();
-		if (retry)
-		{
+			elog(DEBUG1, "gpudl: %s; retrying on the CPU", err->message);
 			gpudl_counters.cpu_fallbacks++;
 			encode_goal(run);
 			run_cpu_admitted(run, plan, &in);
 		}
 		else
-			gpudl_counters.gpu_runs++;
+			ReThrowError(err);
 	}
 	/* a rewritten goal may be typed wider (bigint for int): answer as declared */
 	run->result->types = gdl_plan_analysis(run->plan)->preds[run->goal->pred].types;

@@ -33,6 +33,7 @@ typedef struct ServeState
 
 static const GdlBackend *serve_bk;
 static volatile bool serve_stopping = false;	/* no new requests once set */
+static pg_atomic_uint32 serving;	/* requests being run now */
 
 /* The admission hook of a context: arg is the job index. */
 static int
@@ -493,8 +494,10 @@ serve_thread(void *arg)
 	{
 		uint64		req = wait_request(st->slot);
 
+		pg_atomic_fetch_add_u32(&serving, 1);
 		pg_read_barrier();
 		serve_one(st);
+		pg_atomic_fetch_sub_u32(&serving, 1);
 		pg_write_barrier();
 		pg_atomic_write_u64(&st->slot->rep_seq, req);
 		sem_post(&st->slot->rep_sem);
@@ -511,6 +514,7 @@ svc_serve_start(const GdlBackend *bk)
 				old;
 
 	serve_bk = bk;
+	pg_atomic_init_u32(&serving, 0);
 	/* sessions see the same optional members as the served backend */
 	svc_shared->has_resident = bk->resident_create && bk->resident_free && bk->from_resident;
 	svc_shared->has_absorb = bk->absorb != NULL;
@@ -550,17 +554,10 @@ svc_serve_stop(int wait_ms)
 	int			waited = 0;
 
 	serve_stopping = true;
-	while (waited < wait_ms)
+	pg_memory_barrier();
+	/* requests posted but not taken stay untaken: their sessions see the service stopped */
+	while (waited < wait_ms && pg_atomic_read_u32(&serving) > 0)
 	{
-		bool		busy = false;
-		int			i;
-
-		for (i = 0; i < svc_shared->nslots; i++)
-			if (pg_atomic_read_u64(&svc_shared->slots[i].req_seq) !=
-				pg_atomic_read_u64(&svc_shared->slots[i].rep_seq))
-				busy = true;
-		if (!busy)
-			break;
 		pg_usleep(10000L);
 		waited += 10;
 	}
