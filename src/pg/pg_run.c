@@ -488,6 +488,8 @@ gpudl_run_execute(GpudlRun *run)
 	in.max_iterations = gpudl_max_iterations;
 	in.want_rows = run->want_rows;
 	in.memory_limit = (int64_t) gpudl_device_memory_limit_mb * 1024 * 1024;
+	in.progress = gpudl_progress_engine;	/* gpudl_progress: rounds, tuples, device */
+	in.progress_arg = &run->device;
 	gpu = gpudl_choose_gpu_backend();
 	if (gpu == NULL)
 		run_cpu_admitted(run, plan, &in);
