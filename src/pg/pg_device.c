@@ -47,15 +47,40 @@ gpudl_expand_libdir(const char *path)
 }
 
 /*
+ * dlopen gpudl.cuda_library and check it is a backend of this ABI (the
+ * session's probe below and the GPU service's start both use it).  NULL,
+ * with the reason in 'why', when it cannot be used; *handle is the module.
+ */
+const GdlBackend *
+gpudl_open_cuda_module(void **handle, char *why, size_t whylen)
+{
+	char	   *path = gpudl_expand_libdir(gpudl_cuda_library);
+	GdlBackendEntryFn entry;
+	const GdlBackend *b;
+
+	*handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (*handle == NULL)
+	{
+		snprintf(why, whylen, "could not load the GPU backend \"%s\": %s", path, dlerror());
+		return NULL;
+	}
+	entry = (GdlBackendEntryFn) dlsym(*handle, GDL_BACKEND_ENTRY_SYMBOL);
+	if (entry == NULL || (b = entry()) == NULL || b->abi != GDL_BACKEND_ABI)
+	{
+		snprintf(why, whylen, "\"%s\" is not a gpudl backend of this version", path);
+		return NULL;
+	}
+	return b;
+}
+
+/*
  * Load the module and check that a context can be created, once per
  * backend process; the outcome (or the reason for failure) is remembered.
  */
 static void
 probe_gpu(void)
 {
-	char	   *path;
 	void	   *handle;
-	GdlBackendEntryFn entry;
 	const GdlBackend *b;
 	const char *why = NULL;
 	void	   *ctx;
@@ -64,21 +89,9 @@ probe_gpu(void)
 	if (probed)
 		return;
 	probed = true;
-	path = gpudl_expand_libdir(gpudl_cuda_library);
-	handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (handle == NULL)
-	{
-		snprintf(gpu_unavailable, sizeof(gpu_unavailable),
-				 "could not load the GPU backend \"%s\": %s", path, dlerror());
+	b = gpudl_open_cuda_module(&handle, gpu_unavailable, sizeof(gpu_unavailable));
+	if (b == NULL)
 		return;
-	}
-	entry = (GdlBackendEntryFn) dlsym(handle, GDL_BACKEND_ENTRY_SYMBOL);
-	if (entry == NULL || (b = entry()) == NULL || b->abi != GDL_BACKEND_ABI)
-	{
-		snprintf(gpu_unavailable, sizeof(gpu_unavailable),
-				 "\"%s\" is not a gpudl backend of this version", path);
-		return;
-	}
 	memset(&cfg, 0, sizeof(cfg));
 	ctx = b->ctx_create(&cfg, &why);
 	if (ctx == NULL)

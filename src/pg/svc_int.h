@@ -264,6 +264,7 @@ extern void *svc_proxy_resident_wrap(int64 handle, int idx);
 
 /* the service seen from a session (pg_device.c) */
 extern char *gpudl_expand_libdir(const char *path);
+extern const GdlBackend *gpudl_open_cuda_module(void **handle, char *why, size_t whylen);
 extern const GdlBackend *svc_service_backend(void);
 extern const char *svc_unavailable_reason(void);
 

@@ -177,10 +177,9 @@ serve_cpu_backend(void)
 static void
 serve_cuda_backend(void)
 {
-	char	   *path = gpudl_expand_libdir(gpudl_cuda_library);
 	void	   *handle;
-	GdlBackendEntryFn entry;
 	const GdlBackend *bk;
+	char		reason[512];
 	const char *why = NULL;
 	void	   *ctx;
 	GdlBkConfig cfg;
@@ -189,12 +188,9 @@ serve_cuda_backend(void)
 	int64_t		total = 0,
 				free_bytes = 0;
 
-	handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (handle == NULL)
-		serve_without_gpu(psprintf("could not load the GPU backend \"%s\": %s", path, dlerror()));
-	entry = (GdlBackendEntryFn) dlsym(handle, GDL_BACKEND_ENTRY_SYMBOL);
-	if (entry == NULL || (bk = entry()) == NULL || bk->abi != GDL_BACKEND_ABI)
-		serve_without_gpu(psprintf("\"%s\" is not a gpudl backend of this version", path));
+	bk = gpudl_open_cuda_module(&handle, reason, sizeof(reason));
+	if (bk == NULL)
+		serve_without_gpu(reason);
 	memset(&cfg, 0, sizeof(cfg));
 	ctx = bk->ctx_create(&cfg, &why);
 	if (ctx == NULL)
