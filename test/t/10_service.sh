@@ -330,8 +330,14 @@ check "9. nothing committed, nothing running or waiting" \
 check "9. a query through the service" \
   "$(q -c "SET gpudl.device = gpu" -c "SELECT gpudl_count('tc', 'p(X, Y)')" | tail -1)" "$want"
 
-# ----- 10. privileges: the service reads nothing the caller may not read
+# ----- 10. privileges: the service reads nothing the caller may not read,
+# also while the owner holds the table loaded (on CUDA: the cluster's one
+# device copy)
 q -q -c "CREATE ROLE $role LOGIN" -c "SELECT gpudl_grant('tc', '$role', 'use')" >/dev/null
+psql -X -At -d $db -c "SET gpudl.device = gpu" -c "SELECT gpudl_load('edge')" \
+  -c "SELECT gpudl_count('tc', 'p(X, Y)')" -c "SELECT pg_sleep(8)" >/dev/null 2>&1 &
+holder=$!
+sleep 1.5
 out=$(PGUSER=$role psql -X -At -v VERBOSITY=verbose -d $db -c "SET gpudl.device = gpu" \
       -c "SELECT gpudl_count('tc', 'p(X, Y)')" -c "SELECT count(*) FROM gpudl_query('tc', 'p(X, Y)') AS t(a int, b int)" 2>&1)
 check "10. no SELECT on the table: 42501, twice, no rows" \
@@ -339,6 +345,19 @@ check "10. no SELECT on the table: 42501, twice, no rows" \
 q -q -c "GRANT SELECT ON edge TO $role" >/dev/null
 check "10. with SELECT: the answer" \
   "$(PGUSER=$role psql -X -At -d $db -c "SET gpudl.device = gpu" -c "SELECT gpudl_count('tc', 'p(X, Y)')" 2>&1 | tail -1)" "$want"
+# the role loads it too (sharing the owner's device copy on CUDA), then loses
+# SELECT: its next query is refused although its cache entry exists
+out=$(PGUSER=$role psql -X -At -v VERBOSITY=verbose -d $db -c "SET gpudl.device = gpu" -c "SELECT gpudl_load('edge')" \
+      -c "SELECT 'n ' || gpudl_count('tc', 'p(X, Y)')" \
+      -c "SELECT 'where ' || device FROM gpudl_cache_status() WHERE relation = 'edge'::regclass" \
+      -c "SELECT pg_sleep(1.5)" -c "SELECT 'after ' || gpudl_count('tc', 'p(X, Y)')" 2>&1 &
+      sleep 0.8; q -q -c "REVOKE SELECT ON edge FROM $role" >/dev/null; wait $!)
+check "10. loaded by the role too: the answer" "$(echo "$out" | grep '^n ' | cut -d' ' -f2)" "$want"
+[ "$backend" = cuda ] && check "10. one device copy for both sessions" \
+  "$(echo "$out" | grep '^where ' | grep -c 'shared by 2 sessions')" "1"
+check "10. SELECT revoked: 42501 from its loaded copy, no rows" \
+  "$(echo "$out" | grep -c "ERROR:  42501: permission denied for table edge")|$(echo "$out" | grep -c '^after ')" "1|0"
+wait $holder
 
 echo "service tests took $(elapsed "$t0")s"
 if [ "$fails" -gt 0 ]; then echo "service: $fails FAILED"; exit 1; fi
