@@ -28,13 +28,20 @@ log_start=$(as_server_user wc -c <"$PGDATA/server.log")
 pm_start=$(psql -X -At -d $db -c "SELECT pg_postmaster_start_time()")
 
 # memory (kB) of every pgbench client's backend: pid, RSS (ps), RssAnon (its
-# private memory: RSS also counts the shared buffers a backend has touched)
+# private memory: RSS also counts the shared buffers a backend has touched).
+# Five samples a second apart, each backend's smallest: the memory it keeps
+# between statements, not a transaction caught half-way (a learn or a
+# materialize holds tens of MB while it runs and gives them back).
 rss_sample() {
-  local pids
+  local pids i
   pids=$(psql -X -At -d $db -c "SELECT string_agg(pid::text, ',') FROM pg_stat_activity WHERE application_name = 'pgbench'")
-  for p in ${pids//,/ }; do
-    echo "$p $(awk '/^VmRSS/ {r = $2} /^RssAnon/ {a = $2} END {print r, a}' /proc/$p/status 2>/dev/null)"
-  done | sort -n
+  for i in 1 2 3 4 5; do
+    for p in ${pids//,/ }; do
+      echo "$p $(awk '/^VmRSS/ {r = $2} /^RssAnon/ {a = $2} END {print r, a}' /proc/$p/status 2>/dev/null)"
+    done
+    sleep 1
+  done | awk 'NF == 3 { if (!($1 in r) || $2 < r[$1]) r[$1] = $2; if (!($1 in a) || $3 < a[$1]) a[$1] = $3 }
+              END { for (p in r) print p, r[p], a[p] }' | sort -n
 }
 
 echo "soak: $owner owner clients + $other non-owner clients for ${secs}s on the CPU"
@@ -48,7 +55,7 @@ pgbench -n -c $other -j 1 -T $secs -P 60 -U soak_other \
 pb=$!
 first=60; [ "$secs" -ge 120 ] || first=$(( secs / 4 ))
 sleep $first; rss_sample >"$out/rss_first.txt"
-sleep $(( secs - first - 10 )); rss_sample >"$out/rss_last.txt"
+sleep $(( secs - first - 45 )); rss_sample >"$out/rss_last.txt"   # well before the clients end
 wait $pa; ra=$?
 wait $pb; rb=$?
 
@@ -70,7 +77,8 @@ as_server_user tail -c +$((log_start + 1)) "$PGDATA/server.log" >"$out/server.lo
   echo "learn runs: $(psql -X -At -d $db -c "SELECT string_agg(status || ' ' || n, ', ') FROM (SELECT status, count(*) n FROM gpudl.learn_runs GROUP BY 1 ORDER BY 1) s")"
   join "$out/rss_first.txt" "$out/rss_last.txt" | awk '
     { n++; r1 += $2; a1 += $3; r2 += $4; a2 += $5; d = ($5 - $3) / $3 * 100; if (d > max) max = d }
-    END { printf "backend RSS (ps): %d backends, mean %.1f MB at minute 1, %.1f MB at the end (%+.1f%%)\n",
+    END { if (n == 0) { print "backend memory: no sample (no client backends seen)"; print "anon_growth_pct 999"; exit }
+          printf "backend RSS (ps): %d backends, mean %.1f MB at minute 1, %.1f MB at the end (%+.1f%%)\n",
                  n, r1 / n / 1024, r2 / n / 1024, (r2 - r1) / r1 * 100;
           printf "backend private memory (RssAnon): mean %.1f MB at minute 1, %.1f MB at the end (%+.1f%%), largest growth of one backend %+.1f%%\n",
                  a1 / n / 1024, a2 / n / 1024, (a2 - a1) / a1 * 100, max;
