@@ -204,22 +204,24 @@ insert_run(const RecordRequest *rq, const char *status)
 	v[7] = FullTransactionIdGetDatum(rq->xid);
 	if (!FullTransactionIdIsValid(rq->xid))
 		nulls[7] = 'n';
-	/* the extension's schema may not be on the worker's search_path: qualify */
-	if (!has_bookkeeping())
-	{
-		if (SPI_execute_with_args("INSERT INTO gpudl.learn_runs(program, target, status, device, params, "
-								  "finished_at, message) "
-								  "VALUES ($1, $2, $3, 'cpu', nullif($4, '')::jsonb, "
-								  "CASE WHEN $3 = 'failed' THEN now() END, nullif($5, '')) "
-								  "RETURNING id", 5, types, v, nulls, false, 0) != SPI_OK_INSERT_RETURNING)
-			elog(ERROR, "gpudl: could not record the learn run");
-		return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	}
-	if (SPI_execute_with_args("INSERT INTO gpudl.learn_runs(program, target, status, device, params, "
+	/*
+	 * The extension's schema may not be on the worker's search_path: qualify.
+	 * A 0.1 catalog has no bookkeeping columns: the first five values only.
+	 */
+	bool		full = has_bookkeeping();
+
+	if (SPI_execute_with_args(full ?
+							  "INSERT INTO gpudl.learn_runs(program, target, status, device, params, "
 							  "finished_at, message, backend_pid, backend_start, backend_xid) "
 							  "VALUES ($1, $2, $3, 'cpu', nullif($4, '')::jsonb, "
 							  "CASE WHEN $3 = 'failed' THEN now() END, nullif($5, ''), $6, $7, $8) "
-							  "RETURNING id", 8, types, v, nulls, false, 0) != SPI_OK_INSERT_RETURNING)
+							  "RETURNING id" :
+							  "INSERT INTO gpudl.learn_runs(program, target, status, device, params, "
+							  "finished_at, message) "
+							  "VALUES ($1, $2, $3, 'cpu', nullif($4, '')::jsonb, "
+							  "CASE WHEN $3 = 'failed' THEN now() END, nullif($5, '')) "
+							  "RETURNING id",
+							  full ? 8 : 5, types, v, nulls, false, 0) != SPI_OK_INSERT_RETURNING)
 		elog(ERROR, "gpudl: could not record the learn run");
 	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
