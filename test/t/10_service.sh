@@ -256,6 +256,14 @@ else
   q -c "ALTER SYSTEM RESET gpudl.cluster_host_memory" -c "SELECT pg_reload_conf()" >/dev/null
 fi
 check "7. nothing left" "$(q -c "SELECT running, waiting, host_committed_bytes FROM gpudl_service_status()")" "0|0|0"
+# a run larger than the whole budget: 53200 saying so, not a wait
+q -c "ALTER SYSTEM SET gpudl.cluster_host_memory = 1" -c "SELECT pg_reload_conf()" >/dev/null
+wait_for "(SELECT host_budget_bytes FROM gpudl_service_status()) = 1024 * 1024" 5
+psql -X -At -v VERBOSITY=verbose -d $db -c "SET gpudl.device = cpu" -c "SELECT gpudl_count('hx', 'p(X, Y)')" >"$tmp/budget.out" 2>&1
+check_grep "7. larger than the host budget: 53200" "$tmp/budget.out" \
+  "ERROR:  53200: gpudl: the evaluation needs more than the cluster's host memory budget \(1 MB\)"
+q -c "ALTER SYSTEM RESET gpudl.cluster_host_memory" -c "SELECT pg_reload_conf()" >/dev/null
+check "7. nothing left after the refusal" "$(q -c "SELECT running, waiting, host_committed_bytes FROM gpudl_service_status()")" "0|0|0"
 
 # ----- 8. the service dies while it runs a session's work
 # F counts without bound; G (auto) counts to N, N calibrated for about 3 s here
