@@ -1,0 +1,185 @@
+/*
+ * gdl_mine.h — knowledge-graph rule mining and link prediction.
+ *
+ * What the host (the PostgreSQL layer behind gpudl_mine and gpudl_predict,
+ * or a standalone test or benchmark) sees of the mining core:
+ *
+ *   binary relations --gdl_mine_graph_build--> a graph (dense entity ids)
+ *     --gdl_mine--> every closed, connected rule over the thresholds, with
+ *                   exact support, head coverage, std and PCA confidence
+ *     --gdl_predict--> ranked answers of r(h, ?) or r(?, t), each with its
+ *                   score and the rules that derive it
+ *
+ * The rule language is AMIE's (no constants): a head r(X, Y) and 1 to
+ * max_body (at most 3) body atoms p(A, B) over the variables X, Y, Z, W with
+ * A != B (no reflexive atom), no atom twice, no body atom equal to the head;
+ * every variable occurs in at least two atoms, the head counted (closed);
+ * the atoms are connected through shared variables.  With three body atoms
+ * the shapes are: three atoms on (X, Y); a path X-Z-Y with a third atom on
+ * (X, Y), on (X, Z) or on (Z, Y); a cycle X-Z-X or Y-Z-Y beside an atom on
+ * (X, Y); the path X-Z-W-Y.  Every atom in both argument orders.
+ *
+ * Measures (AMIE): support = #distinct (x, y) with r(x, y) and the body true
+ * for X=x, Y=y; body_size = #distinct (x, y) with the body true;
+ * pca_body_size = #distinct (x, y) with the body true and r(x, y') for some
+ * y'; head_coverage = support / |r|; std_confidence = support / body_size;
+ * pca_confidence = support / pca_body_size.  Variables other than X and Y
+ * may take the same value as each other or as X or Y (Datalog semantics).
+ *
+ * A rule is reported once, in canonical form (gdl_mine_canonical): among
+ * the renamings of Z and W and the orders of the body atoms, the smallest
+ * sequence of (rel, a, b).  Results are sorted by (head, body) and are the
+ * same on every device and for every thread count.
+ *
+ * Values are 64-bit as everywhere in the engine (text as dictionary ids).
+ * Memory comes from gdl_alloc (freed with the host's arena); errors go
+ * through gdl_error; long loops call the host's interrupt check between
+ * chunks of work (never from worker threads).
+ */
+#ifndef GDL_MINE_H
+#define GDL_MINE_H
+
+#include "../exec/gdl_engine.h"
+
+#define GDL_MINE_MAX_BODY 3
+
+/* Variables of a rule. */
+enum
+{
+	GDL_MINE_X = 0, GDL_MINE_Y = 1, GDL_MINE_Z = 2, GDL_MINE_W = 3
+};
+
+/* One binary relation of the graph: rows.ncols == 2. */
+typedef struct GdlMineRelation
+{
+	const char *name;			/* predicate name as rules print it */
+	GdlColumns	rows;			/* duplicates allowed; they count once */
+} GdlMineRelation;
+
+/* The graph: dense entity ids, both directions of every relation indexed. */
+typedef struct GdlMineGraph GdlMineGraph;
+
+extern GdlMineGraph *gdl_mine_graph_build(int nrels, const GdlMineRelation *rels);
+extern int	gdl_mine_graph_nrels(const GdlMineGraph *g);
+extern const char *gdl_mine_graph_relname(const GdlMineGraph *g, int rel);
+extern int64_t gdl_mine_graph_nfacts(const GdlMineGraph *g, int rel);	/* distinct */
+/* Dense id of a value, or -1 when no fact mentions it. */
+extern int32_t gdl_mine_graph_entity(const GdlMineGraph *g, int64_t value);
+extern int64_t gdl_mine_graph_value(const GdlMineGraph *g, int32_t entity);
+extern int32_t gdl_mine_graph_nentities(const GdlMineGraph *g);
+/* Does rel(s, o) hold (dense ids)? */
+extern bool gdl_mine_graph_has(const GdlMineGraph *g, int rel, int32_t s, int32_t o);
+
+/* ----------------------------------------------------------------- mining */
+
+typedef struct GdlMineAtom
+{
+	int32_t		rel;
+	int8_t		a;				/* GDL_MINE_X .. GDL_MINE_W */
+	int8_t		b;
+} GdlMineAtom;
+
+typedef struct GdlMineRule
+{
+	int32_t		head;			/* head atom is head(X, Y) */
+	int32_t		nbody;			/* 1 .. GDL_MINE_MAX_BODY */
+	GdlMineAtom body[GDL_MINE_MAX_BODY];
+	int64_t		support;
+	int64_t		body_size;
+	int64_t		pca_body_size;
+	double		head_coverage;
+	double		std_confidence;
+	double		pca_confidence;
+} GdlMineRule;
+
+typedef struct GdlMineOptions
+{
+	int			target;			/* relation index, or -1: every relation */
+	int			max_body;		/* 1 .. GDL_MINE_MAX_BODY */
+	double		min_head_coverage;	/* AMIE default 0.01 */
+	double		min_confidence; /* on pca_confidence; default 0.1 */
+	double		min_std_confidence; /* default 0 */
+	int64_t		min_support;	/* default 1 (at least one head fact) */
+	int			device;			/* GDL_DEVICE_CPU or GDL_DEVICE_GPU */
+	int			threads;		/* 0: automatic (gdl_set_threads) */
+} GdlMineOptions;
+
+/* Phases of a mining run, for benchmarks and EXPLAIN-like reporting. */
+typedef struct GdlMineTimes
+{
+	double		index;			/* graph indexes for the run */
+	double		enumerate;		/* body groundings enumerated and counted */
+	double		measures;		/* denominators (body sizes) */
+	double		total;
+} GdlMineTimes;
+
+typedef struct GdlMineResult
+{
+	int64_t		nrules;
+	GdlMineRule *rules;			/* sorted by (head, canonical body) */
+	int64_t		candidates;		/* rules whose measures were computed */
+	GdlMineTimes times;
+} GdlMineResult;
+
+extern void gdl_mine_options_init(GdlMineOptions *o);
+extern GdlMineResult *gdl_mine(const GdlMineGraph *g, const GdlMineOptions *o);
+
+/* Bring a rule to canonical form in place (see the header comment). */
+extern void gdl_mine_canonical(GdlMineRule *r);
+/* "head(X, Y) :- p(X, Z), q(Z, Y)." with the graph's relation names. */
+extern char *gdl_mine_rule_text(const GdlMineGraph *g, const GdlMineRule *r);
+
+/* ------------------------------------------------------------- prediction */
+
+typedef enum GdlPredictAggregation
+{
+	GDL_PREDICT_MAX,			/* best confidence; ties broken by the next best */
+	GDL_PREDICT_NOISY_OR		/* 1 - prod(1 - confidence) */
+} GdlPredictAggregation;
+
+typedef struct GdlPredictOptions
+{
+	GdlPredictAggregation aggregation;
+	bool		use_pca;		/* score with PCA (else std) confidence */
+	double		smoothing;		/* confidence = support / (denominator + smoothing); default 5 */
+	bool		exclude_known;	/* leave out answers already in the graph */
+	int64_t		limit;			/* at most this many answers; 0: all */
+} GdlPredictOptions;
+
+/* r(value, ?) when subject_bound, else r(?, value). */
+typedef struct GdlPredictQuery
+{
+	int32_t		rel;
+	bool		subject_bound;
+	int64_t		value;
+} GdlPredictQuery;
+
+typedef struct GdlPredictAnswer
+{
+	int64_t		value;			/* the answer (a graph value) */
+	double		score;			/* by the aggregation */
+	int64_t		rank;			/* 1 + answers strictly better; answers whose
+								 * whole ranking key (for max: every
+								 * confidence, best first) is equal share it */
+	int32_t		nrules;			/* rules that derive it, best first */
+	int32_t    *rules;			/* indices into the rules given to gdl_predict */
+} GdlPredictAnswer;
+
+typedef struct GdlPredictResult
+{
+	int64_t		nanswers;
+	GdlPredictAnswer *answers;	/* ranked: best first, ties by value */
+} GdlPredictResult;
+
+extern void gdl_predict_options_init(GdlPredictOptions *o);
+/*
+ * Rank the answers of one query with the given rules (those whose head is
+ * the query's relation are used; others are skipped).  An entity no rule
+ * derives is not an answer.
+ */
+extern GdlPredictResult *gdl_predict(const GdlMineGraph *g,
+									 const GdlMineRule *rules, int64_t nrules,
+									 const GdlPredictQuery *q,
+									 const GdlPredictOptions *o);
+
+#endif							/* GDL_MINE_H */
