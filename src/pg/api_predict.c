@@ -1,0 +1,357 @@
+/*
+ * api_predict.c — gpudl_predict: ranked answers of link-prediction queries
+ * r(h, ?) and r(?, t) over a program's knowledge graph, scored by mined
+ * rules (the program's stored rules for the target, else rules mined for
+ * the call).  A query is a goal with exactly one constant, or a SQL query
+ * or table name whose rows (subject, object) each have exactly one NULL.
+ */
+#include "gpudl_kg.h"
+
+#include <ctype.h>
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+PG_FUNCTION_INFO_V1(gpudl_predict);
+
+/* One query of a call; value < 0 entity means it has no answers. */
+typedef struct PredictQuery
+{
+	GdlPredictQuery q;
+	bool		known;			/* the constant is an entity of the graph */
+	char	   *text;			/* as shown in the result: r("a", Y) or r(X, "b") */
+} PredictQuery;
+
+/* Is the text a (possibly schema-qualified, possibly quoted) relation name? */
+static bool
+looks_like_name(const char *s)
+{
+	const char *p;
+
+	for (p = s; *p; p++)
+		if (!(isalnum((unsigned char) *p) || *p == '_' || *p == '.' || *p == '"' || *p == '$'))
+			return false;
+	return p != s;
+}
+
+/* Does the text start with a keyword of a SQL query (select, with, values, table)? */
+static bool
+looks_like_sql(const char *s)
+{
+	static const char *const words[] = {"select", "with", "values", "table", "("};
+	int			i;
+
+	while (isspace((unsigned char) *s))
+		s++;
+	for (i = 0; i < lengthof(words); i++)
+	{
+		size_t		n = strlen(words[i]);
+
+		if (pg_strncasecmp(s, words[i], n) == 0 &&
+			(words[i][0] == '(' || s[n] == '\0' || !(isalnum((unsigned char) s[n]) || s[n] == '_')))
+			return true;
+	}
+	return false;
+}
+
+/* The result's text of a query: r("a", Y) or r(X, "b"). */
+static char *
+query_text(const GpudlKg *kg, const char *target, bool subject_bound, int64_t value)
+{
+	char	   *lit = gpudl_kg_value_literal(kg, value);
+
+	return subject_bound ? psprintf("%s(%s, Y)", target, lit) : psprintf("%s(X, %s)", target, lit);
+}
+
+/* Fill a query for a constant of the target. */
+static void
+set_query(PredictQuery *pq, const GpudlKg *kg, const char *target, int rel,
+		  bool subject_bound, int64_t value)
+{
+	pq->q.rel = rel;
+	pq->q.subject_bound = subject_bound;
+	pq->q.value = value;
+	pq->known = gdl_mine_graph_entity(kg->graph, value) >= 0;
+	pq->text = query_text(kg, target, subject_bound, value);
+}
+
+/* Is the goal argument a constant? */
+static bool
+is_constant(const GdlTerm *t)
+{
+	return t->kind == GDL_TERM_INT || t->kind == GDL_TERM_FLOAT ||
+		t->kind == GDL_TERM_TEXT || t->kind == GDL_TERM_BOOL;
+}
+
+/* A goal r("a", Y) or r(X, "b") of the target, parsed with the goal parser. */
+static PredictQuery *
+goal_query(GpudlKg *kg, const char *target, int rel, const char *goal_text)
+{
+	GpudlGoalSpec *g = gpudl_parse_goal(&kg->goals, goal_text);
+	PredictQuery *pq = palloc0(sizeof(PredictQuery));
+	GdlGoal    *enc;
+	bool		c0,
+				c1;
+
+	if (g->pred != rel)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the query \"%s\" asks about \"%s\", not the target \"%s\"",
+						goal_text, kg->goals.preds[g->pred].name, target),
+				 errhint("Query the target, like %s(\"a\", Y).", target)));
+	c0 = is_constant(g->args[0]);
+	c1 = is_constant(g->args[1]);
+	if (c0 == c1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a prediction query needs exactly one constant, \"%s\" has %s",
+						goal_text, c0 ? "two" : "none"),
+				 errhint("Ask %s(\"a\", Y) for the objects of \"a\", or %s(X, \"b\") for the subjects of \"b\".",
+						 target, target)));
+	enc = gpudl_encode_goal(g, kg->dict);
+	set_query(pq, kg, target, rel, c0, enc->bindings[0].value);
+	return pq;
+}
+
+/* A non-null value of a query row, checked against the graph's type. */
+static int64_t
+row_value(GpudlKg *kg, Datum d, Oid typid, int row, int col)
+{
+	GdlType		t = gpudl_type_from_oid(typid);
+
+	if (t == GDL_TYPE_INT)
+		t = GDL_TYPE_BIGINT;
+	if (t != kg->type)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("column %d of the queries is %s, but the knowledge graph's entities are %s",
+						col, format_type_be(typid), gdl_type_name(kg->type)),
+				 errdetail("Row %d.", row)));
+	return gpudl_datum_to_value(d, typid, kg->dict);
+}
+
+/*
+ * Queries from a SQL query or table, run with the caller's rights: two
+ * columns (subject, object), exactly one of them NULL per row.
+ */
+static PredictQuery *
+table_queries(GpudlKg *kg, const char *target, int rel, const char *source, int64 *nqueries)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	const char *sql = looks_like_name(source) ? psprintf("SELECT * FROM %s", source) : source;
+	PredictQuery *out;
+	TupleDesc	desc;
+	uint64		i,
+				n;
+
+	SPI_connect();
+	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the queries must be a goal, a query returning rows, or a table name"),
+				 errdetail("Got: %s", source)));
+	desc = SPI_tuptable->tupdesc;
+	n = SPI_processed;
+	MemoryContextSwitchTo(caller);
+	if (desc->natts != 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the queries have %d column%s, but a query row is (subject, object)",
+						desc->natts, desc->natts == 1 ? "" : "s"),
+				 errhint("Select the subject and the object, one of them NULL: the one to predict.")));
+	out = palloc0(sizeof(PredictQuery) * (n + 1));
+	for (i = 0; i < n; i++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		bool		null0,
+					null1;
+		Datum		d0 = SPI_getbinval(tup, desc, 1, &null0);
+		Datum		d1 = SPI_getbinval(tup, desc, 2, &null1);
+
+		if (null0 == null1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("query row %d has %s, but exactly one of subject and object must be NULL",
+							(int) i + 1, null0 ? "two NULLs" : "no NULL"),
+					 errhint("NULL marks the argument to predict.")));
+		if (!null0)
+			set_query(&out[i], kg, target, rel, true,
+					  row_value(kg, d0, TupleDescAttr(desc, 0)->atttypid, (int) i + 1, 1));
+		else
+			set_query(&out[i], kg, target, rel, false,
+					  row_value(kg, d1, TupleDescAttr(desc, 1)->atttypid, (int) i + 1, 2));
+		if ((i & 0xFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	SPI_finish();
+	*nqueries = (int64) n;
+	return out;
+}
+
+/* The aggregation named by the call (22023 for another name). */
+static GdlPredictAggregation
+parse_aggregation(const char *s)
+{
+	if (strcmp(s, "max") == 0)
+		return GDL_PREDICT_MAX;
+	if (strcmp(s, "noisy_or") == 0)
+		return GDL_PREDICT_NOISY_OR;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid aggregation \"%s\"", s),
+			 errhint("Use 'max' (the best rule's confidence, ties broken by the next best) or 'noisy_or'.")));
+	return GDL_PREDICT_MAX;		/* not reached */
+}
+
+/* Read and check the prediction options (arguments 3-5 and 9-10). */
+static void
+predict_options(FunctionCallInfo fcinfo, GdlPredictOptions *o)
+{
+	gdl_predict_options_init(o);
+	o->aggregation = parse_aggregation(gpudl_text_arg(fcinfo, 3, "aggregation"));
+	o->exclude_known = PG_ARGISNULL(4) ? true : PG_GETARG_BOOL(4);
+	o->limit = gpudl_int_arg(fcinfo, 5, "limit");
+	if (o->limit < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("limit must not be negative, got %lld", (long long) o->limit),
+				 errhint("Use 0 for every answer.")));
+	if (PG_NARGS() > 9)
+	{
+		char	   *conf = gpudl_text_arg(fcinfo, 9, "confidence");
+
+		if (strcmp(conf, "pca") == 0)
+			o->use_pca = true;
+		else if (strcmp(conf, "std") == 0)
+			o->use_pca = false;
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid confidence \"%s\"", conf),
+					 errhint("Use 'pca' (partial completeness) or 'std' (standard confidence).")));
+	}
+	if (PG_NARGS() > 10)
+	{
+		if (PG_ARGISNULL(10))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("smoothing must not be null")));
+		o->smoothing = PG_GETARG_FLOAT8(10);
+		if (!(o->smoothing >= 0) || isinf(o->smoothing))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("smoothing must be a non-negative number, got %g", o->smoothing)));
+	}
+}
+
+/*
+ * gpudl_predict(program, target, query, aggregation, exclude_known, limit,
+ * max_body, min_head_coverage, min_confidence, confidence, smoothing)
+ */
+Datum
+gpudl_predict(PG_FUNCTION_ARGS)
+{
+	char	   *program = gpudl_text_arg(fcinfo, 0, "program name");
+	char	   *target = gpudl_text_arg(fcinfo, 1, "target");
+	char	   *query = gpudl_text_arg(fcinfo, 2, "query");
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	GdlPredictOptions opts;
+	GpudlMineArgs margs;
+	MemoryContext percall;
+	MemoryContext old;
+	GpudlKg    *kg;
+	PredictQuery *queries;
+	int64		nqueries = 1;
+	GdlMineRule *rules;
+	int64		nrules;
+	char	  **texts;
+	Datum	   *rule_datums;
+	int			rel;
+	int			token;
+	int64		qi,
+				i;
+
+	predict_options(fcinfo, &opts);
+	margs.max_body = gpudl_int_arg(fcinfo, 6, "max_body");
+	if (PG_ARGISNULL(7) || PG_ARGISNULL(8))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("min_head_coverage and min_confidence must not be null")));
+	margs.min_head_coverage = PG_GETARG_FLOAT8(7);
+	margs.min_confidence = PG_GETARG_FLOAT8(8);
+	margs.min_support = 1;
+	gpudl_mine_args_check(&margs);
+	gpudl_require_program(program, GPUDL_PRIV_USE);
+
+	InitMaterializedSRF(fcinfo, 0);
+	gpudl_memory_reset();
+	percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl predict", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(percall);
+	token = gpudl_progress_begin("predict", program, query);
+	kg = gpudl_kg_build(program, target);
+	rel = gpudl_kg_relation(kg, target, false);
+	if (looks_like_name(query) || looks_like_sql(query))
+		queries = table_queries(kg, target, rel, query, &nqueries);
+	else
+		queries = goal_query(kg, target, rel, query);
+
+	if (!gpudl_kg_stored_rules(kg, target, &rules, &nrules, &texts))
+	{
+		GdlMineResult *res = gpudl_kg_mine(kg, target, &margs);
+
+		rules = res->rules;
+		nrules = res->nrules;
+		texts = palloc(sizeof(char *) * (nrules + 1));
+		for (i = 0; i < nrules; i++)
+			texts[i] = gdl_mine_rule_text(kg->graph, &rules[i]);
+	}
+	rule_datums = palloc(sizeof(Datum) * (nrules + 1));
+	for (i = 0; i < nrules; i++)
+		rule_datums[i] = CStringGetTextDatum(texts[i]);
+
+	gpudl_progress_phase("predicting");
+	for (qi = 0; qi < nqueries; qi++)
+	{
+		PredictQuery *pq = &queries[qi];
+		GdlPredictResult *pr;
+		Datum		qtext;
+		MemoryContext qcxt;
+
+		CHECK_FOR_INTERRUPTS();
+		if (!pq->known || nrules == 0)
+			continue;
+		qcxt = AllocSetContextCreate(percall, "gpudl predict query", ALLOCSET_DEFAULT_SIZES);
+		MemoryContextSwitchTo(qcxt);
+		pr = gdl_predict(kg->graph, rules, nrules, &pq->q, &opts);
+		qtext = CStringGetTextDatum(pq->text);
+		for (i = 0; i < pr->nanswers; i++)
+		{
+			const GdlPredictAnswer *a = &pr->answers[i];
+			Datum		v[5];
+			bool		nulls[5] = {0};
+			Datum	   *rd = palloc(sizeof(Datum) * (a->nrules + 1));
+			int			k;
+
+			for (k = 0; k < a->nrules; k++)
+				rd[k] = rule_datums[a->rules[k]];
+			v[0] = qtext;
+			v[1] = CStringGetTextDatum(gpudl_kg_value_text(kg, a->value));
+			v[2] = Float8GetDatum(a->score);
+			v[3] = Int64GetDatum(a->rank);
+			v[4] = PointerGetDatum(construct_array(rd, a->nrules, TEXTOID, -1, false, TYPALIGN_INT));
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+		}
+		MemoryContextSwitchTo(percall);
+		MemoryContextDelete(qcxt);
+	}
+	gpudl_progress_end(token);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(percall);
+	return (Datum) 0;
+}

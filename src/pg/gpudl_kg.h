@@ -1,0 +1,71 @@
+/*
+ * gpudl_kg.h — the PostgreSQL side of knowledge-graph mining and link
+ * prediction (pg_kg.c, pg_kg_rules.c, api_mine.c, api_predict.c): a
+ * program's binary predicates as a graph for the mining core
+ * (src/mine/gdl_mine.h), stored mined rules, and the values of answers.
+ */
+#ifndef GPUDL_KG_H
+#define GPUDL_KG_H
+
+#include "gpudl_run.h"
+#include "mine/gdl_mine.h"
+
+/* A program's knowledge graph, read with the caller's rights. */
+typedef struct GpudlKg
+{
+	const char *program;
+	GpudlProgramDef *def;
+	GdlAnalysis *analysis;		/* the program's own analysis */
+	GdlPlan    *plan;			/* compiled lazily for derived predicates */
+	GdlDict    *dict;
+	GdlType		type;			/* every entity's type (the domain) */
+	int			nrels;
+	GdlMineRelation *rels;		/* in the graph's order */
+	GdlMineGraph *graph;
+	GdlAnalysis goals;			/* the graph's relations, for the goal parser */
+} GpudlKg;
+
+/*
+ * Build the graph of a program: every binary predicate its rules read or
+ * derive and every bound binary table whose arguments have the domain's
+ * type: the target's (when target is not NULL; it must be one of them),
+ * else the type most relations have.  Others are left out with a NOTICE
+ * naming them and why.
+ */
+extern GpudlKg *gpudl_kg_build(const char *program, const char *target);
+
+/* The graph's index of a relation; -1 when absent (error unless missing_ok). */
+extern int	gpudl_kg_relation(const GpudlKg *kg, const char *name, bool missing_ok);
+
+/* A graph value as answer text, and as a constant of a goal ("a", 7). */
+extern char *gpudl_kg_value_text(const GpudlKg *kg, int64_t value);
+extern char *gpudl_kg_value_literal(const GpudlKg *kg, int64_t value);
+
+/* The device a mining run uses under gpudl.device (GDL_DEVICE_CPU or _GPU). */
+extern int	gpudl_kg_mine_device(void);
+
+/*
+ * Measures a mining run is asked for (api_mine.c), and the run itself:
+ * mine rules for 'target' (NULL: every relation) of the graph.
+ */
+typedef struct GpudlMineArgs
+{
+	int			max_body;
+	double		min_head_coverage;
+	double		min_confidence;
+	int64		min_support;
+} GpudlMineArgs;
+
+extern void gpudl_mine_args_check(const GpudlMineArgs *a);
+extern GdlMineResult *gpudl_kg_mine(GpudlKg *kg, const char *target, const GpudlMineArgs *a);
+
+/*
+ * The rules stored by gpudl_mine(commit => true) for program and target
+ * (pg_kg_rules.c), as rules of kg's graph; *texts gets each rule's text.
+ * Returns false when none are stored.  Rules over relations no longer in
+ * the graph are skipped with a NOTICE.
+ */
+extern bool gpudl_kg_stored_rules(GpudlKg *kg, const char *target, GdlMineRule **rules,
+								  int64 *nrules, char ***texts);
+
+#endif							/* GPUDL_KG_H */

@@ -1,0 +1,357 @@
+/*
+ * pg_kg.c — a program's binary predicates as a knowledge graph for the
+ * mining core (gpudl_mine, gpudl_predict): which relations belong to it (one
+ * type domain; the others are named in a NOTICE), reading their rows with
+ * the caller's rights (tables through SPI, derived predicates through the
+ * engine on the CPU), the device of a mining run, and values as text.
+ */
+#include "gpudl_kg.h"
+#include "svc_int.h"
+
+#include "miscadmin.h"
+#include "utils/builtins.h"
+
+/* One binary predicate found in the program, before the domain is chosen. */
+typedef struct KgCandidate
+{
+	const char *name;
+	GdlPred		pred;			/* a copy; for a bound-only table, id -1 */
+	GdlType		types[2];
+} KgCandidate;
+
+/* int and bigint hold the same values: one domain. */
+static GdlType
+domain_of(GdlType t)
+{
+	return t == GDL_TYPE_INT ? GDL_TYPE_BIGINT : t;
+}
+
+/* The rows of a predicate: its table, or derived by the engine (CPU). */
+static void
+predicate_rows(GpudlKg *kg, const GdlPred *p, GdlColumns *out)
+{
+	if (p->is_edb)
+		gpudl_load_edb(NULL, p, kg->dict, out);
+	else
+	{
+		GdlRunInput in;
+		GdlGoal		goal;
+		GdlResult  *r;
+
+		memset(&in, 0, sizeof(in));
+		memset(&goal, 0, sizeof(goal));
+		in.load_edb = gpudl_load_edb;
+		in.device = GDL_DEVICE_CPU;
+		in.max_iterations = gpudl_max_iterations;
+		in.want_rows = true;
+		in.progress = gpudl_progress_engine;
+		goal.pred = p->id;
+		if (kg->plan == NULL)
+			kg->plan = gdl_plan_compile(kg->analysis);
+		r = gdl_run(kg->plan, &in, kg->dict, &goal);
+		*out = r->rows;
+	}
+}
+
+/*
+ * Every binary predicate of the program: those its rules read or derive,
+ * then bound tables no rule mentions (as build_background does for
+ * learning).  Returns how many; *out gets them.
+ */
+static int
+collect_candidates(GpudlKg *kg, KgCandidate **out)
+{
+	GdlAnalysis *a = kg->analysis;
+	KgCandidate *c = palloc0(sizeof(KgCandidate) * (a->npreds + list_length(kg->def->bindings) + 1));
+	int			n = 0;
+	ListCell   *lc;
+	int			i;
+
+	for (i = 0; i < a->npreds; i++)
+	{
+		GdlPred    *p = &a->preds[i];
+
+		if (p->arity != 2)
+			continue;
+		c[n].name = p->name;
+		c[n].pred = *p;
+		c[n].types[0] = p->types[0];
+		c[n].types[1] = p->types[1];
+		n++;
+	}
+	foreach(lc, kg->def->bindings)
+	{
+		GpudlBinding *b = lfirst(lc);
+		GdlPred		p;
+
+		if (gdl_analysis_find_pred(a, b->predicate) >= 0)
+			continue;
+		memset(&p, 0, sizeof(p));
+		p.name = b->predicate;
+		p.is_edb = true;
+		p.id = -1;
+		if (!gpudl_resolve_predicate(kg->def, b->predicate, &p.rel))
+			continue;
+		p.arity = p.rel.ncols;
+		p.types = p.rel.types;
+		if (p.arity != 2)
+			continue;
+		c[n].name = p.name;
+		c[n].pred = p;
+		c[n].types[0] = p.types[0];
+		c[n].types[1] = p.types[1];
+		n++;
+	}
+	*out = c;
+	return n;
+}
+
+/*
+ * The domain: the target's type, else the type most relations relate
+ * (the first such relation's on a tie).
+ */
+static GdlType
+choose_domain(const char *program, const char *target, KgCandidate *c, int n)
+{
+	int			i,
+				j;
+	int			best = -1,
+				best_count = 0;
+
+	if (target != NULL)
+	{
+		for (i = 0; i < n; i++)
+			if (strcmp(c[i].name, target) == 0)
+				break;
+		if (i == n)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_TABLE),
+					 errmsg("target \"%s\" is not a binary predicate of program \"%s\"", target, program),
+					 errhint("Mine or predict a predicate with two arguments that the program's rules read or derive, or a bound table.")));
+		if (domain_of(c[i].types[0]) != domain_of(c[i].types[1]))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("target \"%s\" relates %s to %s; the entities of a knowledge graph have one type",
+							target, gdl_type_name(c[i].types[0]), gdl_type_name(c[i].types[1]))));
+		return domain_of(c[i].types[0]);
+	}
+	for (i = 0; i < n; i++)
+	{
+		int			count = 0;
+
+		if (domain_of(c[i].types[0]) != domain_of(c[i].types[1]))
+			continue;
+		for (j = 0; j < n; j++)
+			if (domain_of(c[j].types[0]) == domain_of(c[i].types[0]) &&
+				domain_of(c[j].types[1]) == domain_of(c[i].types[0]))
+				count++;
+		if (count > best_count)
+		{
+			best = i;
+			best_count = count;
+		}
+	}
+	if (best < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("program \"%s\" has no binary predicate relating values of one type", program),
+				 errhint("A knowledge graph is a set of predicates r(subject, object) over one type of entity.")));
+	return domain_of(c[best].types[0]);
+}
+
+/* The fake analysis the goal parser checks goals against: the graph's relations. */
+static void
+build_goal_analysis(GpudlKg *kg)
+{
+	int			i;
+
+	memset(&kg->goals, 0, sizeof(kg->goals));
+	kg->goals.npreds = kg->nrels;
+	kg->goals.preds = palloc0(sizeof(GdlPred) * (kg->nrels + 1));
+	for (i = 0; i < kg->nrels; i++)
+	{
+		GdlPred    *p = &kg->goals.preds[i];
+
+		p->id = i;
+		p->name = (char *) kg->rels[i].name;
+		p->arity = 2;
+		p->types = palloc(sizeof(GdlType) * 2);
+		p->types[0] = p->types[1] = kg->type == GDL_TYPE_BIGINT ? GDL_TYPE_BIGINT : kg->type;
+		p->is_edb = true;
+		p->stratum = -1;
+	}
+}
+
+/* See gpudl_kg.h. */
+GpudlKg *
+gpudl_kg_build(const char *program, const char *target)
+{
+	GpudlKg    *kg = palloc0(sizeof(GpudlKg));
+	KgCandidate *c;
+	StringInfoData left;
+	int			n,
+				i,
+				nleft = 0;
+
+	gpudl_install_host();
+	kg->program = pstrdup(program);
+	kg->def = gpudl_load_program(program);
+	kg->analysis = gpudl_analyze_program(kg->def);
+	kg->dict = gdl_dict_create();
+	n = collect_candidates(kg, &c);
+	kg->type = choose_domain(program, target, c, n);
+
+	initStringInfo(&left);
+	kg->rels = palloc0(sizeof(GdlMineRelation) * (n + 1));
+	for (i = 0; i < n; i++)
+	{
+		GdlMineRelation *r;
+
+		if (domain_of(c[i].types[0]) != kg->type || domain_of(c[i].types[1]) != kg->type)
+		{
+			appendStringInfo(&left, "%s%s(%s, %s)", nleft ? ", " : "", c[i].name,
+							 gdl_type_name(c[i].types[0]), gdl_type_name(c[i].types[1]));
+			nleft++;
+			continue;
+		}
+		r = &kg->rels[kg->nrels++];
+		r->name = pstrdup(c[i].name);
+		predicate_rows(kg, &c[i].pred, &r->rows);
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (nleft > 0)
+		ereport(NOTICE,
+				(errmsg("%d binary predicate%s of program \"%s\" left out of the knowledge graph: %s",
+						nleft, nleft == 1 ? "" : "s", program, left.data),
+				 errdetail("The graph's entities are of type %s%s; a relation over other types cannot share them.",
+						   gdl_type_name(kg->type),
+						   target ? psprintf(" (the type of target \"%s\")", target) : " (the type most relations have)")));
+	kg->graph = gdl_mine_graph_build(kg->nrels, kg->rels);
+	build_goal_analysis(kg);
+	return kg;
+}
+
+/* See gpudl_kg.h. */
+int
+gpudl_kg_relation(const GpudlKg *kg, const char *name, bool missing_ok)
+{
+	int			i;
+
+	for (i = 0; i < gdl_mine_graph_nrels(kg->graph); i++)
+		if (strcmp(gdl_mine_graph_relname(kg->graph, i), name) == 0)
+			return i;
+	if (!missing_ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("target \"%s\" is not a relation of program \"%s\"'s knowledge graph",
+						name, kg->program)));
+	return -1;
+}
+
+/* See gpudl_kg.h. */
+char *
+gpudl_kg_value_text(const GpudlKg *kg, int64_t value)
+{
+	switch (kg->type)
+	{
+		case GDL_TYPE_TEXT:
+			{
+				size_t		len;
+				const char *s = gdl_dict_string(kg->dict, (int32_t) value, &len);
+
+				return pnstrdup(s, len);
+			}
+		case GDL_TYPE_BOOL:
+			return pstrdup(value ? "true" : "false");
+		case GDL_TYPE_FLOAT8:
+			{
+				double		f;
+
+				memcpy(&f, &value, sizeof(f));
+				return psprintf("%.17g", f);
+			}
+		default:
+			return psprintf("%lld", (long long) value);
+	}
+}
+
+/* See gpudl_kg.h. */
+char *
+gpudl_kg_value_literal(const GpudlKg *kg, int64_t value)
+{
+	char	   *s = gpudl_kg_value_text(kg, value);
+	StringInfoData b;
+	const char *p;
+
+	if (kg->type != GDL_TYPE_TEXT)
+		return s;
+	initStringInfo(&b);
+	appendStringInfoChar(&b, '"');
+	for (p = s; *p; p++)
+	{
+		if (*p == '"' || *p == '\\')
+			appendStringInfoChar(&b, '\\');
+		if (*p == '\n')
+			appendStringInfoString(&b, "\\n");
+		else
+			appendStringInfoChar(&b, *p);
+	}
+	appendStringInfoChar(&b, '"');
+	return b.data;
+}
+
+/*
+ * See gpudl_kg.h.  The GPU when gpudl.device allows and one works in this
+ * session; with the GPU service running the service owns the GPU and
+ * mining stays on the CPU.
+ */
+int
+gpudl_kg_mine_device(void)
+{
+	if (gpudl_device_setting == GPUDL_DEVICE_CPU)
+		return GDL_DEVICE_CPU;
+	if (svc_active() && gpudl_service_enabled)
+		return GDL_DEVICE_CPU;
+	return gpudl_choose_gpu_backend() != NULL ? GDL_DEVICE_GPU : GDL_DEVICE_CPU;
+}
+
+/* Raise 22023 unless the mining arguments are in range. */
+void
+gpudl_mine_args_check(const GpudlMineArgs *a)
+{
+	if (a->max_body < 1 || a->max_body > GDL_MINE_MAX_BODY)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_body must be between 1 and %d, got %d", GDL_MINE_MAX_BODY, a->max_body)));
+	if (!(a->min_head_coverage >= 0 && a->min_head_coverage <= 1))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("min_head_coverage must be between 0 and 1, got %g", a->min_head_coverage)));
+	if (!(a->min_confidence >= 0 && a->min_confidence <= 1))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("min_confidence must be between 0 and 1, got %g", a->min_confidence)));
+	if (a->min_support < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("min_support must be at least 1, got %lld", (long long) a->min_support)));
+}
+
+/* See gpudl_kg.h. */
+GdlMineResult *
+gpudl_kg_mine(GpudlKg *kg, const char *target, const GpudlMineArgs *a)
+{
+	GdlMineOptions o;
+	int			device = gpudl_kg_mine_device();
+
+	gdl_mine_options_init(&o);
+	o.target = target ? gpudl_kg_relation(kg, target, false) : -1;
+	o.max_body = a->max_body;
+	o.min_head_coverage = a->min_head_coverage;
+	o.min_confidence = a->min_confidence;
+	o.min_support = a->min_support;
+	o.device = device;
+	gpudl_progress_device(device == GDL_DEVICE_GPU ? "gpu" : "cpu");
+	gpudl_progress_phase("mining");
+	return gdl_mine(kg->graph, &o);
+}
