@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# bench/kg/eval.sh — link prediction on knowledge graphs through SQL:
+# gpudl_mine once (commit => true), then gpudl_predict with a table of
+# queries per relation, scored the standard way (filtered MRR, Hits@1,
+# Hits@10, ties at their expected rank; see score.sql).
+#
+#   bash bench/kg/eval.sh                       # family and kinship, test split
+#   SPLIT=valid MAX_BODY=2 AGG=noisy_or bash bench/kg/eval.sh kinship
+#
+# It needs a running PostgreSQL 15 with gpudl installed (and may create
+# databases); it starts nothing.  Settings (environment):
+#   DATA_ROOT   where <name>/{facts,train,valid,test,entities}.txt are
+#               (default ../shared/data/kg relative to the repository root)
+#   SPLIT       the triples asked: test (default) or valid (choose settings on valid only)
+#   MAX_BODY (3), MIN_HC (0.01), MIN_CONF (0.1), MIN_SUPPORT (1): gpudl_mine's thresholds
+#   AGG (max | noisy_or), CONF (pca | std), SMOOTH (5): gpudl_predict's scoring
+#   DEVICE      gpudl.device (auto)
+#   KEEP=1      keep the database (gpudl_kg_<name>) afterwards
+# Connection: GPUDL_PGHOST / GPUDL_PGPORT / GPUDL_PGUSER (else PGHOST ..., /tmp, 54329, postgres).
+# The graph is facts ∪ train; every split's triples are filtered.  Times are
+# wall-clock seconds of the gpudl_mine call and of all gpudl_predict calls
+# (one per relation), measured around the statements on the server.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+DATA_ROOT="${DATA_ROOT:-$root/../shared/data/kg}"
+SPLIT="${SPLIT:-test}"
+MAX_BODY="${MAX_BODY:-3}"
+MIN_HC="${MIN_HC:-0.01}"
+MIN_CONF="${MIN_CONF:-0.1}"
+MIN_SUPPORT="${MIN_SUPPORT:-1}"
+AGG="${AGG:-max}"
+CONF="${CONF:-pca}"
+SMOOTH="${SMOOTH:-5}"
+DEVICE="${DEVICE:-auto}"
+export PGHOST="${GPUDL_PGHOST:-${PGHOST:-/tmp}}"
+export PGPORT="${GPUDL_PGPORT:-${PGPORT:-54329}}"
+export PGUSER="${GPUDL_PGUSER:-${PGUSER:-postgres}}"
+export PGOPTIONS="-c client_min_messages=warning -c gpudl.device=$DEVICE"
+names=("$@"); [ ${#names[@]} -gt 0 ] || names=(family kinship)
+
+for name in "${names[@]}"; do
+  dir="$DATA_ROOT/$name"
+  [ -f "$dir/train.txt" ] || { echo "no data in $dir" >&2; exit 1; }
+  db="gpudl_kg_$name"
+  psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+  q() { psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+  q -c "CREATE EXTENSION gpudl"
+  q -v dir="$dir" -v program=kg -f "$here/load.sql" >/dev/null
+  echo "== $name: split $SPLIT; max_body $MAX_BODY, min_head_coverage $MIN_HC, min_confidence $MIN_CONF," \
+       "min_support $MIN_SUPPORT; aggregation $AGG, confidence $CONF, smoothing $SMOOTH; device $DEVICE"
+  q -At -c "SELECT 'graph: ' || count(*) || ' triples (facts + train), ' || (SELECT count(*) FROM relations) || ' relations, '
+                   || (SELECT count(*) FROM entities) || ' entities; asked: ' || (SELECT count(*) FROM triples WHERE split = '$SPLIT') || ' triples x 2'
+              FROM triples WHERE split IN ('facts', 'train')"
+  q -At <<SQL
+\set ON_ERROR_STOP 1
+SELECT clock_timestamp() AS t0 \gset
+CREATE TABLE mined AS SELECT * FROM gpudl_mine('kg', max_body => $MAX_BODY, min_head_coverage => $MIN_HC,
+    min_confidence => $MIN_CONF, min_support => $MIN_SUPPORT, commit => true);
+SELECT 'mining: ' || (SELECT count(*) FROM mined) || ' rules in '
+       || round(extract(epoch FROM clock_timestamp() - :'t0'::timestamptz)::numeric, 2) || ' s';
+SELECT clock_timestamp() AS t1 \gset
+CREATE TABLE preds AS
+  SELECT p.query, p.answer, p.score, p.rank
+    FROM relations rel,
+         LATERAL gpudl_predict('kg', rel.pred,
+             format('SELECT h, NULL::text FROM triples WHERE r = %L AND split = %L
+                     UNION SELECT NULL::text, t FROM triples WHERE r = %L AND split = %L',
+                    rel.r, '$SPLIT', rel.r, '$SPLIT'),
+             aggregation => '$AGG', "limit" => 0, confidence => '$CONF', smoothing => $SMOOTH) p;
+SELECT 'prediction: ' || (SELECT count(DISTINCT query) FROM preds) || ' queries with answers, '
+       || (SELECT count(*) FROM preds) || ' answers in '
+       || round(extract(epoch FROM clock_timestamp() - :'t1'::timestamptz)::numeric, 2) || ' s';
+CREATE INDEX ON preds(query, answer);
+ANALYZE preds;
+SQL
+  q -v split="$SPLIT" -f "$here/score.sql"
+  [ "${KEEP:-0}" = 1 ] || psql -X -q -d postgres -c "DROP DATABASE $db"
+done
