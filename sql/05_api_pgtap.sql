@@ -6,7 +6,7 @@
 \pset pager off
 SET client_min_messages = warning;
 LOAD 'gpudl';  -- settings exist once the library is loaded
-SELECT plan(109);
+SELECT plan(119);
 
 -- schema layout: functions in the extension's schema, catalog in gpudl
 SELECT has_schema('gpudl');
@@ -15,6 +15,7 @@ SELECT has_table('gpudl', 'rules', 'catalog table rules');
 SELECT has_table('gpudl', 'bindings', 'catalog table bindings');
 SELECT has_table('gpudl', 'learn_runs', 'catalog table learn_runs');
 SELECT has_table('gpudl', 'learned_rules', 'catalog table learned_rules');
+SELECT has_table('gpudl', 'mined_rules', 'catalog table mined_rules (0.3)');
 
 SELECT columns_are('gpudl', 'programs',
     ARRAY['name', 'description', 'version', 'created_at', 'updated_at', 'owner', 'acl']);
@@ -53,7 +54,8 @@ SELECT columns_are('gpudl', 'learned_rules',
 SELECT set_eq(
     $$SELECT unnest(extconfig)::regclass::text FROM pg_extension WHERE extname = 'gpudl'$$,
     ARRAY['gpudl.programs', 'gpudl.rules', 'gpudl.rules_id_seq', 'gpudl.bindings',
-          'gpudl.learn_runs', 'gpudl.learn_runs_id_seq', 'gpudl.learned_rules'],
+          'gpudl.learn_runs', 'gpudl.learn_runs_id_seq', 'gpudl.learned_rules',
+          'gpudl.mined_rules', 'gpudl.mined_rules_id_seq'],
     'catalog tables are registered with pg_extension_config_dump');
 SELECT is((SELECT extrelocatable FROM pg_extension WHERE extname = 'gpudl'), false,
     'the extension is not relocatable');
@@ -62,7 +64,7 @@ SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'gpudl'), '0.3', 
 -- ownership (PRODUCT.md section 7): row-level security on the catalog
 SELECT ok((SELECT bool_and(relrowsecurity) FROM pg_class
            WHERE oid IN ('gpudl.programs'::regclass, 'gpudl.rules'::regclass, 'gpudl.bindings'::regclass,
-                         'gpudl.learn_runs'::regclass, 'gpudl.learned_rules'::regclass)),
+                         'gpudl.learn_runs'::regclass, 'gpudl.learned_rules'::regclass, 'gpudl.mined_rules'::regclass)),
     'row-level security is enabled on the user-data catalog tables');
 SELECT policies_are('gpudl', 'rules', ARRAY['rules_select', 'rules_insert', 'rules_update', 'rules_delete']);
 SELECT policies_are('gpudl', 'bindings',
@@ -72,6 +74,12 @@ SELECT policies_are('gpudl', 'programs',
 SELECT policies_are('gpudl', 'learn_runs',
     ARRAY['learn_runs_select', 'learn_runs_insert', 'learn_runs_update', 'learn_runs_delete']);
 SELECT policies_are('gpudl', 'learned_rules', ARRAY['learned_rules_all']);
+SELECT policies_are('gpudl', 'mined_rules',
+    ARRAY['mined_rules_select', 'mined_rules_insert', 'mined_rules_update', 'mined_rules_delete']);
+SELECT columns_are('gpudl', 'mined_rules',
+    ARRAY['id', 'program', 'target', 'rule', 'support', 'head_coverage', 'std_confidence',
+          'pca_confidence', 'body_size', 'pca_body_size', 'nbody', 'params', 'mined_by', 'mined_at']);
+SELECT fk_ok('gpudl', 'mined_rules', 'program', 'gpudl', 'programs', 'name');
 SELECT has_function('public', 'gpudl_grant', ARRAY['text', 'text', 'text']);
 SELECT function_returns('public', 'gpudl_grant', ARRAY['text', 'text', 'text'], 'void');
 SELECT has_function('public', 'gpudl_revoke', ARRAY['text', 'text', 'text']);
@@ -136,6 +144,30 @@ SELECT is(pg_get_function_result('gpudl_candidates(text,text,int,int,boolean)'::
     'TABLE(id integer, rule text, template text)', 'gpudl_candidates result');
 SELECT is(pg_get_function_result('gpudl_loss_grad(text,text,text,text,float8[])'::regprocedure),
     'TABLE(loss double precision, grad double precision[])', 'gpudl_loss_grad result');
+-- knowledge graphs (0.3): mining and link prediction
+SELECT has_function('public', 'gpudl_mine',
+    ARRAY['text', 'text', 'integer', 'double precision', 'double precision', 'bigint', 'boolean']);
+SELECT is(pg_get_function_arguments('gpudl_mine(text,text,int,float8,float8,bigint,boolean)'::regprocedure),
+    'program text, target text DEFAULT NULL::text, max_body integer DEFAULT 3, '
+    'min_head_coverage double precision DEFAULT 0.01, min_confidence double precision DEFAULT 0.1, '
+    'min_support bigint DEFAULT 1, commit boolean DEFAULT false',
+    'gpudl_mine argument names and defaults (PRODUCT.md)');
+SELECT is(pg_get_function_result('gpudl_mine(text,text,int,float8,float8,bigint,boolean)'::regprocedure),
+    'TABLE(target text, rule text, support bigint, head_coverage double precision, '
+    'std_confidence double precision, pca_confidence double precision, body_size bigint, pca_body_size bigint)',
+    'gpudl_mine result columns');
+SELECT has_function('public', 'gpudl_predict',
+    ARRAY['text', 'text', 'text', 'text', 'boolean', 'integer', 'integer', 'double precision',
+          'double precision', 'text', 'double precision']);
+SELECT is(pg_get_function_arguments('gpudl_predict(text,text,text,text,boolean,int,int,float8,float8,text,float8)'::regprocedure),
+    'program text, target text, query text, aggregation text DEFAULT ''max''::text, '
+    'exclude_known boolean DEFAULT true, "limit" integer DEFAULT 10, max_body integer DEFAULT 3, '
+    'min_head_coverage double precision DEFAULT 0.01, min_confidence double precision DEFAULT 0.1, '
+    'confidence text DEFAULT ''pca''::text, smoothing double precision DEFAULT 5',
+    'gpudl_predict argument names and defaults (PRODUCT.md, plus confidence and smoothing)');
+SELECT is(pg_get_function_result('gpudl_predict(text,text,text,text,boolean,int,int,float8,float8,text,float8)'::regprocedure),
+    'TABLE(query text, answer text, score double precision, rank bigint, rules text[])',
+    'gpudl_predict result columns');
 SELECT function_returns('public', 'gpudl_commit_rule', ARRAY['text', 'text'], 'bigint');
 SELECT function_returns('public', 'gpudl_sample_false_positives', ARRAY['text', 'text', 'text', 'integer'], 'setof record');
 SELECT is(pg_get_function_result('gpudl_derivations(text,text)'::regprocedure),
