@@ -1,0 +1,128 @@
+-- 71_predict: gpudl_predict on a graph whose ranking is known by hand.
+-- likes has three one-atom rules (no reversed atom has support):
+--   R1 likes(X, Y) :- friend(X, Y).     support 3, pca body 4: pca .75
+--   R2 likes(X, Y) :- colleague(X, Y).  support 2, pca body 3: pca 2/3
+--   R3 likes(X, Y) :- neighbor(X, Y).   support 2, pca body 4: pca .5
+-- likes("a", ?): b (R1, known), c (R1), d (R2, known), e (R2 and R3), h (R3).
+-- max: c .75 > e (2/3, then .5) > h .5; noisy_or: e 1 - (1/3)(1/2) = 5/6 > c > h.
+-- Without exclude_known, b ties with c and e beats d on its second rule.
+-- smoothing 0 gives these numbers; the default 5 gives support / (pca body + 5).
+\set VERBOSITY default
+SET client_min_messages = warning;
+DROP ROLE IF EXISTS pred_user;
+DROP ROLE IF EXISTS pred_other;
+CREATE ROLE pred_user;
+CREATE ROLE pred_other;
+RESET client_min_messages;
+CREATE TABLE friend(x text, y text);
+INSERT INTO friend VALUES ('a', 'b'), ('a', 'c'), ('d', 'e'), ('d', 'f'), ('g', 'h');
+CREATE TABLE colleague(x text, y text);
+INSERT INTO colleague VALUES ('a', 'd'), ('a', 'e'), ('b', 'c'), ('g', 'f'), ('g', 'h');
+CREATE TABLE neighbor(x text, y text);
+INSERT INTO neighbor VALUES ('a', 'h'), ('a', 'e'), ('d', 'f'), ('b', 'c'), ('g', 'a');
+CREATE TABLE likes(x text, y text);
+INSERT INTO likes VALUES ('a', 'b'), ('d', 'e'), ('d', 'f'), ('a', 'd'), ('b', 'c');
+CREATE TABLE pred_queries(s text, o text);
+INSERT INTO pred_queries VALUES ('a', NULL), (NULL, 'e'), ('zed', NULL), ('g', NULL);
+GRANT SELECT ON friend, colleague, neighbor, likes, pred_queries TO pred_user;
+SELECT gpudl_create_program('soc');
+SELECT gpudl_bind('soc', p, p) FROM unnest(ARRAY['friend', 'colleague', 'neighbor', 'likes']) p;
+
+-- the rules (mined for the call when none are stored)
+SELECT rule, support, pca_body_size, round(pca_confidence::numeric, 4) AS pca
+  FROM gpudl_mine('soc', 'likes', max_body => 1) ORDER BY rule;
+
+-- max with tie-break, noisy_or
+SELECT query, answer, round(score::numeric, 4) AS score, rank, rules
+  FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', max_body => 1, smoothing => 0);
+SELECT query, answer, round(score::numeric, 4) AS score, rank, rules
+  FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', aggregation => 'noisy_or', max_body => 1, smoothing => 0);
+-- known answers too: b ties with c; e beats d on its second-best rule
+SELECT answer, round(score::numeric, 4) AS score, rank
+  FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', exclude_known => false, max_body => 1, smoothing => 0);
+SELECT answer, round(score::numeric, 4) AS score, rank
+  FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', aggregation => 'noisy_or', exclude_known => false,
+                     max_body => 1, smoothing => 0);
+-- the default smoothing: 3/9, 2/8, 2/9
+SELECT answer, round(score::numeric, 4) AS score, rank
+  FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', max_body => 1);
+-- standard confidence: 3/5, 2/5, 2/5 (e and h tie on their best rule; e has a second)
+SELECT answer, round(score::numeric, 4) AS score, rank
+  FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', max_body => 1, smoothing => 0, confidence => 'std');
+-- the other direction, limit
+SELECT query, answer, round(score::numeric, 4) AS score, rank
+  FROM gpudl_predict('soc', 'likes', 'likes(X, "e")', exclude_known => false, max_body => 1, smoothing => 0);
+SELECT answer, rank FROM gpudl_predict('soc', 'likes', 'likes("a", _)', "limit" => 1, max_body => 1);
+SELECT count(*) AS all_answers
+  FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', exclude_known => false, "limit" => 0, max_body => 1);
+
+-- a table of queries (a name or a query): one NULL per row marks what to predict;
+-- an entity the graph does not know has no answers
+SELECT query, answer, rank
+  FROM gpudl_predict('soc', 'likes', 'pred_queries', max_body => 1, smoothing => 0);
+SELECT query, answer, rank
+  FROM gpudl_predict('soc', 'likes', 'SELECT NULL, y FROM likes WHERE x = ''d''', max_body => 1,
+                     exclude_known => false);
+
+-- stored rules come first: with only R1 committed, only R1's answers
+SELECT count(*) AS mined FROM gpudl_mine('soc', 'likes', max_body => 1, min_confidence => 0.7, commit => true);
+SELECT answer, rank, rules FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', max_body => 1);
+
+-- privileges: use the program and read its tables
+SET ROLE pred_other;
+SELECT * FROM gpudl_predict('soc', 'likes', 'likes("a", Y)');
+\echo :LAST_ERROR_SQLSTATE
+RESET ROLE;
+SELECT gpudl_grant('soc', 'pred_other', 'use');
+SET ROLE pred_other;
+SELECT * FROM gpudl_predict('soc', 'likes', 'likes("a", Y)');
+\echo :LAST_ERROR_SQLSTATE
+RESET ROLE;
+SELECT gpudl_grant('soc', 'pred_user', 'use');
+SET ROLE pred_user;
+SELECT answer, rank FROM gpudl_predict('soc', 'likes', 'likes("a", Y)');
+-- the queries too are read with the caller's rights
+SELECT * FROM gpudl_predict('soc', 'likes', 'SELECT rolname::text, NULL FROM pg_authid');
+\echo :LAST_ERROR_SQLSTATE
+RESET ROLE;
+
+-- errors
+SELECT * FROM gpudl_predict('nope', 'likes', 'likes("a", Y)');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM gpudl_predict('soc', 'hates', 'hates("a", Y)');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', aggregation => 'sum');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', confidence => 'best');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', "limit" => -1);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', smoothing => -1);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM gpudl_predict('soc', 'likes', 'likes("a", "b")');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM gpudl_predict('soc', 'likes', 'likes(X, Y)');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM gpudl_predict('soc', 'likes', 'likes("a", Y');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM gpudl_predict('soc', 'likes', 'friend("a", Y)');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM gpudl_predict('soc', 'likes', 'enemy("a", Y)');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM gpudl_predict('soc', 'likes', 'likes(1, Y)');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM gpudl_predict('soc', 'likes', 'SELECT ''a'', NULL, NULL');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM gpudl_predict('soc', 'likes', 'SELECT ''a'', ''b''');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM gpudl_predict('soc', 'likes', 'SELECT NULL::text, NULL::text');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM gpudl_predict('soc', 'likes', 'SELECT 1, NULL');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM gpudl_predict('soc', 'likes', NULL);
+\echo :LAST_ERROR_SQLSTATE
+
+SELECT gpudl_drop_program('soc');
+DROP TABLE friend, colleague, neighbor, likes, pred_queries;
+DROP ROLE pred_user;
+DROP ROLE pred_other;
