@@ -72,6 +72,39 @@ echo "$out" | grep -q "^bob counts $(run -At -c "SELECT gpudl_count('family', 'a
 # ---------------------------------------------------------------- 0.3 features
 # (each 0.3 addition appends a check here that it works on the updated catalog)
 
+# mining and prediction (issue 12): the owner mines family's graph and
+# commits the rules into gpudl.mined_rules; bob (use) predicts with them but
+# may not commit; ann (no grant on family) may not mine it
+out=$(run -At <<'SQL'
+SELECT 'mined ' || count(*) FROM gpudl_mine('family', 'anc', max_body => 2, commit => true);
+SELECT 'stored ' || count(*) FROM gpudl.mined_rules WHERE program = 'family' AND target = 'anc';
+SET ROLE upg2_bob;
+SELECT 'bob sees ' || count(*) FROM gpudl.mined_rules WHERE program = 'family';
+SELECT 'bob predicts ' || string_agg(answer, ',' ORDER BY rank, answer)
+  FROM gpudl_predict('family', 'anc', 'anc("abe", Y)', exclude_known => false, "limit" => 0);
+RESET ROLE;
+SQL
+)
+stored=$(echo "$out" | sed -n 's/^stored //p')
+{ [ -n "$stored" ] && [ "$stored" -gt 0 ] && echo "$out" | grep -q "^mined $stored$" \
+  && echo "$out" | grep -q "^bob sees $stored$" && echo "$out" | grep -q "^bob predicts .*bart" \
+  && [ "$(run -At -c "SELECT count(*) FROM gpudl.mined_rules")" = "$stored" ]; } \
+  || { echo "gpudl_mine / gpudl_predict after the update: $out"; exit 1; }
+notices=$(run -At 2>&1 <<'SQL'
+SET client_min_messages = notice;
+SET ROLE upg2_bob;
+DO $$ BEGIN PERFORM gpudl_mine('family', 'anc', commit => true); RAISE NOTICE 'not refused';
+  EXCEPTION WHEN insufficient_privilege THEN RAISE NOTICE 'bob commit refused'; END $$;
+RESET ROLE;
+SET ROLE upg2_ann;
+DO $$ BEGIN PERFORM gpudl_predict('family', 'anc', 'anc("abe", Y)'); RAISE NOTICE 'not refused';
+  EXCEPTION WHEN insufficient_privilege THEN RAISE NOTICE 'ann predict refused'; END $$;
+RESET ROLE;
+SQL
+)
+{ echo "$notices" | grep -q "bob commit refused" && echo "$notices" | grep -q "ann predict refused"; } \
+  || { echo "privileges of gpudl_mine / gpudl_predict after the update: $notices"; exit 1; }
+
 dropdb $db
 psql -X -q -d postgres -c "DROP ROLE upg2_ann" -c "DROP ROLE upg2_bob"
 echo "update 0.2 -> $latest: catalog, owners, grants and answers identical"
