@@ -62,6 +62,7 @@ gdl_mine(const GdlMineGraph *g, const GdlMineOptions *o)
 	check_options(g, o);
 	if (o->device == GDL_DEVICE_GPU)
 		done = mine_device_count(g, o, &c, &n, &res->times);
+	res->device = done ? GDL_DEVICE_GPU : GDL_DEVICE_CPU;
 	if (!done)
 	{
 		c = mine_count_support(g, o, threads, &n);

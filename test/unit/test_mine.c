@@ -382,6 +382,39 @@ compare(const Kg *k, const GdlMineOptions *o, const char *what)
 		}
 	}
 	CHECK_MSG(res->nrules == nref, "%s: %ld rules, reference %ld", what, (long) res->nrules, (long) nref);
+	/* prediction derives exactly the (answer, rule) pairs whose body holds */
+	for (int h = 0; h < k->nrels && res->nrules > 0; h++)
+		for (int e = 0; e < k->nent; e += 2)
+			for (int sb = 0; sb < 2; sb++)
+			{
+				GdlPredictQuery q = {h, sb == 1, k->val[e]};
+				GdlPredictOptions po;
+				GdlPredictResult *p;
+				int64_t		nder = 0,
+							nref_der = 0;
+
+				gdl_predict_options_init(&po);
+				p = gdl_predict(g, res->rules, res->nrules, &q, &po);
+				for (int64_t a = 0; a < p->nanswers; a++)
+				{
+					int32_t		other = gdl_mine_graph_entity(g, p->answers[a].value);
+
+					CHECK(a == 0 || p->answers[a].rank >= p->answers[a - 1].rank);
+					for (int32_t m = 0; m < p->answers[a].nrules; m++)
+					{
+						const GdlMineRule *r = &res->rules[p->answers[a].rules[m]];
+
+						CHECK(r->head == h && (sb ? body_true(k, r, e, other) : body_true(k, r, other, e)));
+						nder++;
+					}
+				}
+				for (int64_t i = 0; i < res->nrules; i++)
+					if (res->rules[i].head == h)
+						for (int o2 = 0; o2 < k->nent; o2++)
+							nref_der += sb ? body_true(k, &res->rules[i], e, o2) : body_true(k, &res->rules[i], o2, e);
+				CHECK_MSG(nder == nref_der, "%s: predict %s %d: %ld derivations, reference %ld", what,
+						  sb ? "subject" : "object", e, (long) nder, (long) nref_der);
+			}
 	/* the same with another thread count */
 	{
 		GdlMineOptions o2 = *o;
@@ -524,12 +557,163 @@ test_graph(void)
 	gdl_test_reset();
 }
 
+/* A hand-made rule: head :- atoms, with support and denominators. */
+static GdlMineRule
+hand_rule(int head, int nbody, const GdlMineAtom *body, int64_t sup, int64_t bs, int64_t pca)
+{
+	GdlMineRule r;
+
+	memset(&r, 0, sizeof(r));
+	r.head = head;
+	r.nbody = nbody;
+	memcpy(r.body, body, sizeof(GdlMineAtom) * nbody);
+	r.support = sup;
+	r.body_size = bs;
+	r.pca_body_size = pca;
+	return r;
+}
+
+/*
+ * Prediction on a graph ranked by hand.  likes(X,Y) with R0 :- friend(X,Y)
+ * (conf 3/4), R1 :- knows(X,Y) (1/2), R2 :- friend(X,Z), friend(Z,Y) (7/8);
+ * likes(1, ?) derives 2 [.75 .5], 3 [.75], 4 [.875], 5 [.875 .5], 6 [.75].
+ */
+static void
+test_predict(void)
+{
+	int64_t		fa[] = {1, 1, 2, 3, 3, 1},
+				fb[] = {2, 3, 4, 4, 5, 6};
+	int64_t		ka[] = {1, 1},
+				kb[] = {2, 5};
+	int64_t		la[] = {1},
+				lb[] = {3};
+	int64_t    *fc[2] = {fa, fb},
+			   *kc[2] = {ka, kb},
+			   *lc[2] = {la, lb};
+	GdlMineRelation rels[3] = {{"likes", {2, 1, lc}}, {"friend", {2, 6, fc}}, {"knows", {2, 2, kc}}};
+	GdlMineGraph *g = gdl_mine_graph_build(3, rels);
+	GdlMineAtom a0[] = {{1, GDL_MINE_X, GDL_MINE_Y}};
+	GdlMineAtom a1[] = {{2, GDL_MINE_X, GDL_MINE_Y}};
+	GdlMineAtom a2[] = {{1, GDL_MINE_X, GDL_MINE_Z}, {1, GDL_MINE_Z, GDL_MINE_Y}};
+	GdlMineAtom a3[] = {{0, GDL_MINE_Y, GDL_MINE_X}};
+	GdlMineRule rules[4];
+	GdlPredictOptions o;
+	GdlPredictQuery q = {0, true, 1};
+	GdlPredictResult *p;
+
+	rules[0] = hand_rule(0, 1, a0, 3, 6, 4);
+	rules[1] = hand_rule(0, 1, a1, 1, 2, 2);
+	rules[2] = hand_rule(1, 1, a3, 5, 5, 5);	/* another head: not used */
+	rules[3] = hand_rule(0, 2, a2, 7, 8, 8);
+	gdl_predict_options_init(&o);
+	o.smoothing = 0;
+
+	/* max: 5 > 4 > 2 > 3 = 6 */
+	p = gdl_predict(g, rules, 4, &q, &o);
+	CHECK(p->nanswers == 5);
+	if (p->nanswers == 5)
+	{
+		int64_t		v[] = {5, 4, 2, 3, 6},
+					rk[] = {1, 2, 3, 4, 4};
+		double		sc[] = {0.875, 0.875, 0.75, 0.75, 0.75};
+
+		for (int i = 0; i < 5; i++)
+			CHECK_MSG(p->answers[i].value == v[i] && p->answers[i].rank == rk[i] &&
+					  p->answers[i].score == sc[i], "max answer %d: %ld rank %ld score %g", i,
+					  (long) p->answers[i].value, (long) p->answers[i].rank, p->answers[i].score);
+		CHECK(p->answers[0].nrules == 2 && p->answers[0].rules[0] == 3 && p->answers[0].rules[1] == 1);
+		CHECK(p->answers[2].nrules == 2 && p->answers[2].rules[0] == 0 && p->answers[2].rules[1] == 1);
+		CHECK(p->answers[3].nrules == 1 && p->answers[3].rules[0] == 0);
+	}
+
+	/* noisy-or: 5 (.9375), 2 = 4 (.875), 3 = 6 (.75) */
+	o.aggregation = GDL_PREDICT_NOISY_OR;
+	p = gdl_predict(g, rules, 4, &q, &o);
+	CHECK(p->nanswers == 5);
+	if (p->nanswers == 5)
+	{
+		int64_t		v[] = {5, 2, 4, 3, 6},
+					rk[] = {1, 2, 2, 4, 4};
+		double		sc[] = {0.9375, 0.875, 0.875, 0.75, 0.75};
+
+		for (int i = 0; i < 5; i++)
+			CHECK_MSG(p->answers[i].value == v[i] && p->answers[i].rank == rk[i] &&
+					  p->answers[i].score == sc[i], "noisy-or answer %d: %ld rank %ld score %g", i,
+					  (long) p->answers[i].value, (long) p->answers[i].rank, p->answers[i].score);
+	}
+
+	/* exclude known (likes(1, 3)) and a limit */
+	o.aggregation = GDL_PREDICT_MAX;
+	o.exclude_known = true;
+	o.limit = 4;
+	p = gdl_predict(g, rules, 4, &q, &o);
+	CHECK(p->nanswers == 4);
+	if (p->nanswers == 4)
+		CHECK(p->answers[0].value == 5 && p->answers[1].value == 4 && p->answers[2].value == 2 &&
+			  p->answers[3].value == 6 && p->answers[3].rank == 4);
+	o.limit = 2;
+	p = gdl_predict(g, rules, 4, &q, &o);
+	CHECK(p->nanswers == 2 && p->answers[1].value == 4);
+
+	/* the object bound: likes(?, 4) derives 1 [.875], 2 [.75], 3 [.75] */
+	o.exclude_known = false;
+	o.limit = 0;
+	q.subject_bound = false;
+	q.value = 4;
+	p = gdl_predict(g, rules, 4, &q, &o);
+	CHECK(p->nanswers == 3);
+	if (p->nanswers == 3)
+		CHECK(p->answers[0].value == 1 && p->answers[0].rank == 1 && p->answers[1].value == 2 &&
+			  p->answers[1].rank == 2 && p->answers[2].value == 3 && p->answers[2].rank == 2);
+
+	/* smoothing and std confidence: R0 = 3 / (6 + 5) */
+	o.smoothing = 5;
+	o.use_pca = false;
+	q.subject_bound = true;
+	q.value = 1;
+	p = gdl_predict(g, rules, 4, &q, &o);
+	CHECK(p->nanswers == 5);
+	for (int64_t i = 0; i < p->nanswers; i++)
+		if (p->answers[i].value == 3)
+			CHECK(p->answers[i].score == 3.0 / 11.0);
+
+	/* an unknown value has no answers */
+	q.value = 99;
+	p = gdl_predict(g, rules, 4, &q, &o);
+	CHECK(p->nanswers == 0);
+
+	/* mined rules predict what they were mined from */
+	{
+		GdlMineOptions mo;
+		GdlMineResult *res;
+
+		gdl_mine_options_init(&mo);
+		mo.target = 0;
+		mo.min_head_coverage = 0;
+		mo.min_confidence = 0;
+		res = gdl_mine(g, &mo);
+		gdl_predict_options_init(&o);
+		q.value = 1;
+		p = gdl_predict(g, res->rules, res->nrules, &q, &o);
+		CHECK(res->nrules > 0);
+		{
+			bool		found = false;
+
+			for (int64_t i = 0; i < p->nanswers; i++)
+				found |= p->answers[i].value == 3;
+			CHECK(found);
+		}
+	}
+	gdl_test_reset();
+}
+
 int
 main(void)
 {
 	gdl_test_host_install();
 	test_graph();
 	test_canonical();
+	test_predict();
 	test_differential();
 	return gdl_test_summary("test_mine");
 }
