@@ -119,6 +119,10 @@ typedef struct GdlMineResult
 	GdlMineRule *rules;			/* sorted by (head, canonical body) */
 	int64_t		candidates;		/* rules whose measures were computed */
 	GdlMineTimes times;
+	int			device;			/* where the counting ran: GDL_DEVICE_CPU, or
+								 * GDL_DEVICE_GPU (a GPU run falls back to the
+								 * CPU when no device is registered or it fails;
+								 * gdl_mine_device.h says why) */
 } GdlMineResult;
 
 extern void gdl_mine_options_init(GdlMineOptions *o);

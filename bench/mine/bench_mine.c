@@ -1,0 +1,443 @@
+/*
+ * bench_mine.c — knowledge-graph rule mining (src/mine), CPU against GPU.
+ *
+ * Generates the synthetic graph of bench/ilp/kg_gpu.c deterministically (the
+ * same generator, copied): E entities in T types, R binary relations of F
+ * facts each between two types; the first 60% random, each of the others
+ * planted from them (a composition, an inverse or a restriction) with 10%
+ * noise.  Or reads a TSV graph (subject, relation, object per line, e.g.
+ * kinship) with -k FILE.  Then mines every rule of up to max_body atoms for
+ * every relation (gdl_mine) and prints the phase times, the rules found, the
+ * candidates measured and a fingerprint of the rule set (with every
+ * measure), so that CPU and GPU runs can be compared; with -g both run and
+ * the fingerprints must agree.
+ *
+ *   bench_mine [-e ENTITIES] [-t TYPES] [-r RELATIONS] [-f FACTS_PER_REL]
+ *              [-k TSV_FILE] [-b MAX_BODY] [-H MIN_HEAD_COVERAGE]
+ *              [-C MIN_PCA_CONFIDENCE] [-s MIN_SUPPORT] [-T THREADS]
+ *              [-g CUDA_LIB] [-c] [-v]
+ *   -c: GPU only (skip the CPU run); -v: print the rules
+ */
+#include "../../test/unit/test_host.h"
+#include "../../src/mine/gdl_mine.h"
+#include "../../src/mine/gdl_mine_device.h"
+
+#include <dlfcn.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t rng_state = 20261129;
+
+/* splitmix64: the next pseudo-random number. */
+static uint64_t
+next_rand(void)
+{
+	uint64_t	x = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* Seconds on a monotonic clock. */
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+typedef struct KgRel
+{
+	char		name[64];
+	int			src;
+	int			dst;
+	int64_t		n;
+	int64_t		cap;
+	int64_t    *a;
+	int64_t    *b;
+} KgRel;
+
+static int	nent = 100000,
+			ntypes = 10,
+			nrels = 100,
+			nfacts = 10000;
+
+/* A random entity of type t. */
+static int64_t
+rand_ent(int t)
+{
+	int64_t		per = nent / ntypes;
+
+	return (int64_t) t * per + (int64_t) (next_rand() % (uint64_t) per);
+}
+
+/* Fill r with random facts of its types. */
+static void
+random_rel(KgRel *r, int64_t from, int64_t n)
+{
+	for (int64_t i = from; i < n; i++)
+	{
+		r->a[i] = rand_ent(r->src);
+		r->b[i] = rand_ent(r->dst);
+	}
+	r->n = n;
+}
+
+typedef struct Adj
+{
+	int64_t    *off;
+	int64_t    *to;
+} Adj;
+
+/* Index r by its first column. */
+static Adj
+adj_build(const KgRel *r)
+{
+	Adj			j;
+	int64_t    *fill;
+
+	j.off = calloc(nent + 1, sizeof(int64_t));
+	j.to = malloc(sizeof(int64_t) * (r->n + 1));
+	fill = malloc(sizeof(int64_t) * (nent + 1));
+	for (int64_t i = 0; i < r->n; i++)
+		j.off[r->a[i] + 1]++;
+	for (int64_t e = 0; e < nent; e++)
+		j.off[e + 1] += j.off[e];
+	memcpy(fill, j.off, sizeof(int64_t) * (nent + 1));
+	for (int64_t i = 0; i < r->n; i++)
+		j.to[fill[r->a[i]]++] = r->b[i];
+	free(fill);
+	return j;
+}
+
+/* Generate the graph (as bench/ilp/kg_gpu.c). */
+static KgRel *
+make_kg(void)
+{
+	KgRel	   *rels = calloc(nrels, sizeof(KgRel));
+	int			nbase = nrels * 6 / 10;
+
+	for (int r = 0; r < nrels; r++)
+	{
+		snprintf(rels[r].name, sizeof(rels[r].name), "r%d", r);
+		rels[r].a = malloc(sizeof(int64_t) * nfacts);
+		rels[r].b = malloc(sizeof(int64_t) * nfacts);
+	}
+	for (int r = 0; r < nbase; r++)
+	{
+		rels[r].src = (int) (next_rand() % ntypes);
+		rels[r].dst = (int) (next_rand() % ntypes);
+		random_rel(&rels[r], 0, nfacts);
+	}
+	for (int r = nbase; r < nrels; r++)
+	{
+		KgRel	   *t = &rels[r];
+		int			kind = r % 3;
+		int			ia = (int) (next_rand() % nbase);
+		KgRel	   *a = &rels[ia];
+		int64_t		want = nfacts * 9 / 10,
+					n = 0;
+
+		if (kind == 0)
+		{
+			int			ib = -1;
+			Adj			jb;
+
+			for (int k = 0; k < nbase && ib < 0; k++)
+			{
+				int			c = (int) ((ia + 1 + k) % nbase);
+
+				if (rels[c].src == a->dst)
+					ib = c;
+			}
+			if (ib < 0)
+				kind = 1;
+			else
+			{
+				t->src = a->src;
+				t->dst = rels[ib].dst;
+				jb = adj_build(&rels[ib]);
+				for (int64_t i = 0; i < a->n && n < want; i++)
+					for (int64_t k = jb.off[a->b[i]]; k < jb.off[a->b[i] + 1] && n < want; k++)
+					{
+						t->a[n] = a->a[i];
+						t->b[n] = jb.to[k];
+						n++;
+					}
+				free(jb.off);
+				free(jb.to);
+			}
+		}
+		if (kind == 1)
+		{
+			t->src = a->dst;
+			t->dst = a->src;
+			for (int64_t i = 0; i < a->n && n < want; i++)
+			{
+				t->a[n] = a->b[i];
+				t->b[n] = a->a[i];
+				n++;
+			}
+		}
+		else if (kind == 2)
+		{
+			int			ic = (int) (next_rand() % nbase);
+			Adj			jc;
+
+			for (int k = 0; k < nbase; k++)
+				if (rels[(ic + k) % nbase].src == a->dst)
+				{
+					ic = (ic + k) % nbase;
+					break;
+				}
+			t->src = a->src;
+			t->dst = a->dst;
+			jc = adj_build(&rels[ic]);
+			for (int64_t i = 0; i < a->n && n < want; i++)
+				if (jc.off[a->b[i] + 1] > jc.off[a->b[i]])
+				{
+					t->a[n] = a->a[i];
+					t->b[n] = a->b[i];
+					n++;
+				}
+			free(jc.off);
+			free(jc.to);
+		}
+		random_rel(t, n, nfacts);
+	}
+	return rels;
+}
+
+/* Read a TSV graph: subject, relation, object; names become ids. */
+static KgRel *
+read_tsv(const char *path)
+{
+	FILE	   *f = fopen(path, "r");
+	char		line[1024];
+	char	  **ents = NULL;
+	int			nents = 0,
+				cape = 0;
+	KgRel	   *rels = calloc(1024, sizeof(KgRel));
+
+	if (!f)
+	{
+		perror(path);
+		exit(2);
+	}
+	nrels = 0;
+	while (fgets(line, sizeof(line), f))
+	{
+		char	   *s = strtok(line, "\t\r\n"),
+				   *p = strtok(NULL, "\t\r\n"),
+				   *o = strtok(NULL, "\t\r\n");
+		int64_t		id[2];
+		char	   *nm[2] = {s, o};
+		int			r;
+
+		if (!s || !p || !o)
+			continue;
+		for (int k = 0; k < 2; k++)
+		{
+			int			e;
+
+			for (e = 0; e < nents && strcmp(ents[e], nm[k]) != 0; e++)
+				;
+			if (e == nents)
+			{
+				if (nents == cape)
+				{
+					cape = cape ? cape * 2 : 256;
+					ents = realloc(ents, sizeof(char *) * cape);
+				}
+				ents[nents++] = strdup(nm[k]);
+			}
+			id[k] = e;
+		}
+		for (r = 0; r < nrels && strcmp(rels[r].name, p) != 0; r++)
+			;
+		if (r == nrels)
+		{
+			if (nrels == 1024)
+				continue;
+			snprintf(rels[r].name, sizeof(rels[r].name), "%s", p);
+			nrels++;
+		}
+		if (rels[r].n == rels[r].cap)
+		{
+			rels[r].cap = rels[r].cap ? rels[r].cap * 2 : 64;
+			rels[r].a = realloc(rels[r].a, sizeof(int64_t) * rels[r].cap);
+			rels[r].b = realloc(rels[r].b, sizeof(int64_t) * rels[r].cap);
+		}
+		rels[r].a[rels[r].n] = id[0];
+		rels[r].b[rels[r].n] = id[1];
+		rels[r].n++;
+	}
+	fclose(f);
+	nent = nents;
+	return rels;
+}
+
+/* FNV-style fingerprint of the rule set and every measure. */
+static uint64_t
+fingerprint(const GdlMineResult *res)
+{
+	uint64_t	h = 1469598103934665603ULL;
+
+	for (int64_t i = 0; i < res->nrules; i++)
+	{
+		const GdlMineRule *r = &res->rules[i];
+		int64_t		v[4 + 3 * GDL_MINE_MAX_BODY];
+		int			n = 0;
+
+		v[n++] = r->head;
+		v[n++] = r->support;
+		v[n++] = r->body_size;
+		v[n++] = r->pca_body_size;
+		for (int k = 0; k < r->nbody; k++)
+		{
+			v[n++] = r->body[k].rel;
+			v[n++] = r->body[k].a;
+			v[n++] = r->body[k].b;
+		}
+		for (int k = 0; k < n; k++)
+		{
+			h ^= (uint64_t) v[k];
+			h *= 1099511628211ULL;
+		}
+	}
+	return h;
+}
+
+/* gdl_mine under GDL_TRY. */
+static GdlError *
+try_mine(const GdlMineGraph *g, const GdlMineOptions *o, GdlMineResult **res)
+{
+	return GDL_TRY(*res = gdl_mine(g, o));
+}
+
+/* One mining run: print times and counts; returns the fingerprint. */
+static uint64_t
+run_one(const char *label, const GdlMineGraph *g, const GdlMineOptions *o, bool verbose)
+{
+	GdlMineResult *res = NULL;
+	GdlError   *e = try_mine(g, o, &res);
+	int64_t		bylen[4] = {0};
+	uint64_t	fp;
+
+	if (e)
+	{
+		printf("%s: error: %s\n", label, e->message);
+		return 0;
+	}
+	for (int64_t i = 0; i < res->nrules; i++)
+		bylen[res->rules[i].nbody]++;
+	fp = fingerprint(res);
+	printf("%s: enumerate %.3fs  measures %.3fs  index %.3fs  total %.3fs\n", label,
+		   res->times.enumerate, res->times.measures, res->times.index, res->times.total);
+	printf("%s: rules %ld (%ld/%ld/%ld of 1/2/3 atoms)  candidates %ld  fingerprint %016llx\n",
+		   label, (long) res->nrules, (long) bylen[1], (long) bylen[2], (long) bylen[3],
+		   (long) res->candidates, (unsigned long long) fp);
+	if (verbose)
+		for (int64_t i = 0; i < res->nrules; i++)
+			printf("  %-60s sup %ld hc %.3f std %.3f pca %.3f\n", gdl_mine_rule_text(g, &res->rules[i]),
+				   (long) res->rules[i].support, res->rules[i].head_coverage,
+				   res->rules[i].std_confidence, res->rules[i].pca_confidence);
+	return fp;
+}
+
+int
+main(int argc, char **argv)
+{
+	GdlMineOptions o;
+	const char *lib = NULL,
+			   *tsv = NULL;
+	bool		gpu_only = false,
+				verbose = false;
+	int			opt;
+	KgRel	   *kg;
+	GdlMineRelation *rels;
+	GdlMineGraph *g;
+	double		t0;
+	int64_t		total = 0;
+	uint64_t	fcpu = 0,
+				fgpu = 0;
+
+	gdl_test_host_install();
+	gdl_mine_options_init(&o);
+	while ((opt = getopt(argc, argv, "e:t:r:f:k:b:H:C:s:T:g:cv")) != -1)
+	{
+		switch (opt)
+		{
+			case 'e': nent = atoi(optarg); break;
+			case 't': ntypes = atoi(optarg); break;
+			case 'r': nrels = atoi(optarg); break;
+			case 'f': nfacts = atoi(optarg); break;
+			case 'k': tsv = optarg; break;
+			case 'b': o.max_body = atoi(optarg); break;
+			case 'H': o.min_head_coverage = atof(optarg); break;
+			case 'C': o.min_confidence = atof(optarg); break;
+			case 's': o.min_support = atol(optarg); break;
+			case 'T': o.threads = atoi(optarg); break;
+			case 'g': lib = optarg; break;
+			case 'c': gpu_only = true; break;
+			case 'v': verbose = true; break;
+			default:
+				fprintf(stderr, "usage: %s [-e E] [-t T] [-r R] [-f F] [-k TSV] [-b MAX_BODY] "
+						"[-H HC] [-C CONF] [-s SUP] [-T THREADS] [-g CUDA_LIB] [-c] [-v]\n", argv[0]);
+				return 2;
+		}
+	}
+	t0 = now_s();
+	kg = tsv ? read_tsv(tsv) : make_kg();
+	rels = calloc(nrels, sizeof(GdlMineRelation));
+	for (int r = 0; r < nrels; r++)
+	{
+		rels[r].name = kg[r].name;
+		rels[r].rows.ncols = 2;
+		rels[r].rows.nrows = kg[r].n;
+		rels[r].rows.cols = malloc(sizeof(int64_t *) * 2);
+		rels[r].rows.cols[0] = kg[r].a;
+		rels[r].rows.cols[1] = kg[r].b;
+		total += kg[r].n;
+	}
+	printf("graph: %s, %d relations, %ld facts (generated in %.2fs)\n",
+		   tsv ? tsv : "synthetic", nrels, (long) total, now_s() - t0);
+	t0 = now_s();
+	g = gdl_mine_graph_build(nrels, rels);
+	printf("graph index: %d entities, %.3fs; max_body %d, hc %g, pca conf %g, threads %d\n",
+		   gdl_mine_graph_nentities(g), now_s() - t0, o.max_body, o.min_head_coverage,
+		   o.min_confidence, o.threads > 0 ? o.threads : gdl_threads());
+	if (!gpu_only)
+	{
+		o.device = GDL_DEVICE_CPU;
+		fcpu = run_one("cpu", g, &o, verbose);
+	}
+	if (lib)
+	{
+		void	   *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+		GdlMineDeviceEntryFn entry = h ? (GdlMineDeviceEntryFn) dlsym(h, GDL_MINE_DEVICE_ENTRY_SYMBOL) : NULL;
+		const GdlMineDevice *dev = entry ? entry() : NULL;
+
+		if (!dev)
+		{
+			printf("gpu: no mining device in %s (%s)\n", lib, h ? "no entry" : dlerror());
+			return gpu_only ? 1 : 0;
+		}
+		gdl_mine_register_device(dev);
+		o.device = GDL_DEVICE_GPU;
+		fgpu = run_one("gpu", g, &o, verbose && gpu_only);
+		if (gdl_mine_device_last_error()[0])
+			printf("gpu: device error: %s\n", gdl_mine_device_last_error());
+		if (!gpu_only)
+		{
+			printf("cpu and gpu fingerprints %s\n", fcpu == fgpu ? "agree" : "DIFFER");
+			if (fcpu != fgpu)
+				return 1;
+		}
+	}
+	return 0;
+}

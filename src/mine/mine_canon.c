@@ -1,0 +1,244 @@
+/*
+ * mine_canon.c — rules as the outside sees them: the raw body keys of the
+ * enumerator turned into atoms, the canonical form (the smallest sequence of
+ * (rel, a, b) over the renamings of Z and W and the orders of the body),
+ * the order results are sorted by, and the text of a rule.
+ */
+#include "mine_int.h"
+
+#include <string.h>
+
+/* The atom of a link from variable u to variable v with signature sig. */
+static GdlMineAtom
+link_atom(uint32_t sig, int u, int v)
+{
+	GdlMineAtom a;
+
+	a.rel = (int32_t) (sig >> 1);
+	a.a = (int8_t) ((sig & 1) ? v : u);
+	a.b = (int8_t) ((sig & 1) ? u : v);
+	return a;
+}
+
+/* Body atoms of a raw shape (see MINE_SH_* in mine_int.h). */
+int
+mine_key_nbody(uint64_t key)
+{
+	switch (mine_key_shape(key))
+	{
+		case MINE_SH_L:
+			return 1;
+		case MINE_SH_LL:
+		case MINE_SH_P2:
+			return 2;
+		default:
+			return 3;
+	}
+}
+
+/* The rule head(X, Y) :- body of a raw key (not yet canonical). */
+void
+mine_key_rule(uint64_t key, int32_t head, GdlMineRule *r)
+{
+	uint32_t	s0 = mine_key_sig(key, 0),
+				s1 = mine_key_sig(key, 1),
+				s2 = mine_key_sig(key, 2);
+	GdlMineAtom *b = r->body;
+
+	memset(r, 0, sizeof(*r));
+	r->head = head;
+	r->nbody = mine_key_nbody(key);
+	switch (mine_key_shape(key))
+	{
+		case MINE_SH_LLL:
+			b[2] = link_atom(s2, GDL_MINE_X, GDL_MINE_Y);
+			/* FALLTHROUGH */
+		case MINE_SH_LL:
+			b[1] = link_atom(s1, GDL_MINE_X, GDL_MINE_Y);
+			/* FALLTHROUGH */
+		case MINE_SH_L:
+			b[0] = link_atom(s0, GDL_MINE_X, GDL_MINE_Y);
+			break;
+		case MINE_SH_P2:
+			b[0] = link_atom(s0, GDL_MINE_X, GDL_MINE_Z);
+			b[1] = link_atom(s1, GDL_MINE_Z, GDL_MINE_Y);
+			break;
+		case MINE_SH_P2L:
+			b[0] = link_atom(s0, GDL_MINE_X, GDL_MINE_Z);
+			b[1] = link_atom(s1, GDL_MINE_Z, GDL_MINE_Y);
+			b[2] = link_atom(s2, GDL_MINE_X, GDL_MINE_Y);
+			break;
+		case MINE_SH_PP2:
+			b[0] = link_atom(s0, GDL_MINE_X, GDL_MINE_Z);
+			b[1] = link_atom(s1, GDL_MINE_X, GDL_MINE_Z);
+			b[2] = link_atom(s2, GDL_MINE_Z, GDL_MINE_Y);
+			break;
+		case MINE_SH_P2P:
+			b[0] = link_atom(s0, GDL_MINE_X, GDL_MINE_Z);
+			b[1] = link_atom(s1, GDL_MINE_Z, GDL_MINE_Y);
+			b[2] = link_atom(s2, GDL_MINE_Z, GDL_MINE_Y);
+			break;
+		case MINE_SH_CXL:
+			b[0] = link_atom(s0, GDL_MINE_X, GDL_MINE_Z);
+			b[1] = link_atom(s1, GDL_MINE_X, GDL_MINE_Z);
+			b[2] = link_atom(s2, GDL_MINE_X, GDL_MINE_Y);
+			break;
+		case MINE_SH_CYL:
+			b[0] = link_atom(s0, GDL_MINE_X, GDL_MINE_Y);
+			b[1] = link_atom(s1, GDL_MINE_Y, GDL_MINE_Z);
+			b[2] = link_atom(s2, GDL_MINE_Y, GDL_MINE_Z);
+			break;
+		case MINE_SH_P3:
+			b[0] = link_atom(s0, GDL_MINE_X, GDL_MINE_Z);
+			b[1] = link_atom(s1, GDL_MINE_Z, GDL_MINE_W);
+			b[2] = link_atom(s2, GDL_MINE_W, GDL_MINE_Y);
+			break;
+	}
+	gdl_mine_canonical(r);
+}
+
+/* Does the raw body hold a link X->Y with signature sig (an atom on (X, Y))? */
+bool
+mine_key_has_atom(uint64_t key, uint32_t sig)
+{
+	switch (mine_key_shape(key))
+	{
+		case MINE_SH_LLL:
+			if (mine_key_sig(key, 2) == sig)
+				return true;
+			/* FALLTHROUGH */
+		case MINE_SH_LL:
+			if (mine_key_sig(key, 1) == sig)
+				return true;
+			/* FALLTHROUGH */
+		case MINE_SH_L:
+		case MINE_SH_CYL:
+			return mine_key_sig(key, 0) == sig;
+		case MINE_SH_P2L:
+		case MINE_SH_CXL:
+			return mine_key_sig(key, 2) == sig;
+		default:
+			return false;
+	}
+}
+
+/* Order of atoms: (rel, a, b). */
+static int
+atom_cmp(const GdlMineAtom *x, const GdlMineAtom *y)
+{
+	if (x->rel != y->rel)
+		return x->rel < y->rel ? -1 : 1;
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	return 0;
+}
+
+/* Sort n atoms (n <= 3) by atom_cmp. */
+static void
+sort_atoms(GdlMineAtom *v, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && atom_cmp(&v[j], &v[j - 1]) < 0; j--)
+		{
+			GdlMineAtom t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+}
+
+/* Rename variable from to to in the body. */
+static void
+rename_var(GdlMineAtom *v, int n, int from, int to)
+{
+	for (int i = 0; i < n; i++)
+	{
+		if (v[i].a == from)
+			v[i].a = (int8_t) to;
+		if (v[i].b == from)
+			v[i].b = (int8_t) to;
+	}
+}
+
+/*
+ * Canonical form: W renamed Z when Z is absent; the body sorted; when both
+ * Z and W occur, the smaller of that and the body with Z and W swapped.
+ */
+void
+gdl_mine_canonical(GdlMineRule *r)
+{
+	GdlMineAtom alt[GDL_MINE_MAX_BODY];
+	bool		hasz = false,
+				hasw = false;
+	int			n = r->nbody;
+
+	if (n < 0 || n > GDL_MINE_MAX_BODY)
+		return;
+	for (int i = 0; i < n; i++)
+	{
+		hasz |= r->body[i].a == GDL_MINE_Z || r->body[i].b == GDL_MINE_Z;
+		hasw |= r->body[i].a == GDL_MINE_W || r->body[i].b == GDL_MINE_W;
+	}
+	if (hasw && !hasz)
+	{
+		rename_var(r->body, n, GDL_MINE_W, GDL_MINE_Z);
+		hasw = false;
+	}
+	sort_atoms(r->body, n);
+	if (!hasw)
+		return;
+	memcpy(alt, r->body, sizeof(GdlMineAtom) * n);
+	rename_var(alt, n, GDL_MINE_Z, 99);
+	rename_var(alt, n, GDL_MINE_W, GDL_MINE_Z);
+	rename_var(alt, n, 99, GDL_MINE_W);
+	sort_atoms(alt, n);
+	for (int i = 0; i < n; i++)
+	{
+		int			c = atom_cmp(&alt[i], &r->body[i]);
+
+		if (c < 0)
+		{
+			memcpy(r->body, alt, sizeof(GdlMineAtom) * n);
+			return;
+		}
+		if (c > 0)
+			return;
+	}
+}
+
+/* Result order: head, then the number of body atoms, then the atoms. */
+int
+mine_rule_cmp(const GdlMineRule *a, const GdlMineRule *b)
+{
+	if (a->head != b->head)
+		return a->head < b->head ? -1 : 1;
+	if (a->nbody != b->nbody)
+		return a->nbody < b->nbody ? -1 : 1;
+	for (int i = 0; i < a->nbody; i++)
+	{
+		int			c = atom_cmp(&a->body[i], &b->body[i]);
+
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+/* "head(X, Y) :- p(X, Z), q(Z, Y)." with the graph's relation names. */
+char *
+gdl_mine_rule_text(const GdlMineGraph *g, const GdlMineRule *r)
+{
+	static const char vars[] = "XYZW";
+	GdlBuf		b;
+
+	gdl_buf_init(&b);
+	gdl_buf_append(&b, "%s(X, Y) :- ", gdl_mine_graph_relname(g, r->head));
+	for (int i = 0; i < r->nbody; i++)
+		gdl_buf_append(&b, "%s%s(%c, %c)", i ? ", " : "",
+					   gdl_mine_graph_relname(g, r->body[i].rel),
+					   vars[r->body[i].a & 3], vars[r->body[i].b & 3]);
+	gdl_buf_putc(&b, '.');
+	return b.data;
+}

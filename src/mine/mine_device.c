@@ -1,0 +1,112 @@
+/*
+ * mine_device.c — the registered mining accelerator (gdl_mine_device.h):
+ * the graph's links handed to the device, both counting passes run there,
+ * the candidates read back into host memory sorted as the CPU leaves them.
+ * The CPU (mine_enum.c) is the reference and counts whenever no device is
+ * registered or the device fails (the reason is kept for
+ * gdl_mine_device_last_error).
+ */
+#include "mine_int.h"
+#include "gdl_mine_device.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const GdlMineDevice *mine_dev = NULL;
+static char mine_dev_error[256];
+
+/* Register (or with NULL, unregister) the mining device. */
+void
+gdl_mine_register_device(const GdlMineDevice *dev)
+{
+	if (dev != NULL && (dev->abi != GDL_MINE_DEVICE_ABI || dev->mine == NULL))
+		dev = NULL;
+	mine_dev = dev;
+}
+
+/* The registered device, or NULL. */
+const GdlMineDevice *
+gdl_mine_device(void)
+{
+	return mine_dev;
+}
+
+/* Why the last GPU mining fell back to the CPU, or "". */
+const char *
+gdl_mine_device_last_error(void)
+{
+	return mine_dev_error;
+}
+
+/* Order of candidates: body key, then head (as mine_count_support). */
+static int
+cmp_cand(const void *a, const void *b)
+{
+	const MineCand *x = a,
+			   *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->head < y->head ? -1 : x->head > y->head;
+}
+
+/*
+ * Count on the device when one is registered: true with *c (host memory,
+ * sorted by body key and head), *ncand and the phase times filled; false
+ * leaves the work to the CPU.
+ */
+bool
+mine_device_count(const GdlMineGraph *g, const GdlMineOptions *o,
+				  MineCand **c, int64_t *ncand, GdlMineTimes *times)
+{
+	const GdlMineDevice *dev = mine_dev;
+	GdlMineDevIn in;
+	GdlMineDevCand *out = NULL;
+	int64_t		nout = 0;
+	double		sec[3] = {0, 0, 0};
+	MineCand   *cand;
+
+	mine_dev_error[0] = '\0';
+	if (dev == NULL)
+	{
+		snprintf(mine_dev_error, sizeof(mine_dev_error), "no mining device is registered");
+		return false;
+	}
+	memset(&in, 0, sizeof(in));
+	in.nent = g->nent;
+	in.nrels = g->nrels;
+	in.nlinks = g->nlinks;
+	in.aoff = g->aoff;
+	in.sig = g->asig;
+	in.nb = g->anb;
+	in.nfacts = g->nfacts;
+	in.max_body = o->max_body;
+	in.target = o->target;
+	in.min_support = o->min_support < 1 ? 1 : o->min_support;
+	in.min_head_coverage = o->min_head_coverage;
+	if (dev->mine(&in, &out, &nout, sec, mine_dev_error, sizeof(mine_dev_error)) != 0)
+	{
+		if (mine_dev_error[0] == '\0')
+			snprintf(mine_dev_error, sizeof(mine_dev_error), "the mining device failed");
+		return false;
+	}
+	cand = gdl_alloc(sizeof(MineCand) * (nout + 1));
+	for (int64_t i = 0; i < nout; i++)
+	{
+		cand[i].key = out[i].key;
+		cand[i].head = out[i].head;
+		cand[i].support = out[i].support;
+		cand[i].body_size = out[i].body_size;
+		cand[i].pca_body_size = out[i].pca_body_size;
+	}
+	if (dev->mine_free)
+		dev->mine_free(out);
+	qsort(cand, nout, sizeof(MineCand), cmp_cand);
+	*c = cand;
+	*ncand = nout;
+	times->index = sec[2];
+	times->enumerate = sec[0];
+	times->measures = sec[1];
+	return true;
+}

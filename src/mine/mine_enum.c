@@ -1,0 +1,913 @@
+/*
+ * mine_enum.c — the CPU miner's counting: every body grounding enumerated in
+ * bulk, per entity x, in two passes over the graph.
+ *
+ * Per x, each raw body B (mine_int.h) is met as a group: the distinct y with
+ * B(x, y), obtained by walking x's links (levels of signature-grouped,
+ * deduplicated frontiers: Z, then W, then Y) and the parallel and cycle
+ * pairs of mine_graph.c.  No rule is joined on its own.
+ *
+ *   pass 1 (support): for each group, every y that some head relation r
+ *     links from x (r(x, y)) adds 1 to support(r, B), in a per-thread hash
+ *     map merged after each round; (r, B) over min_support and
+ *     min_head_coverage survive as candidates.
+ *   pass 2 (denominators): the walk again, pruned to the candidates'
+ *     bodies (and their prefixes); each group adds |Y| to body_size(B) and,
+ *     for each candidate head r with x in r's subjects, to
+ *     pca_body_size(r, B).
+ *
+ * Work is split by x over gdl_parallel threads in rounds (the host's
+ * interrupt check runs between rounds); counts are sums, so results do not
+ * depend on the thread count.  Workers use malloc for their own scratch
+ * (never the host), release it before the round ends and report a failed
+ * allocation through a flag the main thread raises.
+ */
+#include "mine_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* -------------------------------------------------------------- hash maps */
+
+/* (head, body key) -> count; cnt == 0 marks an empty slot. */
+typedef struct SupEnt
+{
+	uint64_t	key;
+	int32_t		head;
+	int64_t		cnt;
+} SupEnt;
+
+typedef struct SupMap
+{
+	SupEnt	   *e;
+	int64_t		cap;			/* power of two, or 0 */
+	int64_t		n;
+	bool		host;			/* memory from gdl_alloc (else malloc) */
+} SupMap;
+
+/* Hash of a (head, key) pair. */
+static inline uint64_t
+sup_hash(uint64_t key, int32_t head)
+{
+	return mine_mix(key * 0x9e3779b97f4a7c15ULL + (uint64_t) head);
+}
+
+/* Double the map's capacity (at least 1024); false when out of memory. */
+static bool
+supmap_grow(SupMap *m)
+{
+	int64_t		ncap = m->cap ? m->cap * 2 : 1024;
+	SupEnt	   *ne = m->host ? gdl_alloc(sizeof(SupEnt) * ncap) : calloc(ncap, sizeof(SupEnt));
+
+	if (ne == NULL)
+		return false;
+	for (int64_t i = 0; i < m->cap; i++)
+		if (m->e[i].cnt)
+		{
+			uint64_t	h = sup_hash(m->e[i].key, m->e[i].head) & (ncap - 1);
+
+			while (ne[h].cnt)
+				h = (h + 1) & (ncap - 1);
+			ne[h] = m->e[i];
+		}
+	if (m->e)
+	{
+		if (m->host)
+			gdl_free(m->e);
+		else
+			free(m->e);
+	}
+	m->e = ne;
+	m->cap = ncap;
+	return true;
+}
+
+/* Add d to (head, key); false when out of memory. */
+static inline bool
+supmap_add(SupMap *m, uint64_t key, int32_t head, int64_t d)
+{
+	uint64_t	h;
+
+	if ((m->n + 1) * 2 > m->cap && !supmap_grow(m))
+		return false;
+	h = sup_hash(key, head) & (m->cap - 1);
+	while (m->e[h].cnt)
+	{
+		if (m->e[h].key == key && m->e[h].head == head)
+		{
+			m->e[h].cnt += d;
+			return true;
+		}
+		h = (h + 1) & (m->cap - 1);
+	}
+	m->e[h].key = key;
+	m->e[h].head = head;
+	m->e[h].cnt = d;
+	m->n++;
+	return true;
+}
+
+/* Read-only key -> index table (body keys of pass 2, prefixes). */
+typedef struct KeyIdx
+{
+	uint64_t   *key;
+	int64_t    *idx;			/* -1: empty */
+	int64_t		cap;
+} KeyIdx;
+
+/* Build a table of n keys (index i for keys[i]; duplicates keep the first). */
+static void
+keyidx_build(KeyIdx *t, const uint64_t *keys, int64_t n)
+{
+	t->cap = 16;
+	while (t->cap < 2 * n + 16)
+		t->cap *= 2;
+	t->key = gdl_alloc(sizeof(uint64_t) * t->cap);
+	t->idx = gdl_alloc(sizeof(int64_t) * t->cap);
+	for (int64_t i = 0; i < t->cap; i++)
+		t->idx[i] = -1;
+	for (int64_t i = 0; i < n; i++)
+	{
+		uint64_t	h = mine_mix(keys[i]) & (t->cap - 1);
+
+		while (t->idx[h] >= 0 && t->key[h] != keys[i])
+			h = (h + 1) & (t->cap - 1);
+		if (t->idx[h] < 0)
+		{
+			t->key[h] = keys[i];
+			t->idx[h] = i;
+		}
+	}
+}
+
+/* The index of key, or -1. */
+static inline int64_t
+keyidx_get(const KeyIdx *t, uint64_t key)
+{
+	uint64_t	h = mine_mix(key) & (t->cap - 1);
+
+	while (t->idx[h] >= 0)
+	{
+		if (t->key[h] == key)
+			return t->idx[h];
+		h = (h + 1) & (t->cap - 1);
+	}
+	return -1;
+}
+
+static void
+keyidx_free(KeyIdx *t)
+{
+	gdl_free(t->key);
+	gdl_free(t->idx);
+}
+
+/* ------------------------------------------------------- worker scratch */
+
+/* The signature groups of one expansion: group i is sig[i] -> ptr[i][0..len[i]). */
+typedef struct Groups
+{
+	int			ng;
+	int			cap;
+	uint32_t   *sig;
+	const int32_t **ptr;
+	int64_t    *len;
+	int64_t    *off;			/* into ys while filling */
+	int32_t    *ys;
+	int64_t		ycap;
+} Groups;
+
+/* A parallel-pair tuple gathered for MINE_SH_P2P. */
+typedef struct PairY
+{
+	uint64_t	ab;
+	int32_t		y;
+} PairY;
+
+/* Everything a run shares, read-only in the workers but for the per-task parts. */
+typedef struct MineRun
+{
+	const GdlMineGraph *g;
+	int			pass;			/* 1 or 2 */
+	int			maxb;
+	int			target;
+	int			nthreads;
+	int32_t		round_from;
+	int32_t		round_to;
+	int32_t		cursor;			/* next x (atomic) */
+	int			failed;			/* a worker ran out of memory (atomic) */
+
+	/* pass 1 */
+	SupMap		tmaps[GDL_MAX_THREADS];
+
+	/* pass 2 */
+	KeyIdx		bodies;			/* body key -> body index */
+	int64_t    *bcoff;			/* body b's candidates: [bcoff[b], bcoff[b+1]) */
+	int32_t    *chead;			/* per candidate (sorted by body): its head */
+	int64_t    *tbody[GDL_MAX_THREADS];	/* per thread: body_size per body */
+	int64_t    *tpca[GDL_MAX_THREADS];	/* per thread: pca_body_size per candidate */
+	bool	   *need_p1;		/* per sig: some path body starts with it */
+	bool	   *need_p2p;		/* per sig: some P2P body starts with it */
+	KeyIdx		need_p3;		/* prefixes (s1, s2) of P3 bodies */
+	KeyIdx		need_pp;		/* pairs (a, b) of PP2 bodies */
+	bool		has_shape[16];
+} MineRun;
+
+/* One worker's scratch. */
+typedef struct Worker
+{
+	MineRun    *run;
+	int			tid;
+	int32_t		x;
+	uint32_t   *seen;			/* per entity: dedupe generation */
+	uint32_t	gen;
+	int32_t    *lstamp;			/* per entity: x + 1 when x links to it */
+	int32_t    *lpos;			/* its first by-neighbour link of x */
+	int32_t    *dom;			/* per relation: x + 1 when x is a subject */
+	uint32_t   *sstamp;			/* per sig: expansion generation */
+	int64_t    *scnt;
+	uint32_t	sgen;
+	Groups		g2;
+	Groups		g3;
+	PairY	   *pairs;
+	int64_t		pcap;
+	int32_t    *pys;
+	int64_t		pycap;
+	bool		oom;
+} Worker;
+
+/* Grow a malloc'd array to hold n elements of size sz; false on failure. */
+static bool
+grow(void **p, int64_t *cap, int64_t n, size_t sz)
+{
+	int64_t		c = *cap ? *cap : 64;
+	void	   *np;
+
+	if (n <= *cap)
+		return true;
+	while (c < n)
+		c *= 2;
+	np = realloc(*p, c * sz);
+	if (np == NULL)
+		return false;
+	*p = np;
+	*cap = c;
+	return true;
+}
+
+/* Make room for n groups; false on failure. */
+static bool
+groups_reserve(Groups *gr, int n)
+{
+	int64_t		c = gr->cap;
+	int64_t		c1 = c,
+				c2 = c,
+				c3 = c,
+				c4 = c;
+
+	if (n <= gr->cap)
+		return true;
+	if (!grow((void **) &gr->sig, &c1, n, sizeof(uint32_t)) ||
+		!grow((void **) &gr->ptr, &c2, n, sizeof(int32_t *)) ||
+		!grow((void **) &gr->len, &c3, n, sizeof(int64_t)) ||
+		!grow((void **) &gr->off, &c4, n, sizeof(int64_t)))
+		return false;
+	gr->cap = (int) c1;
+	return true;
+}
+
+static void
+groups_free(Groups *gr)
+{
+	free(gr->sig);
+	free((void *) gr->ptr);
+	free(gr->len);
+	free(gr->off);
+	free(gr->ys);
+}
+
+/* A fresh dedupe generation (wrapping clears the marks). */
+static inline uint32_t
+next_gen(Worker *w)
+{
+	if (++w->gen == 0)
+	{
+		memset(w->seen, 0, sizeof(uint32_t) * w->run->g->nent);
+		w->gen = 1;
+	}
+	return w->gen;
+}
+
+/* qsort order of 32-bit unsigned values. */
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t	x = *(const uint32_t *) a,
+				y = *(const uint32_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* qsort order of PairY by (ab, y). */
+static int
+cmp_pairy(const void *a, const void *b)
+{
+	const PairY *x = a,
+			   *y = b;
+
+	if (x->ab != y->ab)
+		return x->ab < y->ab ? -1 : 1;
+	return x->y < y->y ? -1 : x->y > y->y;
+}
+
+/*
+ * Expand a frontier: for every signature sig leaving some entity of F, the
+ * distinct entities reached from F through sig, as groups sorted by sig.
+ * With one entity the groups point into the graph (no copy).
+ */
+static bool
+expand(Worker *w, const int32_t *F, int64_t nF, Groups *out)
+{
+	const GdlMineGraph *g = w->run->g;
+	int64_t		total = 0;
+	uint32_t	sg;
+
+	out->ng = 0;
+	if (nF == 1)
+	{
+		int32_t		e = F[0];
+		int			n = (int) (g->soff[e + 1] - g->soff[e]);
+
+		if (!groups_reserve(out, n))
+			return false;
+		for (int i = 0; i < n; i++)
+		{
+			int64_t		k = g->soff[e] + i;
+
+			out->sig[i] = (uint32_t) g->ssig[k];
+			out->ptr[i] = g->anb + g->sbeg[k];
+			out->len[i] = g->send[k] - g->sbeg[k];
+		}
+		out->ng = n;
+		return true;
+	}
+	if (++w->sgen == 0)
+	{
+		memset(w->sstamp, 0, sizeof(uint32_t) * 2 * g->nrels);
+		w->sgen = 1;
+	}
+	sg = w->sgen;
+	for (int64_t i = 0; i < nF; i++)
+		for (int64_t k = g->soff[F[i]]; k < g->soff[F[i] + 1]; k++)
+		{
+			uint32_t	s = (uint32_t) g->ssig[k];
+
+			if (w->sstamp[s] != sg)
+			{
+				w->sstamp[s] = sg;
+				w->scnt[s] = 0;
+				if (!groups_reserve(out, out->ng + 1))
+					return false;
+				out->sig[out->ng++] = s;
+			}
+			w->scnt[s] += g->send[k] - g->sbeg[k];
+			total += g->send[k] - g->sbeg[k];
+		}
+	if (!grow((void **) &out->ys, &out->ycap, total, sizeof(int32_t)))
+		return false;
+	qsort(out->sig, out->ng, sizeof(uint32_t), cmp_u32);
+	total = 0;
+	for (int i = 0; i < out->ng; i++)
+	{
+		out->off[i] = total;
+		/* scnt becomes the fill position of the sig */
+		int64_t		c = w->scnt[out->sig[i]];
+
+		w->scnt[out->sig[i]] = total;
+		total += c;
+	}
+	for (int64_t i = 0; i < nF; i++)
+		for (int64_t k = g->soff[F[i]]; k < g->soff[F[i] + 1]; k++)
+		{
+			uint32_t	s = (uint32_t) g->ssig[k];
+			int64_t		n = g->send[k] - g->sbeg[k];
+
+			memcpy(out->ys + w->scnt[s], g->anb + g->sbeg[k], sizeof(int32_t) * n);
+			w->scnt[s] += n;
+		}
+	for (int i = 0; i < out->ng; i++)
+	{
+		int32_t    *v = out->ys + out->off[i];
+		int64_t		n = w->scnt[out->sig[i]] - out->off[i],
+					m = 0;
+		uint32_t	gen = next_gen(w);
+
+		for (int64_t j = 0; j < n; j++)
+			if (w->seen[v[j]] != gen)
+			{
+				w->seen[v[j]] = gen;
+				v[m++] = v[j];
+			}
+		out->ptr[i] = v;
+		out->len[i] = m;
+	}
+	return true;
+}
+
+/*
+ * Count one group: body key with the distinct y's ys[0..n) of x.
+ * Pass 1 adds the support of every head r with r(x, y); pass 2 adds to the
+ * body size and to the PCA denominators of the body's candidates.
+ */
+static inline void
+emit(Worker *w, uint64_t key, const int32_t *ys, int64_t n)
+{
+	MineRun    *run = w->run;
+	const GdlMineGraph *g = run->g;
+	int32_t		x = w->x;
+
+	if (run->pass == 1)
+	{
+		int64_t		xa = g->aoff[x],
+					xb = g->aoff[x + 1];
+
+		for (int64_t i = 0; i < n; i++)
+		{
+			int32_t		y = ys[i];
+
+			if (w->lstamp[y] != x + 1)
+				continue;
+			for (int64_t j = xa + w->lpos[y]; j < xb && g->bnb[j] == y; j++)
+			{
+				uint32_t	s = (uint32_t) g->bsig[j];
+
+				if (s & 1)
+					continue;
+				if (run->target >= 0 && (int) (s >> 1) != run->target)
+					continue;
+				if (mine_key_has_atom(key, s))
+					continue;
+				if (!supmap_add(&run->tmaps[w->tid], key, (int32_t) (s >> 1), 1))
+					w->oom = true;
+			}
+		}
+	}
+	else
+	{
+		int64_t		b = keyidx_get(&run->bodies, key);
+
+		if (b < 0)
+			return;
+		run->tbody[w->tid][b] += n;
+		for (int64_t c = run->bcoff[b]; c < run->bcoff[b + 1]; c++)
+			if (w->dom[run->chead[c]] == x + 1)
+				run->tpca[w->tid][c] += n;
+	}
+}
+
+/* Is shape sh counted in this pass? */
+static inline bool
+want(const MineRun *run, int sh)
+{
+	return run->pass == 1 || run->has_shape[sh];
+}
+
+/* The paths out of x through the first link group (s1, Z). */
+static void
+enum_paths(Worker *w, uint32_t s1, const int32_t *Z, int64_t nZ)
+{
+	MineRun    *run = w->run;
+	const GdlMineGraph *g = run->g;
+	int32_t		x = w->x;
+	int64_t		xa = g->aoff[x],
+				xb = g->aoff[x + 1];
+	Groups	   *G2 = &w->g2,
+			   *G3 = &w->g3;
+
+	if (!expand(w, Z, nZ, G2))
+	{
+		w->oom = true;
+		return;
+	}
+	for (int i = 0; i < G2->ng; i++)
+	{
+		uint32_t	s2 = G2->sig[i];
+		const int32_t *W = G2->ptr[i];
+		int64_t		nW = G2->len[i];
+
+		if (want(run, MINE_SH_P2))
+			emit(w, mine_key(MINE_SH_P2, s1, s2, 0), W, nW);
+		if (run->maxb < 3)
+			continue;
+		if (want(run, MINE_SH_P2L))
+			for (int64_t k = 0; k < nW; k++)
+			{
+				int32_t		y = W[k];
+
+				if (w->lstamp[y] != x + 1)
+					continue;
+				for (int64_t j = xa + w->lpos[y]; j < xb && g->bnb[j] == y; j++)
+					emit(w, mine_key(MINE_SH_P2L, s1, s2, (uint32_t) g->bsig[j]), &W[k], 1);
+			}
+		if (run->pass == 1 ||
+			(run->has_shape[MINE_SH_P3] && keyidx_get(&run->need_p3, mine_key(0, s1, s2, 0)) >= 0))
+		{
+			if (!expand(w, W, nW, G3))
+			{
+				w->oom = true;
+				return;
+			}
+			for (int k = 0; k < G3->ng; k++)
+				emit(w, mine_key(MINE_SH_P3, s1, s2, G3->sig[k]), G3->ptr[k], G3->len[k]);
+		}
+	}
+	if (run->maxb >= 3 && (run->pass == 1 || run->need_p2p[s1]))
+	{
+		/* parallel second links: the (a, b, y) of every z, distinct */
+		int64_t		n = 0;
+
+		for (int64_t k = 0; k < nZ; k++)
+			n += g->ppoff[Z[k] + 1] - g->ppoff[Z[k]];
+		if (n == 0)
+			return;
+		if (!grow((void **) &w->pairs, &w->pcap, n, sizeof(PairY)) ||
+			!grow((void **) &w->pys, &w->pycap, n, sizeof(int32_t)))
+		{
+			w->oom = true;
+			return;
+		}
+		n = 0;
+		for (int64_t k = 0; k < nZ; k++)
+			for (int64_t p = g->ppoff[Z[k]]; p < g->ppoff[Z[k] + 1]; p++)
+			{
+				w->pairs[n].ab = ((uint64_t) g->ppa[p] << 32) | (uint32_t) g->ppb[p];
+				w->pairs[n].y = g->ppz[p];
+				n++;
+			}
+		if (nZ > 1)
+			qsort(w->pairs, n, sizeof(PairY), cmp_pairy);
+		for (int64_t p = 0; p < n;)
+		{
+			int64_t		q = p,
+						m = 0;
+
+			while (q < n && w->pairs[q].ab == w->pairs[p].ab)
+			{
+				if (q == p || w->pairs[q].y != w->pairs[q - 1].y)
+					w->pys[m++] = w->pairs[q].y;
+				q++;
+			}
+			emit(w, mine_key(MINE_SH_P2P, s1, (uint32_t) (w->pairs[p].ab >> 32),
+							 (uint32_t) w->pairs[p].ab), w->pys, m);
+			p = q;
+		}
+	}
+}
+
+/* Every body group of entity x. */
+static void
+enum_x(Worker *w, int32_t x)
+{
+	MineRun    *run = w->run;
+	const GdlMineGraph *g = run->g;
+	int64_t		xa = g->aoff[x],
+				xb = g->aoff[x + 1];
+	int			maxb = run->maxb;
+
+	if (xa == xb)
+		return;
+	w->x = x;
+	if (run->pass == 1)
+	{
+		bool		head = false;
+
+		for (int64_t k = g->soff[x]; k < g->soff[x + 1] && !head; k++)
+			head = (g->ssig[k] & 1) == 0 &&
+				(run->target < 0 || g->ssig[k] == 2 * run->target);
+		if (!head)
+			return;
+	}
+	for (int64_t j = xa; j < xb; j++)
+		if (w->lstamp[g->bnb[j]] != x + 1)
+		{
+			w->lstamp[g->bnb[j]] = x + 1;
+			w->lpos[g->bnb[j]] = (int32_t) (j - xa);
+		}
+	for (int64_t k = g->soff[x]; k < g->soff[x + 1]; k++)
+		if ((g->ssig[k] & 1) == 0)
+			w->dom[g->ssig[k] >> 1] = x + 1;
+
+	/* one link on (X, Y) */
+	for (int64_t k = g->soff[x]; k < g->soff[x + 1]; k++)
+		emit(w, mine_key(MINE_SH_L, (uint32_t) g->ssig[k], 0, 0), g->anb + g->sbeg[k],
+			 g->send[k] - g->sbeg[k]);
+	if (maxb < 2)
+		return;
+
+	/* two or three parallel links on (X, Y) */
+	if (want(run, MINE_SH_LL) || (maxb >= 3 && want(run, MINE_SH_LLL)))
+		for (int64_t j = xa; j < xb;)
+		{
+			int64_t		e = j;
+
+			while (e < xb && g->bnb[e] == g->bnb[j])
+				e++;
+			for (int64_t a = j; a < e; a++)
+				for (int64_t b = a + 1; b < e; b++)
+				{
+					emit(w, mine_key(MINE_SH_LL, g->bsig[a], g->bsig[b], 0), &g->bnb[j], 1);
+					if (maxb >= 3)
+						for (int64_t c = b + 1; c < e; c++)
+							emit(w, mine_key(MINE_SH_LLL, g->bsig[a], g->bsig[b], g->bsig[c]),
+								 &g->bnb[j], 1);
+				}
+			j = e;
+		}
+
+	if (maxb >= 3)
+	{
+		/* a link on (X, Y) and a cycle Y-Z-Y */
+		if (want(run, MINE_SH_CYL))
+			for (int64_t j = xa; j < xb; j++)
+			{
+				int32_t		y = g->anb[j];
+
+				for (int64_t p = g->cpoff[y]; p < g->cpoff[y + 1]; p++)
+					emit(w, mine_key(MINE_SH_CYL, g->asig[j], g->cpa[p], g->cpb[p]), &g->anb[j], 1);
+			}
+		/* a cycle X-Z-X with a link on (X, Y), or with a path Z-Y */
+		for (int64_t p = g->ppoff[x]; p < g->ppoff[x + 1];)
+		{
+			int64_t		q = p;
+			uint32_t	a = g->ppa[p],
+						b = g->ppb[p];
+
+			while (q < g->ppoff[x + 1] && g->ppa[q] == (int32_t) a && g->ppb[q] == (int32_t) b)
+				q++;
+			if (want(run, MINE_SH_CXL))
+				for (int64_t k = g->soff[x]; k < g->soff[x + 1]; k++)
+					emit(w, mine_key(MINE_SH_CXL, a, b, (uint32_t) g->ssig[k]),
+						 g->anb + g->sbeg[k], g->send[k] - g->sbeg[k]);
+			if (run->pass == 1 ||
+				(run->has_shape[MINE_SH_PP2] && keyidx_get(&run->need_pp, mine_key(0, a, b, 0)) >= 0))
+			{
+				if (!expand(w, g->ppz + p, q - p, &w->g3))
+				{
+					w->oom = true;
+					return;
+				}
+				for (int k = 0; k < w->g3.ng; k++)
+					emit(w, mine_key(MINE_SH_PP2, a, b, w->g3.sig[k]), w->g3.ptr[k], w->g3.len[k]);
+			}
+			p = q;
+		}
+	}
+
+	/* paths X-Z-Y and X-Z-W-Y and their three-atom variants */
+	for (int64_t k = g->soff[x]; k < g->soff[x + 1] && !w->oom; k++)
+		if (run->pass == 1 || run->need_p1[g->ssig[k]])
+			enum_paths(w, (uint32_t) g->ssig[k], g->anb + g->sbeg[k], g->send[k] - g->sbeg[k]);
+}
+
+/* Chunk of entities a worker takes at a time. */
+#define MINE_CHUNK 16
+
+/* A worker: allocate scratch, take chunks of x until the round is done. */
+static void
+mine_task(void *arg, int tid, int ntasks)
+{
+	MineRun    *run = arg;
+	const GdlMineGraph *g = run->g;
+	Worker		w;
+
+	memset(&w, 0, sizeof(w));
+	w.run = run;
+	w.tid = tid;
+	w.seen = calloc(g->nent + 1, sizeof(uint32_t));
+	w.lstamp = calloc(g->nent + 1, sizeof(int32_t));
+	w.lpos = calloc(g->nent + 1, sizeof(int32_t));
+	w.dom = calloc(g->nrels + 1, sizeof(int32_t));
+	w.sstamp = calloc(2 * g->nrels + 1, sizeof(uint32_t));
+	w.scnt = calloc(2 * g->nrels + 1, sizeof(int64_t));
+	if (!w.seen || !w.lstamp || !w.lpos || !w.dom || !w.sstamp || !w.scnt)
+		w.oom = true;
+	while (!w.oom && !__atomic_load_n(&run->failed, __ATOMIC_RELAXED))
+	{
+		int32_t		from = __atomic_fetch_add(&run->cursor, MINE_CHUNK, __ATOMIC_RELAXED);
+		int32_t		to;
+
+		if (from >= run->round_to)
+			break;
+		to = from + MINE_CHUNK < run->round_to ? from + MINE_CHUNK : run->round_to;
+		for (int32_t x = from; x < to && !w.oom; x++)
+			enum_x(&w, x);
+	}
+	if (w.oom)
+		__atomic_store_n(&run->failed, 1, __ATOMIC_RELAXED);
+	free(w.seen);
+	free(w.lstamp);
+	free(w.lpos);
+	free(w.dom);
+	free(w.sstamp);
+	free(w.scnt);
+	groups_free(&w.g2);
+	groups_free(&w.g3);
+	free(w.pairs);
+	free(w.pys);
+}
+
+/* Free the workers' pass-1 maps (malloc'd). */
+static void
+free_tmaps(MineRun *run)
+{
+	for (int t = 0; t < run->nthreads; t++)
+	{
+		free(run->tmaps[t].e);
+		memset(&run->tmaps[t], 0, sizeof(SupMap));
+	}
+}
+
+/*
+ * Run the current pass over every entity in rounds: a parallel loop per
+ * round, then (pass 1) the workers' maps merged into 'global' and freed,
+ * then the interrupt check.
+ */
+static void
+run_rounds(MineRun *run, SupMap *global)
+{
+	int32_t		nent = run->g->nent;
+	int32_t		per = nent / 8 + 1;
+
+	if (per < 4096)
+		per = 4096;
+	for (int32_t from = 0; from < nent; from += per)
+	{
+		run->round_from = from;
+		run->round_to = (int64_t) from + per < nent ? from + per : nent;
+		run->cursor = from;
+		gdl_parallel(run->nthreads, mine_task, run);
+		if (run->failed)
+		{
+			free_tmaps(run);
+			gdl_error(GDL_ERR_OUT_OF_MEMORY, NULL, NULL, "out of memory while mining rules");
+		}
+		if (global)
+			for (int t = 0; t < run->nthreads; t++)
+			{
+				SupMap	   *m = &run->tmaps[t];
+
+				for (int64_t i = 0; i < m->cap; i++)
+					if (m->e[i].cnt && !supmap_add(global, m->e[i].key, m->e[i].head, m->e[i].cnt))
+					{
+						free_tmaps(run);
+						gdl_error(GDL_ERR_OUT_OF_MEMORY, NULL, NULL, "out of memory while mining rules");
+					}
+				free(m->e);
+				memset(m, 0, sizeof(SupMap));
+			}
+		gdl_check_interrupts();
+	}
+}
+
+/* Order of candidates: body key, then head. */
+static int
+cmp_cand(const void *a, const void *b)
+{
+	const MineCand *x = a,
+			   *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->head < y->head ? -1 : x->head > y->head;
+}
+
+/* Set up the shared part of a run. */
+static void
+run_init(MineRun *run, const GdlMineGraph *g, const GdlMineOptions *o, int threads, int pass)
+{
+	memset(run, 0, sizeof(*run));
+	run->g = g;
+	run->pass = pass;
+	run->maxb = o->max_body < 1 ? 1 : o->max_body > GDL_MINE_MAX_BODY ? GDL_MINE_MAX_BODY : o->max_body;
+	run->target = o->target;
+	run->nthreads = threads < 1 ? 1 : threads > GDL_MAX_THREADS ? GDL_MAX_THREADS : threads;
+}
+
+/*
+ * Pass 1: the (head, body) pairs over min_support and min_head_coverage,
+ * sorted by (body key, head), with their support.
+ */
+MineCand *
+mine_count_support(const GdlMineGraph *g, const GdlMineOptions *o, int threads, int64_t *ncand)
+{
+	MineRun    *run = gdl_alloc(sizeof(MineRun));
+	SupMap		global;
+	MineCand   *c;
+	int64_t		n = 0;
+	int64_t		minsup = o->min_support < 1 ? 1 : o->min_support;
+
+	run_init(run, g, o, threads, 1);
+	memset(&global, 0, sizeof(global));
+	global.host = true;
+	run_rounds(run, &global);
+	c = gdl_alloc(sizeof(MineCand) * (global.n + 1));
+	for (int64_t i = 0; i < global.cap; i++)
+	{
+		SupEnt	   *e = &global.e[i];
+
+		if (e->cnt == 0 || e->cnt < minsup ||
+			(double) e->cnt / (double) g->nfacts[e->head] < o->min_head_coverage)
+			continue;
+		c[n].head = e->head;
+		c[n].key = e->key;
+		c[n].support = e->cnt;
+		n++;
+	}
+	if (global.e)
+		gdl_free(global.e);
+	gdl_free(run);
+	qsort(c, n, sizeof(MineCand), cmp_cand);
+	*ncand = n;
+	return c;
+}
+
+/*
+ * Pass 2: body_size and pca_body_size of the candidates c[0..n) (sorted by
+ * body key, then head, as pass 1 leaves them).
+ */
+void
+mine_count_bodies(const GdlMineGraph *g, const GdlMineOptions *o, int threads,
+				  MineCand *c, int64_t n)
+{
+	MineRun    *run = gdl_alloc(sizeof(MineRun));
+	uint64_t   *keys = gdl_alloc(sizeof(uint64_t) * (n + 1));
+	uint64_t   *p3 = gdl_alloc(sizeof(uint64_t) * (n + 1));
+	uint64_t   *pp = gdl_alloc(sizeof(uint64_t) * (n + 1));
+	int64_t		nb = 0,
+				np3 = 0,
+				npp = 0;
+
+	run_init(run, g, o, threads, 2);
+	run->bcoff = gdl_alloc(sizeof(int64_t) * (n + 2));
+	run->chead = gdl_alloc(sizeof(int32_t) * (n + 1));
+	run->need_p1 = gdl_alloc(sizeof(bool) * (2 * g->nrels + 1));
+	run->need_p2p = gdl_alloc(sizeof(bool) * (2 * g->nrels + 1));
+	for (int64_t i = 0; i < n; i++)
+	{
+		uint64_t	k = c[i].key;
+		int			sh = mine_key_shape(k);
+
+		run->chead[i] = c[i].head;
+		if (i > 0 && k == c[i - 1].key)
+			continue;
+		run->bcoff[nb] = i;
+		keys[nb++] = k;
+		run->has_shape[sh] = true;
+		if (sh == MINE_SH_P2 || sh == MINE_SH_P2L || sh == MINE_SH_P2P || sh == MINE_SH_P3)
+			run->need_p1[mine_key_sig(k, 0)] = true;
+		if (sh == MINE_SH_P2P)
+			run->need_p2p[mine_key_sig(k, 0)] = true;
+		if (sh == MINE_SH_P3)
+			p3[np3++] = mine_key(0, mine_key_sig(k, 0), mine_key_sig(k, 1), 0);
+		if (sh == MINE_SH_PP2)
+			pp[npp++] = mine_key(0, mine_key_sig(k, 0), mine_key_sig(k, 1), 0);
+	}
+	run->bcoff[nb] = n;
+	keyidx_build(&run->bodies, keys, nb);
+	keyidx_build(&run->need_p3, p3, np3);
+	keyidx_build(&run->need_pp, pp, npp);
+	for (int t = 0; t < run->nthreads; t++)
+	{
+		run->tbody[t] = gdl_alloc(sizeof(int64_t) * (nb + 1));
+		run->tpca[t] = gdl_alloc(sizeof(int64_t) * (n + 1));
+	}
+	if (n > 0)
+		run_rounds(run, NULL);
+	for (int64_t b = 0; b < nb; b++)
+		for (int64_t i = run->bcoff[b]; i < run->bcoff[b + 1]; i++)
+		{
+			c[i].body_size = 0;
+			c[i].pca_body_size = 0;
+			for (int t = 0; t < run->nthreads; t++)
+			{
+				c[i].body_size += run->tbody[t][b];
+				c[i].pca_body_size += run->tpca[t][i];
+			}
+		}
+	for (int t = 0; t < run->nthreads; t++)
+	{
+		gdl_free(run->tbody[t]);
+		gdl_free(run->tpca[t]);
+	}
+	keyidx_free(&run->bodies);
+	keyidx_free(&run->need_p3);
+	keyidx_free(&run->need_pp);
+	gdl_free(run->bcoff);
+	gdl_free(run->chead);
+	gdl_free(run->need_p1);
+	gdl_free(run->need_p2p);
+	gdl_free(keys);
+	gdl_free(p3);
+	gdl_free(pp);
+	gdl_free(run);
+}

@@ -1,0 +1,425 @@
+/*
+ * mine_graph.c — the graph the miner and the predictor walk: dense entity
+ * ids (the rank of each value among the distinct values of every fact),
+ * every entity's links in both directions of every relation, sorted and
+ * distinct (duplicate facts count once), a directory of each entity's
+ * signatures (the fact lookup: binary searches), and the parallel and cycle
+ * pairs the three-atom shapes need.  Everything is O(facts) in memory.
+ */
+#include "mine_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* qsort order of 64-bit unsigned keys. */
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a,
+				y = *(const uint64_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* qsort order of 64-bit signed values. */
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t		x = *(const int64_t *) a,
+				y = *(const int64_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Dense id of a value by binary search, or -1. */
+static int32_t
+find_value(const int64_t *v, int32_t n, int64_t value)
+{
+	int32_t		lo = 0,
+				hi = n;
+
+	while (lo < hi)
+	{
+		int32_t		mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < value)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo] == value ? lo : -1;
+}
+
+/* Work shared by the parallel steps of the build. */
+typedef struct BuildPar
+{
+	GdlMineGraph *g;
+	uint64_t   *ent;			/* per link: sig << 32 | nb, grouped by entity */
+	int64_t    *cnt;			/* distinct links per entity after sort */
+	uint64_t   *byn;			/* per link: nb << 32 | sig */
+} BuildPar;
+
+/* Sort and deduplicate each entity's links (task share of entities). */
+static void
+build_sort_task(void *arg, int tid, int ntasks)
+{
+	BuildPar   *p = arg;
+	int64_t		from,
+				to;
+
+	gdl_split(p->g->nent, tid, ntasks, &from, &to);
+	for (int64_t e = from; e < to; e++)
+	{
+		uint64_t   *v = p->ent + p->g->aoff[e];
+		int64_t		n = p->g->aoff[e + 1] - p->g->aoff[e],
+					m = 0;
+
+		qsort(v, n, sizeof(uint64_t), cmp_u64);
+		for (int64_t i = 0; i < n; i++)
+			if (m == 0 || v[i] != v[m - 1])
+				v[m++] = v[i];
+		p->cnt[e] = m;
+	}
+}
+
+/* Sort each entity's links by neighbour (task share of entities). */
+static void
+build_byn_task(void *arg, int tid, int ntasks)
+{
+	BuildPar   *p = arg;
+	int64_t		from,
+				to;
+
+	gdl_split(p->g->nent, tid, ntasks, &from, &to);
+	for (int64_t e = from; e < to; e++)
+		qsort(p->byn + p->g->aoff[e], p->g->aoff[e + 1] - p->g->aoff[e],
+			  sizeof(uint64_t), cmp_u64);
+}
+
+/*
+ * The parallel pairs of every entity: for each neighbour reached by k >= 2
+ * signatures, the k(k-1)/2 pairs; then per entity sorted by (a, b, z), and
+ * the distinct (a, b) as cycle pairs.  Serial: the pairs are few.
+ */
+static void
+build_pairs(GdlMineGraph *g)
+{
+	int64_t		npp = 0,
+				ncp = 0;
+	uint64_t   *tmp;
+	int64_t		tmpcap = 16;
+
+	g->ppoff = gdl_alloc(sizeof(int64_t) * (g->nent + 1));
+	g->cpoff = gdl_alloc(sizeof(int64_t) * (g->nent + 1));
+	for (int32_t e = 0; e < g->nent; e++)
+	{
+		int64_t		i = g->aoff[e];
+
+		while (i < g->aoff[e + 1])
+		{
+			int64_t		j = i;
+
+			while (j < g->aoff[e + 1] && g->bnb[j] == g->bnb[i])
+				j++;
+			npp += (j - i) * (j - i - 1) / 2;
+			i = j;
+		}
+	}
+	g->ppa = gdl_alloc(sizeof(int32_t) * (npp + 1));
+	g->ppb = gdl_alloc(sizeof(int32_t) * (npp + 1));
+	g->ppz = gdl_alloc(sizeof(int32_t) * (npp + 1));
+	g->cpa = gdl_alloc(sizeof(int32_t) * (npp + 1));
+	g->cpb = gdl_alloc(sizeof(int32_t) * (npp + 1));
+	tmp = gdl_alloc(sizeof(uint64_t) * tmpcap);
+	npp = 0;
+	for (int32_t e = 0; e < g->nent; e++)
+	{
+		int64_t		i = g->aoff[e],
+					n = 0;
+
+		if (g->aoff[e + 1] - g->aoff[e] >= (1 << 26))
+			gdl_error(GDL_ERR_LIMIT, NULL, NULL, "an entity has more than %d links", 1 << 26);
+		g->ppoff[e] = npp;
+		g->cpoff[e] = ncp;
+		while (i < g->aoff[e + 1])
+		{
+			int64_t		j = i;
+
+			while (j < g->aoff[e + 1] && g->bnb[j] == g->bnb[i])
+				j++;
+			for (int64_t a = i; a < j; a++)
+				for (int64_t b = a + 1; b < j; b++)
+				{
+					if (n + 1 > tmpcap)
+					{
+						tmpcap *= 2;
+						tmp = gdl_realloc(tmp, sizeof(uint64_t) * tmpcap);
+					}
+					/* a's and b's signatures < 2^19, z < 2^31: 19+19+31 > 64, so
+					 * pack (a, b) into one 38-bit field and z separately */
+					tmp[n++] = ((uint64_t) g->bsig[a] << 45) | ((uint64_t) g->bsig[b] << 26) |
+						(uint64_t) (a - g->aoff[e]);
+				}
+			i = j;
+		}
+		qsort(tmp, n, sizeof(uint64_t), cmp_u64);
+		for (int64_t k = 0; k < n; k++)
+		{
+			int32_t		a = (int32_t) (tmp[k] >> 45),
+						b = (int32_t) ((tmp[k] >> 26) & MINE_SIG_MASK);
+			int64_t		li = g->aoff[e] + (int64_t) (tmp[k] & ((1u << 26) - 1));
+
+			g->ppa[npp] = a;
+			g->ppb[npp] = b;
+			g->ppz[npp] = g->bnb[li];
+			npp++;
+			if (k == 0 || (tmp[k] >> 26) != (tmp[k - 1] >> 26))
+			{
+				g->cpa[ncp] = a;
+				g->cpb[ncp] = b;
+				ncp++;
+			}
+		}
+	}
+	g->ppoff[g->nent] = npp;
+	g->cpoff[g->nent] = ncp;
+	gdl_free(tmp);
+}
+
+/*
+ * Build the graph of nrels binary relations: dense ids, links, signature
+ * directory, parallel and cycle pairs.  Raises on a relation that is not
+ * binary or on more relations or entities than the encodings hold.
+ */
+GdlMineGraph *
+gdl_mine_graph_build(int nrels, const GdlMineRelation *rels)
+{
+	GdlMineGraph *g = gdl_alloc(sizeof(GdlMineGraph));
+	int64_t		nvals = 0,
+				nl,
+				ns = 0;
+	int64_t    *vals;
+	int64_t    *fill;
+	BuildPar	bp;
+	int			threads = gdl_threads();
+
+	if (nrels < 0 || nrels > MINE_MAX_RELS)
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "mining supports at most %d relations", MINE_MAX_RELS);
+	g->nrels = nrels;
+	g->names = gdl_alloc(sizeof(char *) * (nrels + 1));
+	g->nfacts = gdl_alloc(sizeof(int64_t) * (nrels + 1));
+	for (int r = 0; r < nrels; r++)
+	{
+		if (rels[r].rows.ncols != 2)
+			gdl_error(GDL_ERR_DATATYPE, NULL, NULL, "relation \"%s\" is not binary",
+					  rels[r].name ? rels[r].name : "?");
+		g->names[r] = gdl_strdup(rels[r].name ? rels[r].name : gdl_sprintf("r%d", r));
+		nvals += 2 * (int64_t) rels[r].rows.nrows;
+	}
+
+	/* dense ids: the distinct values, ascending */
+	vals = gdl_alloc(sizeof(int64_t) * (nvals + 1));
+	nvals = 0;
+	for (int r = 0; r < nrels; r++)
+		for (size_t i = 0; i < rels[r].rows.nrows; i++)
+		{
+			vals[nvals++] = rels[r].rows.cols[0][i];
+			vals[nvals++] = rels[r].rows.cols[1][i];
+		}
+	qsort(vals, nvals, sizeof(int64_t), cmp_i64);
+	{
+		int64_t		m = 0;
+
+		for (int64_t i = 0; i < nvals; i++)
+			if (m == 0 || vals[i] != vals[m - 1])
+				vals[m++] = vals[i];
+		if (m > INT32_MAX - 1)
+			gdl_error(GDL_ERR_LIMIT, NULL, NULL, "mining supports at most %d entities", INT32_MAX - 1);
+		g->nent = (int32_t) m;
+	}
+	g->values = gdl_alloc(sizeof(int64_t) * (g->nent + 1));
+	memcpy(g->values, vals, sizeof(int64_t) * g->nent);
+	gdl_free(vals);
+	gdl_check_interrupts();
+
+	/* every fact as two links, grouped by entity (counting sort) */
+	g->aoff = gdl_alloc(sizeof(int64_t) * (g->nent + 1));
+	nl = 0;
+	for (int r = 0; r < nrels; r++)
+		for (size_t i = 0; i < rels[r].rows.nrows; i++)
+		{
+			g->aoff[find_value(g->values, g->nent, rels[r].rows.cols[0][i]) + 1]++;
+			g->aoff[find_value(g->values, g->nent, rels[r].rows.cols[1][i]) + 1]++;
+			nl += 2;
+		}
+	for (int32_t e = 0; e < g->nent; e++)
+		g->aoff[e + 1] += g->aoff[e];
+	fill = gdl_alloc(sizeof(int64_t) * (g->nent + 1));
+	memcpy(fill, g->aoff, sizeof(int64_t) * (g->nent + 1));
+	bp.g = g;
+	bp.ent = gdl_alloc(sizeof(uint64_t) * (nl + 1));
+	bp.cnt = gdl_alloc(sizeof(int64_t) * (g->nent + 1));
+	for (int r = 0; r < nrels; r++)
+		for (size_t i = 0; i < rels[r].rows.nrows; i++)
+		{
+			int32_t		s = find_value(g->values, g->nent, rels[r].rows.cols[0][i]);
+			int32_t		o = find_value(g->values, g->nent, rels[r].rows.cols[1][i]);
+
+			bp.ent[fill[s]++] = ((uint64_t) (2 * r) << 32) | (uint32_t) o;
+			bp.ent[fill[o]++] = ((uint64_t) (2 * r + 1) << 32) | (uint32_t) s;
+		}
+	gdl_check_interrupts();
+	gdl_parallel(threads, build_sort_task, &bp);
+	gdl_check_interrupts();
+
+	/* compact the distinct links */
+	nl = 0;
+	for (int32_t e = 0; e < g->nent; e++)
+	{
+		int64_t		from = g->aoff[e];
+
+		g->aoff[e] = nl;
+		for (int64_t i = 0; i < bp.cnt[e]; i++)
+			bp.ent[nl++] = bp.ent[from + i];
+	}
+	g->aoff[g->nent] = nl;
+	g->nlinks = nl;
+	g->asig = gdl_alloc(sizeof(int32_t) * (nl + 1));
+	g->anb = gdl_alloc(sizeof(int32_t) * (nl + 1));
+	g->bsig = gdl_alloc(sizeof(int32_t) * (nl + 1));
+	g->bnb = gdl_alloc(sizeof(int32_t) * (nl + 1));
+	for (int64_t i = 0; i < nl; i++)
+	{
+		g->asig[i] = (int32_t) (bp.ent[i] >> 32);
+		g->anb[i] = (int32_t) (uint32_t) bp.ent[i];
+		if ((g->asig[i] & 1) == 0)
+			g->nfacts[g->asig[i] >> 1]++;
+		bp.ent[i] = (bp.ent[i] << 32) | (bp.ent[i] >> 32);
+	}
+	bp.byn = bp.ent;
+	gdl_parallel(threads, build_byn_task, &bp);
+	for (int64_t i = 0; i < nl; i++)
+	{
+		g->bnb[i] = (int32_t) (bp.byn[i] >> 32);
+		g->bsig[i] = (int32_t) (uint32_t) bp.byn[i];
+	}
+	gdl_free(bp.ent);
+	gdl_free(bp.cnt);
+	gdl_free(fill);
+
+	/* signature directory */
+	g->soff = gdl_alloc(sizeof(int64_t) * (g->nent + 1));
+	for (int32_t e = 0; e < g->nent; e++)
+		for (int64_t i = g->aoff[e]; i < g->aoff[e + 1]; i++)
+			if (i == g->aoff[e] || g->asig[i] != g->asig[i - 1])
+				ns++;
+	g->ssig = gdl_alloc(sizeof(int32_t) * (ns + 1));
+	g->sbeg = gdl_alloc(sizeof(int64_t) * (ns + 1));
+	g->send = gdl_alloc(sizeof(int64_t) * (ns + 1));
+	ns = 0;
+	for (int32_t e = 0; e < g->nent; e++)
+	{
+		g->soff[e] = ns;
+		for (int64_t i = g->aoff[e]; i < g->aoff[e + 1]; i++)
+			if (i == g->aoff[e] || g->asig[i] != g->asig[i - 1])
+			{
+				if (ns > g->soff[e])
+					g->send[ns - 1] = i;
+				g->ssig[ns] = g->asig[i];
+				g->sbeg[ns] = i;
+				ns++;
+			}
+		if (ns > g->soff[e])
+			g->send[ns - 1] = g->aoff[e + 1];
+	}
+	g->soff[g->nent] = ns;
+	gdl_check_interrupts();
+	build_pairs(g);
+	return g;
+}
+
+int
+gdl_mine_graph_nrels(const GdlMineGraph *g)
+{
+	return g->nrels;
+}
+
+const char *
+gdl_mine_graph_relname(const GdlMineGraph *g, int rel)
+{
+	return rel >= 0 && rel < g->nrels ? g->names[rel] : NULL;
+}
+
+int64_t
+gdl_mine_graph_nfacts(const GdlMineGraph *g, int rel)
+{
+	return rel >= 0 && rel < g->nrels ? g->nfacts[rel] : 0;
+}
+
+int32_t
+gdl_mine_graph_entity(const GdlMineGraph *g, int64_t value)
+{
+	return find_value(g->values, g->nent, value);
+}
+
+int64_t
+gdl_mine_graph_value(const GdlMineGraph *g, int32_t entity)
+{
+	return g->values[entity];
+}
+
+int32_t
+gdl_mine_graph_nentities(const GdlMineGraph *g)
+{
+	return g->nent;
+}
+
+/* The links of entity e with signature sig: [*beg, *end); false when none. */
+bool
+mine_graph_links(const GdlMineGraph *g, int32_t e, uint32_t sig, int64_t *beg, int64_t *end)
+{
+	int64_t		lo = g->soff[e],
+				hi = g->soff[e + 1];
+
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo) / 2;
+
+		if ((uint32_t) g->ssig[mid] < sig)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < g->soff[e + 1] && (uint32_t) g->ssig[lo] == sig)
+	{
+		*beg = g->sbeg[lo];
+		*end = g->send[lo];
+		return true;
+	}
+	return false;
+}
+
+/* Does rel(s, o) hold?  Two binary searches. */
+bool
+gdl_mine_graph_has(const GdlMineGraph *g, int rel, int32_t s, int32_t o)
+{
+	int64_t		lo,
+				hi,
+				end;
+
+	if (rel < 0 || rel >= g->nrels || s < 0 || s >= g->nent || o < 0 || o >= g->nent)
+		return false;
+	if (!mine_graph_links(g, s, 2 * (uint32_t) rel, &lo, &hi))
+		return false;
+	end = hi;
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo) / 2;
+
+		if (g->anb[mid] < o)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < end && g->anb[lo] == o;
+}

@@ -1,0 +1,136 @@
+/*
+ * mine_int.h — internals of the mining core (src/mine): the graph's
+ * indexes, the raw encoding of rule bodies the enumerator counts by, and the
+ * functions the files of the layer share.
+ *
+ * Link signatures.  A link from entity u to entity v through relation p is
+ * the signature sig = 2p (p(u, v) holds) or 2p + 1 (p(v, u) holds).  Every
+ * entity's adjacency lists its links (sig, neighbour), sorted and distinct.
+ *
+ * Raw bodies.  The enumerator meets every rule body in exactly one raw form,
+ * a shape and up to three signatures (MINE_SH_*), packed into a 64-bit key;
+ * mine_key_rule turns it into atoms (then gdl_mine_canonical orders them).
+ */
+#ifndef MINE_INT_H
+#define MINE_INT_H
+
+#include "gdl_mine.h"
+#include "../core/gdl_host.h"
+
+struct GdlMineGraph
+{
+	int			nrels;
+	char	  **names;
+	int64_t    *nfacts;			/* distinct facts per relation */
+	int32_t		nent;
+	int64_t    *values;			/* nent values, ascending: dense id = rank */
+
+	/* links of each entity sorted by (sig, nb): [aoff[e], aoff[e+1]) */
+	int64_t    *aoff;
+	int32_t    *asig;
+	int32_t    *anb;
+	/* the same links sorted by (nb, sig) */
+	int32_t    *bnb;
+	int32_t    *bsig;
+	/* signature directory: entity e's distinct sigs [soff[e], soff[e+1]) */
+	int64_t    *soff;
+	int32_t    *ssig;
+	int64_t    *sbeg;			/* its links: [sbeg[k], send[k]) of asig/anb */
+	int64_t    *send;
+
+	/*
+	 * Parallel pairs: (a, b, z) with a < b, both links from e to z, sorted
+	 * by (a, b, z): [ppoff[e], ppoff[e+1]).  Cycle pairs: the distinct
+	 * (a, b) among them: [cpoff[e], cpoff[e+1]).
+	 */
+	int64_t    *ppoff;
+	int32_t    *ppa;
+	int32_t    *ppb;
+	int32_t    *ppz;
+	int64_t    *cpoff;
+	int32_t    *cpa;
+	int32_t    *cpb;
+	int64_t		nlinks;			/* aoff[nent] */
+};
+
+/* Raw body shapes (X, Y the head's variables). */
+enum
+{
+	MINE_SH_L = 1,				/* l(X,Y) */
+	MINE_SH_LL = 2,				/* l1 < l2 both on (X,Y) */
+	MINE_SH_LLL = 3,			/* l1 < l2 < l3 on (X,Y) */
+	MINE_SH_P2 = 4,				/* s1 X->Z, s2 Z->Y */
+	MINE_SH_P2L = 5,			/* s1 X->Z, s2 Z->Y, l X->Y */
+	MINE_SH_PP2 = 6,			/* a < b X->Z, s2 Z->Y */
+	MINE_SH_P2P = 7,			/* s1 X->Z, a < b Z->Y */
+	MINE_SH_CXL = 8,			/* a < b X->Z, l X->Y */
+	MINE_SH_CYL = 9,			/* l X->Y, a < b Y->Z */
+	MINE_SH_P3 = 10				/* s1 X->Z, s2 Z->W, s3 W->Y */
+};
+
+#define MINE_SIG_BITS 19
+#define MINE_SIG_MASK ((1u << MINE_SIG_BITS) - 1)
+#define MINE_MAX_RELS ((1 << (MINE_SIG_BITS - 1)) - 1)
+
+/* Pack a raw body: shape in the top bits, then up to three signatures. */
+static inline uint64_t
+mine_key(int shape, uint32_t s1, uint32_t s2, uint32_t s3)
+{
+	return ((uint64_t) shape << (3 * MINE_SIG_BITS)) |
+		((uint64_t) s1 << (2 * MINE_SIG_BITS)) |
+		((uint64_t) s2 << MINE_SIG_BITS) | (uint64_t) s3;
+}
+
+static inline int
+mine_key_shape(uint64_t k)
+{
+	return (int) (k >> (3 * MINE_SIG_BITS));
+}
+
+static inline uint32_t
+mine_key_sig(uint64_t k, int i)
+{
+	return (uint32_t) (k >> ((2 - i) * MINE_SIG_BITS)) & MINE_SIG_MASK;
+}
+
+/* 64-bit mixer (splitmix64's finaliser) for hash tables. */
+static inline uint64_t
+mine_mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* mine_canon.c */
+extern void mine_key_rule(uint64_t key, int32_t head, GdlMineRule *r);
+extern bool mine_key_has_atom(uint64_t key, uint32_t sig);
+extern int	mine_key_nbody(uint64_t key);
+extern int	mine_rule_cmp(const GdlMineRule *a, const GdlMineRule *b);
+
+/* mine_graph.c: the links of e with signature sig, or false */
+extern bool mine_graph_links(const GdlMineGraph *g, int32_t e, uint32_t sig,
+							 int64_t *beg, int64_t *end);
+
+/* mine_enum.c: support and denominators of raw bodies (see there) */
+typedef struct MineCand
+{
+	int32_t		head;
+	uint64_t	key;
+	int64_t		support;
+	int64_t		body_size;
+	int64_t		pca_body_size;
+} MineCand;
+
+extern MineCand *mine_count_support(const GdlMineGraph *g, const GdlMineOptions *o,
+									int threads, int64_t *ncand);
+extern void mine_count_bodies(const GdlMineGraph *g, const GdlMineOptions *o,
+							  int threads, MineCand *c, int64_t ncand);
+
+/* mine_device.c: both passes on the registered device; false: not done */
+extern bool mine_device_count(const GdlMineGraph *g, const GdlMineOptions *o,
+							  MineCand **c, int64_t *ncand, GdlMineTimes *times);
+
+#endif							/* MINE_INT_H */

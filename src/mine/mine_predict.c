@@ -1,0 +1,305 @@
+/*
+ * mine_predict.c — link prediction with mined rules: the answers of
+ * r(h, ?) or r(?, t), each scored from the rules that derive it.
+ *
+ * Each rule whose head is the query's relation is evaluated with the bound
+ * variable fixed (X = h, or Y = t): a small backtracking search over its
+ * body atoms along the graph's links, never a full body materialization.
+ * Every answer collects the smoothed confidence support / (denominator +
+ * smoothing) of each rule deriving it; answers rank by the aggregation
+ * (max: the confidences best first, compared lexicographically; noisy_or:
+ * 1 - prod(1 - c)), ties by value; equal ranking keys share a rank.
+ */
+#include "mine_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Defaults: max aggregation over PCA confidence, smoothing 5. */
+void
+gdl_predict_options_init(GdlPredictOptions *o)
+{
+	o->aggregation = GDL_PREDICT_MAX;
+	o->use_pca = true;
+	o->smoothing = 5.0;
+	o->exclude_known = false;
+	o->limit = 0;
+}
+
+/* One derivation: an answer entity, a rule and its confidence. */
+typedef struct PredHit
+{
+	int32_t		ent;
+	int32_t		rule;
+	double		conf;
+} PredHit;
+
+/* The search state of one rule. */
+typedef struct PredSearch
+{
+	const GdlMineGraph *g;
+	const GdlMineRule *r;
+	int			free_var;		/* the variable whose values are answers */
+	int32_t		val[4];			/* -1: unbound */
+	bool		used[GDL_MINE_MAX_BODY];
+	uint32_t   *seen;			/* per entity: rule stamp */
+	uint32_t	stamp;
+	PredHit    *hits;
+	int64_t		nhits;
+	int64_t		cap;
+	int32_t		rule;
+	double		conf;
+} PredSearch;
+
+/* Record an answer once per rule. */
+static void
+pred_found(PredSearch *s, int32_t e)
+{
+	if (s->seen[e] == s->stamp)
+		return;
+	s->seen[e] = s->stamp;
+	if (s->nhits == s->cap)
+	{
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->hits = gdl_realloc(s->hits, sizeof(PredHit) * s->cap);
+	}
+	s->hits[s->nhits].ent = e;
+	s->hits[s->nhits].rule = s->rule;
+	s->hits[s->nhits].conf = s->conf;
+	s->nhits++;
+}
+
+/*
+ * Match the remaining atoms (depth of them done): the next atom is one with
+ * a bound argument (both bound: a lookup); with none, its first argument
+ * ranges over every entity.  When all are matched the free variable's value
+ * is an answer.
+ */
+static void
+pred_search(PredSearch *s, int depth)
+{
+	const GdlMineRule *r = s->r;
+	const GdlMineGraph *g = s->g;
+	int			pick = -1,
+				best = -1;
+
+	if (depth == r->nbody)
+	{
+		if (s->val[s->free_var] >= 0)
+			pred_found(s, s->val[s->free_var]);
+		return;
+	}
+	for (int i = 0; i < r->nbody; i++)
+	{
+		int			nbound;
+
+		if (s->used[i])
+			continue;
+		nbound = (s->val[(int) r->body[i].a] >= 0) + (s->val[(int) r->body[i].b] >= 0);
+		if (nbound > best)
+		{
+			best = nbound;
+			pick = i;
+		}
+	}
+	s->used[pick] = true;
+	{
+		const GdlMineAtom *at = &r->body[pick];
+		int32_t		va = s->val[(int) at->a],
+					vb = s->val[(int) at->b];
+
+		if (va >= 0 && vb >= 0)
+		{
+			if (gdl_mine_graph_has(g, at->rel, va, vb))
+				pred_search(s, depth + 1);
+		}
+		else if (va >= 0 || vb >= 0)
+		{
+			int32_t		e = va >= 0 ? va : vb;
+			int			other = va >= 0 ? at->b : at->a;
+			uint32_t	sig = 2 * (uint32_t) at->rel + (va >= 0 ? 0 : 1);
+			int64_t		beg,
+						end;
+
+			if (mine_graph_links(g, e, sig, &beg, &end))
+				for (int64_t k = beg; k < end; k++)
+				{
+					s->val[other] = g->anb[k];
+					pred_search(s, depth + 1);
+				}
+			s->val[other] = -1;
+		}
+		else
+		{
+			/* bind the first argument to every entity, then search again */
+			s->used[pick] = false;
+			for (int32_t e = 0; e < g->nent; e++)
+			{
+				s->val[(int) at->a] = e;
+				pred_search(s, depth);
+			}
+			s->val[(int) at->a] = -1;
+		}
+	}
+	s->used[pick] = false;
+}
+
+/* Order of hits: answer, then confidence (best first), then rule. */
+static int
+cmp_hit(const void *a, const void *b)
+{
+	const PredHit *x = a,
+			   *y = b;
+
+	if (x->ent != y->ent)
+		return x->ent < y->ent ? -1 : 1;
+	if (x->conf != y->conf)
+		return x->conf > y->conf ? -1 : 1;
+	return x->rule < y->rule ? -1 : x->rule > y->rule;
+}
+
+/* An answer while ranking: its hits [from, from + n). */
+typedef struct PredAns
+{
+	int32_t		ent;
+	int64_t		from;
+	int32_t		n;
+	double		score;
+} PredAns;
+
+static const PredHit *rank_hits;	/* for the qsort comparators (single-threaded) */
+static GdlPredictAggregation rank_agg;
+
+/* Ranking key order: better first; 0 when the whole key is equal. */
+static int
+cmp_key(const PredAns *x, const PredAns *y)
+{
+	if (rank_agg == GDL_PREDICT_NOISY_OR)
+	{
+		if (x->score != y->score)
+			return x->score > y->score ? -1 : 1;
+		return 0;
+	}
+	for (int i = 0; i < x->n || i < y->n; i++)
+	{
+		double		cx = i < x->n ? rank_hits[x->from + i].conf : -1.0;
+		double		cy = i < y->n ? rank_hits[y->from + i].conf : -1.0;
+
+		if (cx != cy)
+			return cx > cy ? -1 : 1;
+	}
+	return 0;
+}
+
+/* Answer order: ranking key, then value (dense ids ascend with values). */
+static int
+cmp_ans(const void *a, const void *b)
+{
+	const PredAns *x = a,
+			   *y = b;
+	int			c = cmp_key(x, y);
+
+	if (c)
+		return c;
+	return x->ent < y->ent ? -1 : x->ent > y->ent;
+}
+
+/*
+ * Rank the answers of one query with the rules whose head is its relation.
+ * A value no fact mentions has no answers.
+ */
+GdlPredictResult *
+gdl_predict(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
+			const GdlPredictQuery *q, const GdlPredictOptions *o)
+{
+	GdlPredictResult *res = gdl_alloc(sizeof(GdlPredictResult));
+	PredSearch	s;
+	int32_t		bound;
+	PredAns    *ans;
+	int64_t		nans = 0,
+				nkeep = 0;
+
+	if (q->rel < 0 || q->rel >= g->nrels)
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "no relation %d to predict", q->rel);
+	if (o->smoothing < 0)
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "smoothing must not be negative");
+	bound = gdl_mine_graph_entity(g, q->value);
+	if (bound < 0)
+		return res;
+	memset(&s, 0, sizeof(s));
+	s.g = g;
+	s.seen = gdl_alloc(sizeof(uint32_t) * (g->nent + 1));
+	s.free_var = q->subject_bound ? GDL_MINE_Y : GDL_MINE_X;
+	for (int64_t i = 0; i < nrules; i++)
+	{
+		const GdlMineRule *r = &rules[i];
+		double		den = (double) (o->use_pca ? r->pca_body_size : r->body_size) + o->smoothing;
+
+		if (r->head != q->rel || r->nbody < 1 || r->nbody > GDL_MINE_MAX_BODY)
+			continue;
+		if (i > INT32_MAX)
+			break;
+		s.r = r;
+		s.rule = (int32_t) i;
+		s.conf = den > 0 ? (double) r->support / den : 0.0;
+		s.stamp++;
+		for (int v = 0; v < 4; v++)
+			s.val[v] = -1;
+		s.val[q->subject_bound ? GDL_MINE_X : GDL_MINE_Y] = bound;
+		memset(s.used, 0, sizeof(s.used));
+		pred_search(&s, 0);
+		if ((i & 255) == 0)
+			gdl_check_interrupts();
+	}
+	if (s.nhits == 0)
+		return res;
+	qsort(s.hits, s.nhits, sizeof(PredHit), cmp_hit);
+	ans = gdl_alloc(sizeof(PredAns) * s.nhits);
+	for (int64_t i = 0; i < s.nhits;)
+	{
+		int64_t		j = i;
+		double		prod = 1.0;
+
+		while (j < s.nhits && s.hits[j].ent == s.hits[i].ent)
+		{
+			prod *= 1.0 - s.hits[j].conf;
+			j++;
+		}
+		if (o->exclude_known &&
+			(q->subject_bound ? gdl_mine_graph_has(g, q->rel, bound, s.hits[i].ent)
+			 : gdl_mine_graph_has(g, q->rel, s.hits[i].ent, bound)))
+		{
+			i = j;
+			continue;
+		}
+		ans[nans].ent = s.hits[i].ent;
+		ans[nans].from = i;
+		ans[nans].n = (int32_t) (j - i);
+		ans[nans].score = o->aggregation == GDL_PREDICT_NOISY_OR ? 1.0 - prod : s.hits[i].conf;
+		nans++;
+		i = j;
+	}
+	rank_hits = s.hits;
+	rank_agg = o->aggregation;
+	qsort(ans, nans, sizeof(PredAns), cmp_ans);
+	nkeep = o->limit > 0 && o->limit < nans ? o->limit : nans;
+	res->answers = gdl_alloc(sizeof(GdlPredictAnswer) * (nkeep + 1));
+	for (int64_t i = 0; i < nkeep; i++)
+	{
+		GdlPredictAnswer *a = &res->answers[i];
+
+		a->value = g->values[ans[i].ent];
+		a->score = ans[i].score;
+		a->rank = (i > 0 && cmp_key(&ans[i], &ans[i - 1]) == 0) ? res->answers[i - 1].rank : i + 1;
+		a->nrules = ans[i].n;
+		a->rules = gdl_alloc(sizeof(int32_t) * (ans[i].n + 1));
+		for (int32_t k = 0; k < ans[i].n; k++)
+			a->rules[k] = s.hits[ans[i].from + k].rule;
+	}
+	res->nanswers = nkeep;
+	rank_hits = NULL;
+	gdl_free(ans);
+	gdl_free(s.hits);
+	gdl_free(s.seen);
+	return res;
+}

@@ -1,0 +1,719 @@
+/*
+ * test_mine.c — the mining core (src/mine) against a naive reference.
+ *
+ * The reference enumerates every syntactic rule of the language (head r,
+ * 1..max_body atoms over X, Y, Z, W, no reflexive atom, no atom twice, no
+ * atom equal to the head, closed, connected), brings each to canonical form
+ * with gdl_mine_canonical, drops duplicates, evaluates each by brute force
+ * (nested loops over entities) and applies the same thresholds.  Random
+ * small graphs, sparse and dense, with duplicate facts and self-loops, are
+ * mined both ways and every rule and every measure must agree.  Also:
+ * canonical forms by hand, thread-count independence, graph lookups, and
+ * prediction on a graph whose ranking is known by hand.
+ */
+#include "test_host.h"
+#include "../../src/mine/gdl_mine.h"
+
+#include <math.h>
+#include <string.h>
+
+static uint64_t rng = 12345;
+static int64_t rules_compared;	/* rules found by both, over the run */
+static int64_t shapes_seen[4];	/* of those, by body length */
+
+/* splitmix64. */
+static uint64_t
+next_rand(void)
+{
+	uint64_t	x = (rng += 0x9e3779b97f4a7c15ULL);
+
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* ------------------------------------------------------------ a test KG */
+
+#define MAXN 16
+#define MAXR 6
+
+typedef struct Kg
+{
+	int			nent;
+	int			nrels;
+	int64_t		val[MAXN];		/* value of entity i */
+	bool		has[MAXR][MAXN][MAXN];
+	GdlMineRelation rels[MAXR];
+	char		names[MAXR][8];
+} Kg;
+
+/* A random graph: n entities, R relations, about f facts each (with repeats). */
+static void
+random_kg(Kg *k, int n, int R, int f, bool selfloops)
+{
+	memset(k, 0, sizeof(*k));
+	k->nent = n;
+	k->nrels = R;
+	for (int i = 0; i < n; i++)
+		k->val[i] = -50 + 7 * i + (int64_t) (next_rand() % 3);	/* ascending */
+	for (int r = 0; r < R; r++)
+	{
+		int			m = f + (int) (next_rand() % (f + 1));
+		GdlColumns *c = &k->rels[r].rows;
+
+		snprintf(k->names[r], sizeof(k->names[r]), "p%d", r);
+		k->rels[r].name = k->names[r];
+		c->ncols = 2;
+		c->nrows = m + 2;
+		c->cols = gdl_alloc(sizeof(int64_t *) * 2);
+		c->cols[0] = gdl_alloc(sizeof(int64_t) * (m + 2));
+		c->cols[1] = gdl_alloc(sizeof(int64_t) * (m + 2));
+		for (int i = 0; i < m; i++)
+		{
+			int			a = (int) (next_rand() % n),
+						b = (int) (next_rand() % n);
+
+			if (a == b && !selfloops)
+				b = (a + 1) % n;
+			c->cols[0][i] = k->val[a];
+			c->cols[1][i] = k->val[b];
+			k->has[r][a][b] = true;
+		}
+		/* a duplicate of the first fact, and of a reversed one */
+		c->cols[0][m] = c->cols[0][0];
+		c->cols[1][m] = c->cols[1][0];
+		c->cols[0][m + 1] = c->cols[0][m / 2];
+		c->cols[1][m + 1] = c->cols[1][m / 2];
+	}
+	/* entities no fact mentions are not entities of the graph: renumber */
+	{
+		bool		used[MAXN] = {0};
+		int			map[MAXN],
+					m = 0;
+		Kg			old = *k;
+
+		for (int r = 0; r < R; r++)
+			for (int a = 0; a < n; a++)
+				for (int b = 0; b < n; b++)
+					if (k->has[r][a][b])
+						used[a] = used[b] = true;
+		for (int i = 0; i < n; i++)
+			map[i] = used[i] ? m++ : -1;
+		memset(k->has, 0, sizeof(k->has));
+		for (int i = 0; i < n; i++)
+			if (map[i] >= 0)
+				k->val[map[i]] = old.val[i];
+		for (int r = 0; r < R; r++)
+			for (int a = 0; a < n; a++)
+				for (int b = 0; b < n; b++)
+					if (old.has[r][a][b])
+						k->has[r][map[a]][map[b]] = true;
+		k->nent = m;
+	}
+}
+
+/* ---------------------------------------------------- the naive reference */
+
+/* Rule order: head, body length, atoms (rel, a, b). */
+static int
+rule_cmp(const GdlMineRule *a, const GdlMineRule *b)
+{
+	if (a->head != b->head)
+		return a->head < b->head ? -1 : 1;
+	if (a->nbody != b->nbody)
+		return a->nbody < b->nbody ? -1 : 1;
+	for (int i = 0; i < a->nbody; i++)
+	{
+		const GdlMineAtom *x = &a->body[i],
+				   *y = &b->body[i];
+
+		if (x->rel != y->rel)
+			return x->rel < y->rel ? -1 : 1;
+		if (x->a != y->a)
+			return x->a < y->a ? -1 : 1;
+		if (x->b != y->b)
+			return x->b < y->b ? -1 : 1;
+	}
+	return 0;
+}
+
+static int
+rule_qcmp(const void *a, const void *b)
+{
+	return rule_cmp(a, b);
+}
+
+/* Closed (every variable in two atoms, head counted) and connected. */
+static bool
+rule_ok(const GdlMineRule *r)
+{
+	int			occ[4] = {1, 1, 0, 0};
+	int			comp[4] = {0, 0, 2, 3};	/* X and Y joined by the head */
+	bool		changed = true;
+
+	for (int i = 0; i < r->nbody; i++)
+	{
+		const GdlMineAtom *a = &r->body[i];
+
+		if (a->a == a->b)
+			return false;
+		if (a->rel == r->head && a->a == 0 && a->b == 1)
+			return false;
+		for (int j = 0; j < i; j++)
+			if (memcmp(a, &r->body[j], sizeof(*a)) == 0)
+				return false;
+		occ[(int) a->a]++;
+		occ[(int) a->b]++;
+	}
+	for (int v = 0; v < 4; v++)
+		if (occ[v] == 1)
+			return false;
+	while (changed)
+	{
+		changed = false;
+		for (int i = 0; i < r->nbody; i++)
+		{
+			int			a = r->body[i].a,
+						b = r->body[i].b;
+			int			m = comp[a] < comp[b] ? comp[a] : comp[b];
+
+			if (comp[a] != m || comp[b] != m)
+			{
+				comp[a] = comp[b] = m;
+				changed = true;
+			}
+		}
+	}
+	for (int v = 0; v < 4; v++)
+		if (occ[v] > 0 && comp[v] != 0)
+			return false;
+	return true;
+}
+
+/* Is the body true for X = x, Y = y (some Z, W)? */
+static bool
+body_true(const Kg *k, const GdlMineRule *r, int x, int y)
+{
+	bool		usez = false,
+				usew = false;
+
+	for (int i = 0; i < r->nbody; i++)
+	{
+		usez |= r->body[i].a == 2 || r->body[i].b == 2;
+		usew |= r->body[i].a == 3 || r->body[i].b == 3;
+	}
+	for (int z = 0; z < (usez ? k->nent : 1); z++)
+		for (int w = 0; w < (usew ? k->nent : 1); w++)
+		{
+			int			v[4] = {x, y, z, w};
+			bool		ok = true;
+
+			for (int i = 0; i < r->nbody && ok; i++)
+				ok = k->has[r->body[i].rel][v[(int) r->body[i].a]][v[(int) r->body[i].b]];
+			if (ok)
+				return true;
+		}
+	return false;
+}
+
+/* Every rule of the language, canonical and distinct, measured and filtered. */
+static GdlMineRule *
+naive_mine(const Kg *k, const GdlMineOptions *o, int64_t *nout)
+{
+	int			natoms = k->nrels * 12;
+	GdlMineAtom *atoms = gdl_alloc(sizeof(GdlMineAtom) * natoms);
+	int64_t		cap = 1024,
+				n = 0,
+				m = 0;
+	GdlMineRule *all = gdl_alloc(sizeof(GdlMineRule) * cap);
+	int			na = 0;
+
+	for (int r = 0; r < k->nrels; r++)
+		for (int a = 0; a < 4; a++)
+			for (int b = 0; b < 4; b++)
+				if (a != b)
+				{
+					atoms[na].rel = r;
+					atoms[na].a = (int8_t) a;
+					atoms[na].b = (int8_t) b;
+					na++;
+				}
+	for (int h = 0; h < k->nrels; h++)
+	{
+		if (o->target >= 0 && h != o->target)
+			continue;
+		for (int nb = 1; nb <= o->max_body; nb++)
+		{
+			int			idx[3] = {0, 0, 0};
+
+			for (;;)
+			{
+				GdlMineRule r;
+
+				memset(&r, 0, sizeof(r));
+				r.head = h;
+				r.nbody = nb;
+				for (int i = 0; i < nb; i++)
+					r.body[i] = atoms[idx[i]];
+				if (rule_ok(&r))
+				{
+					gdl_mine_canonical(&r);
+					if (n == cap)
+					{
+						cap *= 2;
+						all = gdl_realloc(all, sizeof(GdlMineRule) * cap);
+					}
+					all[n++] = r;
+				}
+				/* next combination (ordered; duplicates removed below) */
+				{
+					int			i = 0;
+
+					while (i < nb && ++idx[i] == na)
+						idx[i++] = 0;
+					if (i == nb)
+						break;
+				}
+			}
+		}
+	}
+	qsort(all, n, sizeof(GdlMineRule), rule_qcmp);
+	for (int64_t i = 0; i < n; i++)
+	{
+		GdlMineRule *r = &all[i];
+		int64_t		sup = 0,
+					bs = 0,
+					pca = 0,
+					nh = 0;
+		int64_t		minsup = o->min_support < 1 ? 1 : o->min_support;
+
+		if (i > 0 && rule_cmp(r, &all[i - 1]) == 0)
+			continue;
+		for (int x = 0; x < k->nent; x++)
+		{
+			bool		dom = false;
+
+			for (int y = 0; y < k->nent; y++)
+				dom |= k->has[r->head][x][y];
+			for (int y = 0; y < k->nent; y++)
+			{
+				if (k->has[r->head][x][y])
+					nh++;
+				if (!body_true(k, r, x, y))
+					continue;
+				bs++;
+				if (dom)
+					pca++;
+				if (k->has[r->head][x][y])
+					sup++;
+			}
+		}
+		if (sup < minsup)
+			continue;
+		r->support = sup;
+		r->body_size = bs;
+		r->pca_body_size = pca;
+		r->head_coverage = (double) sup / (double) nh;
+		r->std_confidence = (double) sup / bs;
+		r->pca_confidence = (double) sup / pca;
+		if (r->head_coverage < o->min_head_coverage || r->pca_confidence < o->min_confidence ||
+			r->std_confidence < o->min_std_confidence)
+			continue;
+		all[m++] = *r;
+	}
+	*nout = m;
+	return all;
+}
+
+/* ------------------------------------------------------------- the tests */
+
+/* Compare the miner and the reference on one graph and option set. */
+static void
+compare(const Kg *k, const GdlMineOptions *o, const char *what)
+{
+	GdlMineGraph *g = gdl_mine_graph_build(k->nrels, k->rels);
+	GdlMineResult *res = gdl_mine(g, o);
+	int64_t		nref;
+	GdlMineRule *ref = naive_mine(k, o, &nref);
+	int64_t		i = 0,
+				j = 0;
+	int			bad = 0;
+
+	CHECK(gdl_mine_graph_nentities(g) == k->nent);
+	while ((i < res->nrules || j < nref) && bad < 5)
+	{
+		int			c = i >= res->nrules ? 1 : j >= nref ? -1 : rule_cmp(&res->rules[i], &ref[j]);
+
+		if (c == 0)
+		{
+			GdlMineRule *a = &res->rules[i],
+					   *b = &ref[j];
+
+			if (a->support != b->support || a->body_size != b->body_size ||
+				a->pca_body_size != b->pca_body_size || a->head_coverage != b->head_coverage ||
+				a->std_confidence != b->std_confidence || a->pca_confidence != b->pca_confidence)
+			{
+				bad++;
+				CHECK_MSG(false, "%s: %s: measures %ld/%ld/%ld, reference %ld/%ld/%ld", what,
+						  gdl_mine_rule_text(g, a), (long) a->support, (long) a->body_size,
+						  (long) a->pca_body_size, (long) b->support, (long) b->body_size,
+						  (long) b->pca_body_size);
+			}
+			rules_compared++;
+			shapes_seen[res->rules[i].nbody]++;
+			i++;
+			j++;
+		}
+		else if (c < 0)
+		{
+			bad++;
+			CHECK_MSG(false, "%s: mined but not in the reference: %s (%ld/%ld/%ld)", what,
+					  gdl_mine_rule_text(g, &res->rules[i]), (long) res->rules[i].support,
+					  (long) res->rules[i].body_size, (long) res->rules[i].pca_body_size);
+			i++;
+		}
+		else
+		{
+			bad++;
+			CHECK_MSG(false, "%s: in the reference but not mined: %s (%ld/%ld/%ld)", what,
+					  gdl_mine_rule_text(g, &ref[j]), (long) ref[j].support,
+					  (long) ref[j].body_size, (long) ref[j].pca_body_size);
+			j++;
+		}
+	}
+	CHECK_MSG(res->nrules == nref, "%s: %ld rules, reference %ld", what, (long) res->nrules, (long) nref);
+	/* prediction derives exactly the (answer, rule) pairs whose body holds */
+	for (int h = 0; h < k->nrels && res->nrules > 0; h++)
+		for (int e = 0; e < k->nent; e += 2)
+			for (int sb = 0; sb < 2; sb++)
+			{
+				GdlPredictQuery q = {h, sb == 1, k->val[e]};
+				GdlPredictOptions po;
+				GdlPredictResult *p;
+				int64_t		nder = 0,
+							nref_der = 0;
+
+				gdl_predict_options_init(&po);
+				p = gdl_predict(g, res->rules, res->nrules, &q, &po);
+				for (int64_t a = 0; a < p->nanswers; a++)
+				{
+					int32_t		other = gdl_mine_graph_entity(g, p->answers[a].value);
+
+					CHECK(a == 0 || p->answers[a].rank >= p->answers[a - 1].rank);
+					for (int32_t m = 0; m < p->answers[a].nrules; m++)
+					{
+						const GdlMineRule *r = &res->rules[p->answers[a].rules[m]];
+
+						CHECK(r->head == h && (sb ? body_true(k, r, e, other) : body_true(k, r, other, e)));
+						nder++;
+					}
+				}
+				for (int64_t i = 0; i < res->nrules; i++)
+					if (res->rules[i].head == h)
+						for (int o2 = 0; o2 < k->nent; o2++)
+							nref_der += sb ? body_true(k, &res->rules[i], e, o2) : body_true(k, &res->rules[i], o2, e);
+				CHECK_MSG(nder == nref_der, "%s: predict %s %d: %ld derivations, reference %ld", what,
+						  sb ? "subject" : "object", e, (long) nder, (long) nref_der);
+			}
+	/* the same with another thread count */
+	{
+		GdlMineOptions o2 = *o;
+		GdlMineResult *r2;
+
+		o2.threads = o->threads == 1 ? 3 : 1;
+		r2 = gdl_mine(g, &o2);
+		CHECK(r2->nrules == res->nrules &&
+			  memcmp(r2->rules, res->rules, sizeof(GdlMineRule) * res->nrules) == 0);
+	}
+}
+
+/* compare() under GDL_TRY, in a frame of its own. */
+static GdlError *
+try_compare(const Kg *k, const GdlMineOptions *o, const char *what)
+{
+	return GDL_TRY(compare(k, o, what));
+}
+
+/* Many random graphs, sparse and dense, every body length and thresholds. */
+static void
+test_differential(void)
+{
+	int			ngraphs = 0;
+
+	for (int seed = 0; seed < 60; seed++)
+	{
+		Kg			k;
+		GdlMineOptions o;
+		char		what[64];
+		bool		dense = seed % 2 == 0;
+		int			n = dense ? 4 + seed % 4 : 7 + seed % 6;
+		int			R = 1 + seed % 3 + (seed % 7 == 0);
+		int			f = dense ? n * n / 2 : n / 2 + 1;
+
+		rng = 1000 + seed;
+		random_kg(&k, n, R, f, seed % 3 != 1);
+		gdl_mine_options_init(&o);
+		o.threads = 1 + seed % 2;
+		o.max_body = 1 + seed % 3;
+		if (seed >= 30)
+			o.max_body = 3;
+		if (seed % 5 == 0)
+		{
+			o.min_head_coverage = 0;
+			o.min_confidence = 0;
+		}
+		else if (seed % 5 == 1)
+		{
+			o.min_support = 2;
+			o.min_head_coverage = 0.3;
+			o.min_confidence = 0.2;
+			o.min_std_confidence = 0.1;
+		}
+		if (seed % 11 == 3)
+			o.target = seed % R;
+		snprintf(what, sizeof(what), "seed %d (%s, n %d, R %d, body %d)", seed,
+				 dense ? "dense" : "sparse", k.nent, R, o.max_body);
+		{
+			GdlError   *e = try_compare(&k, &o, what);
+
+			CHECK_MSG(e == NULL, "%s: %s", what, e ? e->message : "");
+		}
+		ngraphs++;
+		gdl_test_reset();
+	}
+	printf("  differential: %d graphs, %ld rules agree (%ld/%ld/%ld of 1/2/3 atoms)\n", ngraphs,
+		   (long) rules_compared, (long) shapes_seen[1], (long) shapes_seen[2], (long) shapes_seen[3]);
+}
+
+/* Canonical forms by hand. */
+static void
+test_canonical(void)
+{
+	GdlMineRule r;
+
+	/* sorted by (rel, a, b) */
+	memset(&r, 0, sizeof(r));
+	r.nbody = 2;
+	r.body[0] = (GdlMineAtom) {5, GDL_MINE_Z, GDL_MINE_Y};
+	r.body[1] = (GdlMineAtom) {2, GDL_MINE_X, GDL_MINE_Z};
+	gdl_mine_canonical(&r);
+	CHECK(r.body[0].rel == 2 && r.body[1].rel == 5);
+	/* W alone becomes Z */
+	memset(&r, 0, sizeof(r));
+	r.nbody = 2;
+	r.body[0] = (GdlMineAtom) {1, GDL_MINE_X, GDL_MINE_W};
+	r.body[1] = (GdlMineAtom) {1, GDL_MINE_W, GDL_MINE_Y};
+	gdl_mine_canonical(&r);
+	CHECK(r.body[0].b == GDL_MINE_Z && r.body[1].a == GDL_MINE_Z);
+	/* X-W-Z-Y: the renaming with Z next to X is smaller */
+	memset(&r, 0, sizeof(r));
+	r.nbody = 3;
+	r.body[0] = (GdlMineAtom) {3, GDL_MINE_Z, GDL_MINE_Y};
+	r.body[1] = (GdlMineAtom) {2, GDL_MINE_W, GDL_MINE_Z};
+	r.body[2] = (GdlMineAtom) {1, GDL_MINE_X, GDL_MINE_W};
+	gdl_mine_canonical(&r);
+	CHECK(r.body[0].rel == 1 && r.body[0].a == GDL_MINE_X && r.body[0].b == GDL_MINE_Z);
+	CHECK(r.body[1].rel == 2 && r.body[1].a == GDL_MINE_Z && r.body[1].b == GDL_MINE_W);
+	CHECK(r.body[2].rel == 3 && r.body[2].a == GDL_MINE_W && r.body[2].b == GDL_MINE_Y);
+	/* the same relation everywhere: p(X,Z), p(Z,W), p(W,Y) vs p(X,W), p(W,Z), p(Z,Y) */
+	memset(&r, 0, sizeof(r));
+	r.nbody = 3;
+	r.body[0] = (GdlMineAtom) {0, GDL_MINE_Z, GDL_MINE_Y};
+	r.body[1] = (GdlMineAtom) {0, GDL_MINE_W, GDL_MINE_Z};
+	r.body[2] = (GdlMineAtom) {0, GDL_MINE_X, GDL_MINE_W};
+	gdl_mine_canonical(&r);
+	CHECK(r.body[0].a == GDL_MINE_X && r.body[0].b == GDL_MINE_Z);
+	CHECK(r.body[1].a == GDL_MINE_Z && r.body[1].b == GDL_MINE_W);
+	CHECK(r.body[2].a == GDL_MINE_W && r.body[2].b == GDL_MINE_Y);
+	/* idempotent */
+	{
+		GdlMineRule s = r;
+
+		gdl_mine_canonical(&s);
+		CHECK(memcmp(&s, &r, sizeof(r)) == 0);
+	}
+}
+
+/* Graph lookups: ids, values, facts, duplicates counted once. */
+static void
+test_graph(void)
+{
+	int64_t		a[] = {10, 10, 30, 20, 20};
+	int64_t		b[] = {20, 20, 10, 20, 30};
+	int64_t    *cols[2] = {a, b};
+	GdlMineRelation rel = {"p", {2, 5, cols}};
+	GdlMineGraph *g = gdl_mine_graph_build(1, &rel);
+
+	CHECK(gdl_mine_graph_nentities(g) == 3);
+	CHECK(gdl_mine_graph_nfacts(g, 0) == 4);
+	CHECK(gdl_mine_graph_entity(g, 20) == 1);
+	CHECK(gdl_mine_graph_entity(g, 25) == -1);
+	CHECK(gdl_mine_graph_value(g, 2) == 30);
+	CHECK(gdl_mine_graph_has(g, 0, 0, 1));
+	CHECK(gdl_mine_graph_has(g, 0, 1, 1));
+	CHECK(!gdl_mine_graph_has(g, 0, 1, 0));
+	CHECK(gdl_mine_graph_has(g, 0, 2, 0));
+	CHECK(strcmp(gdl_mine_graph_relname(g, 0), "p") == 0);
+	gdl_test_reset();
+}
+
+/* A hand-made rule: head :- atoms, with support and denominators. */
+static GdlMineRule
+hand_rule(int head, int nbody, const GdlMineAtom *body, int64_t sup, int64_t bs, int64_t pca)
+{
+	GdlMineRule r;
+
+	memset(&r, 0, sizeof(r));
+	r.head = head;
+	r.nbody = nbody;
+	memcpy(r.body, body, sizeof(GdlMineAtom) * nbody);
+	r.support = sup;
+	r.body_size = bs;
+	r.pca_body_size = pca;
+	return r;
+}
+
+/*
+ * Prediction on a graph ranked by hand.  likes(X,Y) with R0 :- friend(X,Y)
+ * (conf 3/4), R1 :- knows(X,Y) (1/2), R2 :- friend(X,Z), friend(Z,Y) (7/8);
+ * likes(1, ?) derives 2 [.75 .5], 3 [.75], 4 [.875], 5 [.875 .5], 6 [.75].
+ */
+static void
+test_predict(void)
+{
+	int64_t		fa[] = {1, 1, 2, 3, 3, 1},
+				fb[] = {2, 3, 4, 4, 5, 6};
+	int64_t		ka[] = {1, 1},
+				kb[] = {2, 5};
+	int64_t		la[] = {1},
+				lb[] = {3};
+	int64_t    *fc[2] = {fa, fb},
+			   *kc[2] = {ka, kb},
+			   *lc[2] = {la, lb};
+	GdlMineRelation rels[3] = {{"likes", {2, 1, lc}}, {"friend", {2, 6, fc}}, {"knows", {2, 2, kc}}};
+	GdlMineGraph *g = gdl_mine_graph_build(3, rels);
+	GdlMineAtom a0[] = {{1, GDL_MINE_X, GDL_MINE_Y}};
+	GdlMineAtom a1[] = {{2, GDL_MINE_X, GDL_MINE_Y}};
+	GdlMineAtom a2[] = {{1, GDL_MINE_X, GDL_MINE_Z}, {1, GDL_MINE_Z, GDL_MINE_Y}};
+	GdlMineAtom a3[] = {{0, GDL_MINE_Y, GDL_MINE_X}};
+	GdlMineRule rules[4];
+	GdlPredictOptions o;
+	GdlPredictQuery q = {0, true, 1};
+	GdlPredictResult *p;
+
+	rules[0] = hand_rule(0, 1, a0, 3, 6, 4);
+	rules[1] = hand_rule(0, 1, a1, 1, 2, 2);
+	rules[2] = hand_rule(1, 1, a3, 5, 5, 5);	/* another head: not used */
+	rules[3] = hand_rule(0, 2, a2, 7, 8, 8);
+	gdl_predict_options_init(&o);
+	o.smoothing = 0;
+
+	/* max: 5 > 4 > 2 > 3 = 6 */
+	p = gdl_predict(g, rules, 4, &q, &o);
+	CHECK(p->nanswers == 5);
+	if (p->nanswers == 5)
+	{
+		int64_t		v[] = {5, 4, 2, 3, 6},
+					rk[] = {1, 2, 3, 4, 4};
+		double		sc[] = {0.875, 0.875, 0.75, 0.75, 0.75};
+
+		for (int i = 0; i < 5; i++)
+			CHECK_MSG(p->answers[i].value == v[i] && p->answers[i].rank == rk[i] &&
+					  p->answers[i].score == sc[i], "max answer %d: %ld rank %ld score %g", i,
+					  (long) p->answers[i].value, (long) p->answers[i].rank, p->answers[i].score);
+		CHECK(p->answers[0].nrules == 2 && p->answers[0].rules[0] == 3 && p->answers[0].rules[1] == 1);
+		CHECK(p->answers[2].nrules == 2 && p->answers[2].rules[0] == 0 && p->answers[2].rules[1] == 1);
+		CHECK(p->answers[3].nrules == 1 && p->answers[3].rules[0] == 0);
+	}
+
+	/* noisy-or: 5 (.9375), 2 = 4 (.875), 3 = 6 (.75) */
+	o.aggregation = GDL_PREDICT_NOISY_OR;
+	p = gdl_predict(g, rules, 4, &q, &o);
+	CHECK(p->nanswers == 5);
+	if (p->nanswers == 5)
+	{
+		int64_t		v[] = {5, 2, 4, 3, 6},
+					rk[] = {1, 2, 2, 4, 4};
+		double		sc[] = {0.9375, 0.875, 0.875, 0.75, 0.75};
+
+		for (int i = 0; i < 5; i++)
+			CHECK_MSG(p->answers[i].value == v[i] && p->answers[i].rank == rk[i] &&
+					  p->answers[i].score == sc[i], "noisy-or answer %d: %ld rank %ld score %g", i,
+					  (long) p->answers[i].value, (long) p->answers[i].rank, p->answers[i].score);
+	}
+
+	/* exclude known (likes(1, 3)) and a limit */
+	o.aggregation = GDL_PREDICT_MAX;
+	o.exclude_known = true;
+	o.limit = 4;
+	p = gdl_predict(g, rules, 4, &q, &o);
+	CHECK(p->nanswers == 4);
+	if (p->nanswers == 4)
+		CHECK(p->answers[0].value == 5 && p->answers[1].value == 4 && p->answers[2].value == 2 &&
+			  p->answers[3].value == 6 && p->answers[3].rank == 4);
+	o.limit = 2;
+	p = gdl_predict(g, rules, 4, &q, &o);
+	CHECK(p->nanswers == 2 && p->answers[1].value == 4);
+
+	/* the object bound: likes(?, 4) derives 1 [.875], 2 [.75], 3 [.75] */
+	o.exclude_known = false;
+	o.limit = 0;
+	q.subject_bound = false;
+	q.value = 4;
+	p = gdl_predict(g, rules, 4, &q, &o);
+	CHECK(p->nanswers == 3);
+	if (p->nanswers == 3)
+		CHECK(p->answers[0].value == 1 && p->answers[0].rank == 1 && p->answers[1].value == 2 &&
+			  p->answers[1].rank == 2 && p->answers[2].value == 3 && p->answers[2].rank == 2);
+
+	/* smoothing and std confidence: R0 = 3 / (6 + 5) */
+	o.smoothing = 5;
+	o.use_pca = false;
+	q.subject_bound = true;
+	q.value = 1;
+	p = gdl_predict(g, rules, 4, &q, &o);
+	CHECK(p->nanswers == 5);
+	for (int64_t i = 0; i < p->nanswers; i++)
+		if (p->answers[i].value == 3)
+			CHECK(p->answers[i].score == 3.0 / 11.0);
+
+	/* an unknown value has no answers */
+	q.value = 99;
+	p = gdl_predict(g, rules, 4, &q, &o);
+	CHECK(p->nanswers == 0);
+
+	/* mined rules predict what they were mined from */
+	{
+		GdlMineOptions mo;
+		GdlMineResult *res;
+
+		gdl_mine_options_init(&mo);
+		mo.target = 0;
+		mo.min_head_coverage = 0;
+		mo.min_confidence = 0;
+		res = gdl_mine(g, &mo);
+		gdl_predict_options_init(&o);
+		q.value = 1;
+		p = gdl_predict(g, res->rules, res->nrules, &q, &o);
+		CHECK(res->nrules > 0);
+		{
+			bool		found = false;
+
+			for (int64_t i = 0; i < p->nanswers; i++)
+				found |= p->answers[i].value == 3;
+			CHECK(found);
+		}
+	}
+	gdl_test_reset();
+}
+
+int
+main(void)
+{
+	gdl_test_host_install();
+	test_graph();
+	test_canonical();
+	test_predict();
+	test_differential();
+	return gdl_test_summary("test_mine");
+}
