@@ -138,7 +138,7 @@ gpudl_mine(PG_FUNCTION_ARGS)
 	if (commit)
 	{
 		gpudl_progress_phase("recording");
-		commit_rules(kg, target, res, texts, params_json(&args, gpudl_kg_mine_device()));
+		commit_rules(kg, target, res, texts, params_json(&args, res->device));
 	}
 	gpudl_progress_end(token);
 

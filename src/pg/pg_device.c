@@ -18,6 +18,7 @@
 
 #include "exec/gdl_backend.h"
 #include "ilp/gdl_ilp_device.h"
+#include "mine/gdl_mine_device.h"
 #include "svc_int.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -33,9 +34,12 @@ static const GdlBackend *gpu_backend = NULL;
 static DeviceInfoFn gpu_device_info = NULL;
 static char gpu_unavailable[512];
 static const GdlIlpDevice *gpu_ilp = NULL;
+static const GdlMineDevice *gpu_mine = NULL;
 
 /* Declared here and in api_learn.c, its one caller. */
 extern bool gpudl_ilp_device_setup(void);
+/* Declared here and in pg_kg.c, its one caller. */
+extern bool gpudl_mine_device_setup(void);
 
 /* "$libdir/x" -> pkglib_path/x, as the dynamic loader does for modules. */
 char *
@@ -111,6 +115,14 @@ probe_gpu(void)
 		if (gpu_ilp != NULL && gpu_ilp->abi != GDL_ILP_DEVICE_ABI)
 			gpu_ilp = NULL;
 	}
+	{
+		GdlMineDeviceEntryFn mine_entry;
+
+		mine_entry = (GdlMineDeviceEntryFn) dlsym(handle, GDL_MINE_DEVICE_ENTRY_SYMBOL);
+		gpu_mine = mine_entry ? mine_entry() : NULL;
+		if (gpu_mine != NULL && gpu_mine->abi != GDL_MINE_DEVICE_ABI)
+			gpu_mine = NULL;
+	}
 }
 
 /*
@@ -131,6 +143,27 @@ gpudl_ilp_device_setup(void)
 	gdl_ilp_register_device(gpu_ilp);
 	gdl_ilp_set_device_mode(gpudl_device_setting == GPUDL_DEVICE_GPU ?
 							GDL_ILP_DEVICE_ALWAYS : GDL_ILP_DEVICE_AUTO);
+	return true;
+}
+
+/*
+ * Register the GPU's mining counter with the mining core for the next
+ * gdl_mine, as gpudl.device says (cpu: none; auto and gpu: the GPU when
+ * one works in this session and the module has the counter).  With the GPU
+ * service running, the service owns the GPU: mining stays on the CPU.
+ * Returns whether a device is registered.
+ */
+bool
+gpudl_mine_device_setup(void)
+{
+	gdl_mine_register_device(NULL);
+	if (gpudl_device_setting == GPUDL_DEVICE_CPU)
+		return false;
+	if (svc_active() && gpudl_service_enabled)
+		return false;
+	if (gpudl_choose_gpu_backend() == NULL || gpu_mine == NULL)
+		return false;
+	gdl_mine_register_device(gpu_mine);
 	return true;
 }
 

@@ -6,7 +6,7 @@
  * engine on the CPU), the device of a mining run, and values as text.
  */
 #include "gpudl_kg.h"
-#include "svc_int.h"
+#include "mine/gdl_mine_device.h"
 
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -300,19 +300,18 @@ gpudl_kg_value_literal(const GpudlKg *kg, int64_t value)
 	return b.data;
 }
 
+/* In pg_device.c: register the GPU's mining counter as gpudl.device says. */
+extern bool gpudl_mine_device_setup(void);
+
 /*
- * See gpudl_kg.h.  The GPU when gpudl.device allows and one works in this
- * session; with the GPU service running the service owns the GPU and
- * mining stays on the CPU.
+ * See gpudl_kg.h.  The GPU when gpudl.device allows, one works in this
+ * session and the CUDA module counts for mining; with the GPU service
+ * running the service owns the GPU and mining stays on the CPU.
  */
 int
 gpudl_kg_mine_device(void)
 {
-	if (gpudl_device_setting == GPUDL_DEVICE_CPU)
-		return GDL_DEVICE_CPU;
-	if (svc_active() && gpudl_service_enabled)
-		return GDL_DEVICE_CPU;
-	return gpudl_choose_gpu_backend() != NULL ? GDL_DEVICE_GPU : GDL_DEVICE_CPU;
+	return gpudl_mine_device_setup() ? GDL_DEVICE_GPU : GDL_DEVICE_CPU;
 }
 
 /* Raise 22023 unless the mining arguments are in range. */
@@ -342,6 +341,7 @@ GdlMineResult *
 gpudl_kg_mine(GpudlKg *kg, const char *target, const GpudlMineArgs *a)
 {
 	GdlMineOptions o;
+	GdlMineResult *res;
 	int			device = gpudl_kg_mine_device();
 
 	gdl_mine_options_init(&o);
@@ -353,5 +353,9 @@ gpudl_kg_mine(GpudlKg *kg, const char *target, const GpudlMineArgs *a)
 	o.device = device;
 	gpudl_progress_device(device == GDL_DEVICE_GPU ? "gpu" : "cpu");
 	gpudl_progress_phase("mining");
-	return gdl_mine(kg->graph, &o);
+	res = gdl_mine(kg->graph, &o);
+	if (device == GDL_DEVICE_GPU && res->device != GDL_DEVICE_GPU)
+		elog(DEBUG1, "gpudl: mining ran on the CPU: %s", gdl_mine_device_last_error());
+	gpudl_progress_device(res->device == GDL_DEVICE_GPU ? "gpu" : "cpu");
+	return res;
 }
