@@ -12,10 +12,15 @@
 #   DATA_ROOT   where <name>/{facts,train,valid,test,entities}.txt are
 #               (default ../shared/data/kg relative to the repository root)
 #   SPLIT       the triples asked: test (default) or valid (choose settings on valid only)
-#   MAX_BODY (3), MIN_HC (0.01), MIN_CONF (0.1), MIN_SUPPORT (1): gpudl_mine's thresholds
-#   AGG (max | noisy_or), CONF (pca | std), SMOOTH (5): gpudl_predict's scoring
+#   MAX_BODY, MIN_HC (0.01), MIN_CONF, MIN_SUPPORT (1): gpudl_mine's thresholds
+#   AGG (max | noisy_or), CONF (pca | std), SMOOTH: gpudl_predict's scoring
+# Unset, the settings are those chosen on the valid split (RESULTS.md):
+#   family   MAX_BODY=2 MIN_CONF=0.1 CONF=std SMOOTH=20 AGG=max
+#   kinship  MAX_BODY=3 MIN_CONF=0.4 CONF=std SMOOTH=20 AGG=max
+#   other    MAX_BODY=3 MIN_CONF=0.1 CONF=pca SMOOTH=5 AGG=max (the SQL defaults)
 #   DEVICE      gpudl.device (auto)
 #   KEEP=1      keep the database (gpudl_kg_<name>) afterwards
+#   REUSE=1     use the graph a KEEP=1 run left in that database (skip loading)
 # Connection: GPUDL_PGHOST / GPUDL_PGPORT / GPUDL_PGUSER (else PGHOST ..., /tmp, 54329, postgres).
 # The graph is facts ∪ train; every split's triples are filtered.  Times are
 # wall-clock seconds of the gpudl_mine call and of all gpudl_predict calls
@@ -25,13 +30,20 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 DATA_ROOT="${DATA_ROOT:-$root/../shared/data/kg}"
 SPLIT="${SPLIT:-test}"
-MAX_BODY="${MAX_BODY:-3}"
 MIN_HC="${MIN_HC:-0.01}"
-MIN_CONF="${MIN_CONF:-0.1}"
 MIN_SUPPORT="${MIN_SUPPORT:-1}"
 AGG="${AGG:-max}"
-CONF="${CONF:-pca}"
-SMOOTH="${SMOOTH:-5}"
+user_max_body="${MAX_BODY:-}" user_min_conf="${MIN_CONF:-}" user_conf="${CONF:-}" user_smooth="${SMOOTH:-}"
+# the settings chosen on the valid split, unless given
+settings_for() {
+  case "$1" in
+    family)  MAX_BODY=2 MIN_CONF=0.1 CONF=std SMOOTH=20 ;;
+    kinship) MAX_BODY=3 MIN_CONF=0.4 CONF=std SMOOTH=20 ;;
+    *)       MAX_BODY=3 MIN_CONF=0.1 CONF=pca SMOOTH=5 ;;
+  esac
+  MAX_BODY="${user_max_body:-$MAX_BODY}" MIN_CONF="${user_min_conf:-$MIN_CONF}"
+  CONF="${user_conf:-$CONF}" SMOOTH="${user_smooth:-$SMOOTH}"
+}
 DEVICE="${DEVICE:-auto}"
 export PGHOST="${GPUDL_PGHOST:-${PGHOST:-/tmp}}"
 export PGPORT="${GPUDL_PGPORT:-${PGPORT:-54329}}"
@@ -41,12 +53,17 @@ names=("$@"); [ ${#names[@]} -gt 0 ] || names=(family kinship)
 
 for name in "${names[@]}"; do
   dir="$DATA_ROOT/$name"
+  settings_for "$name"
   [ -f "$dir/train.txt" ] || { echo "no data in $dir" >&2; exit 1; }
   db="gpudl_kg_$name"
-  psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
   q() { psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
-  q -c "CREATE EXTENSION gpudl"
-  q -v dir="$dir" -v program=kg -f "$here/load.sql" >/dev/null
+  if [ "${REUSE:-0}" = 1 ] && psql -X -q -d "$db" -c "SELECT FROM triples LIMIT 0" >/dev/null 2>&1; then
+    q -c "DROP TABLE IF EXISTS mined, preds"      # the graph loaded by an earlier KEEP=1 run
+  else
+    psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+    q -c "CREATE EXTENSION gpudl"
+    q -v dir="$dir" -v program=kg -f "$here/load.sql" >/dev/null
+  fi
   echo "== $name: split $SPLIT; max_body $MAX_BODY, min_head_coverage $MIN_HC, min_confidence $MIN_CONF," \
        "min_support $MIN_SUPPORT; aggregation $AGG, confidence $CONF, smoothing $SMOOTH; device $DEVICE"
   q -At -c "SELECT 'graph: ' || count(*) || ' triples (facts + train), ' || (SELECT count(*) FROM relations) || ' relations, '
