@@ -233,6 +233,8 @@ typedef struct Worker
 	int64_t		pcap;
 	int32_t    *pys;
 	int64_t		pycap;
+	uint64_t   *hits;			/* expand_hits's gathering */
+	int64_t		hcap;
 	bool		oom;
 } Worker;
 
@@ -375,7 +377,17 @@ expand(Worker *w, const int32_t *F, int64_t nF, Groups *out)
 		}
 	if (!grow((void **) &out->ys, &out->ycap, total, sizeof(int32_t)))
 		return false;
-	qsort(out->sig, out->ng, sizeof(uint32_t), cmp_u32);
+	if (out->ng > 32)
+		qsort(out->sig, out->ng, sizeof(uint32_t), cmp_u32);
+	else
+		for (int i = 1; i < out->ng; i++)
+			for (int j = i; j > 0 && out->sig[j] < out->sig[j - 1]; j--)
+			{
+				uint32_t	t = out->sig[j];
+
+				out->sig[j] = out->sig[j - 1];
+				out->sig[j - 1] = t;
+			}
 	total = 0;
 	for (int i = 0; i < out->ng; i++)
 	{
@@ -410,6 +422,84 @@ expand(Worker *w, const int32_t *F, int64_t nF, Groups *out)
 			}
 		out->ptr[i] = v;
 		out->len[i] = m;
+	}
+	return true;
+}
+
+/* qsort order of 64-bit unsigned keys. */
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a,
+				y = *(const uint64_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Pass 1's last level: expand F as expand() does, but keep only the y that
+ * x links to (only those can count as support), gathered as sig << 32 | y,
+ * sorted and distinct, into groups of out.  Much less than the whole
+ * frontier where the graph is sparse.
+ */
+static bool
+expand_hits(Worker *w, const int32_t *F, int64_t nF, Groups *out)
+{
+	const GdlMineGraph *g = w->run->g;
+	int32_t		x1 = w->x + 1;
+	int64_t		n = 0;
+
+	out->ng = 0;
+	for (int64_t i = 0; i < nF; i++)
+		for (int64_t k = g->aoff[F[i]]; k < g->aoff[F[i] + 1]; k++)
+			if (w->lstamp[g->anb[k]] == x1)
+			{
+				if (!grow((void **) &w->hits, &w->hcap, n + 1, sizeof(uint64_t)))
+					return false;
+				w->hits[n++] = ((uint64_t) (uint32_t) g->asig[k] << 32) | (uint32_t) g->anb[k];
+			}
+	if (n == 0)
+		return true;
+	if (nF > 1)
+	{
+		int64_t		m = 0;
+
+		if (n > 16)
+			qsort(w->hits, n, sizeof(uint64_t), cmp_u64);
+		else
+			for (int64_t i = 1; i < n; i++)
+				for (int64_t j = i; j > 0 && w->hits[j] < w->hits[j - 1]; j--)
+				{
+					uint64_t	t = w->hits[j];
+
+					w->hits[j] = w->hits[j - 1];
+					w->hits[j - 1] = t;
+				}
+		for (int64_t i = 0; i < n; i++)
+			if (m == 0 || w->hits[i] != w->hits[m - 1])
+				w->hits[m++] = w->hits[i];
+		n = m;
+	}
+	if (!grow((void **) &out->ys, &out->ycap, n, sizeof(int32_t)))
+		return false;
+	for (int64_t i = 0; i < n; i++)
+	{
+		uint32_t	s = (uint32_t) (w->hits[i] >> 32);
+
+		out->ys[i] = (int32_t) (uint32_t) w->hits[i];
+		if (out->ng == 0 || out->sig[out->ng - 1] != s)
+		{
+			if (!groups_reserve(out, out->ng + 1))
+				return false;
+			out->sig[out->ng] = s;
+			out->off[out->ng] = i;
+			out->ng++;
+		}
+	}
+	for (int k = 0; k < out->ng; k++)
+	{
+		out->ptr[k] = out->ys + out->off[k];
+		out->len[k] = (k + 1 < out->ng ? out->off[k + 1] : n) - out->off[k];
 	}
 	return true;
 }
@@ -512,7 +602,7 @@ enum_paths(Worker *w, uint32_t s1, const int32_t *Z, int64_t nZ)
 		if (run->pass == 1 ||
 			(run->has_shape[MINE_SH_P3] && keyidx_get(&run->need_p3, mine_key(0, s1, s2, 0)) >= 0))
 		{
-			if (!expand(w, W, nW, G3))
+			if (!(run->pass == 1 ? expand_hits(w, W, nW, G3) : expand(w, W, nW, G3)))
 			{
 				w->oom = true;
 				return;
@@ -651,7 +741,8 @@ enum_x(Worker *w, int32_t x)
 			if (run->pass == 1 ||
 				(run->has_shape[MINE_SH_PP2] && keyidx_get(&run->need_pp, mine_key(0, a, b, 0)) >= 0))
 			{
-				if (!expand(w, g->ppz + p, q - p, &w->g3))
+				if (!(run->pass == 1 ? expand_hits(w, g->ppz + p, q - p, &w->g3)
+					  : expand(w, g->ppz + p, q - p, &w->g3)))
 				{
 					w->oom = true;
 					return;
@@ -714,6 +805,7 @@ mine_task(void *arg, int tid, int ntasks)
 	groups_free(&w.g3);
 	free(w.pairs);
 	free(w.pys);
+	free(w.hits);
 }
 
 /* Free the workers' pass-1 maps (malloc'd). */
