@@ -281,9 +281,23 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 	t1 = now_s();
 	seconds[2] = t1 - t0;
 
-	/* pass 1: support in a hash table, grown and rerun while too full */
+	/*
+	 * pass 1: support in a hash table, grown and rerun while too full; the
+	 * first size from the graph (32 slots a link, at most a quarter of the
+	 * free memory)
+	 */
 	std::vector<GdlMineDevCand> cand;
-	for (uint64_t cap = std::max<uint64_t>(1ull << 22, 1); ; cap *= 4)
+	uint64_t	cap0 = 1ull << 22;
+	{
+		size_t		freeb = 0,
+					totalb = 0;
+
+		if (md_failed(cudaMemGetInfo(&freeb, &totalb), "memory info", errmsg, errlen))
+			return 1;
+		while (cap0 < (uint64_t) in->nlinks * 32 && cap0 * 2 * 16 <= freeb / 4)
+			cap0 *= 2;
+	}
+	for (uint64_t cap = cap0; ; cap *= 4)
 	{
 		ull		   *hk,
 				   *hv,
@@ -297,8 +311,6 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 		size_t		tmpb = 0;
 		int64_t		nsel_h = 0;
 
-		while (cap < (uint64_t) in->nlinks * 4)
-			cap *= 2;
 		Bufs		hb;
 
 		if (!hb.alloc(&hk, sizeof(ull) * cap, errmsg, errlen) ||
