@@ -69,8 +69,9 @@ random_rels(int n, int R, int64_t f)
 
 /*
  * The synthetic KG: E entities in 10 types, R relations of F facts; every
- * relation from 60% on is an inverse or a composition of earlier ones for
- * 90% of its facts, the rest noise.
+ * relation from 60% on is, for 90% of its facts, the inverse of an earlier
+ * one or the subjects of one paired with the objects of another; the rest
+ * random.
  */
 static GdlMineRelation *
 big_kg(int E, int R, int64_t F)
@@ -111,7 +112,7 @@ big_kg(int E, int R, int64_t F)
 				}
 				else
 				{
-					/* a(x, z), b(z', y) with z' = z: join by reusing b's object */
+					/* a's subject with b's object: shares both ends' degrees */
 					c->cols[0][i] = a->cols[0][i];
 					c->cols[1][i] = b->cols[1][i];
 				}
