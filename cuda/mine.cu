@@ -3,8 +3,8 @@
  * device half of src/mine/gdl_mine_device.h, exported as
  * gdl_cuda_mine_entry() beside gdl_backend_entry.
  *
- * The same two passes as the CPU (src/mine/mine_enum.c), with one GPU
- * thread per entity x walking the very same groups (a raw body and the
+ * The same two passes as the CPU (src/mine/mine_enum.c), with GPU
+ * threads walking, per entity x, the very same groups (a raw body and the
  * distinct y with body(x, y)):
  *
  *   pass 1  every y that a head r links from x adds 1 to support(r, B) in a
@@ -16,9 +16,12 @@
  *           each group adds |Y| to its body's size and, for every candidate
  *           head r with x among r's subjects, to pca_body_size(r, B)
  *
- * A thread's frontiers (the links gathered from a set of entities, as
- * sig << 32 | nb) live in its slice of a scratch buffer and are sorted
- * (heapsort) and deduplicated there.  Each x's worst frontier is bounded
+ * A thread takes one part of an entity's walk (the shapes not starting
+ * with a path, or the paths through one first-link signature), so that a
+ * graph of few dense entities (kinship) still spreads over threads.  Its
+ * frontiers (the links gathered from a set of entities, as sig << 32 | nb)
+ * live in its slice of a scratch buffer and are sorted (heapsort) and
+ * deduplicated there.  Each x's worst frontier is bounded
  * beforehand from degrees (two- and three-hop sums, capped by the number of
  * links), the entities are processed in order of that bound, largest first,
  * in batches as many as the scratch budget holds.  Every count is an
@@ -45,7 +48,7 @@ typedef md_ull ull;
 
 #define MD_BLOCK 128
 
-/* One thread per entity: md_walk_x (mine_walk.cuh). */
+/* One thread per work item (a part of an entity's walk): md_walk_x. */
 __global__ void
 k_mine(MdRun run)
 {
@@ -152,23 +155,31 @@ upload_set(Bufs &b, const uint64_t *keys, int64_t n, const ull **dkeys, const in
 }
 
 /*
- * Run one pass over the entities xs (ordered by their frontier bound need,
- * largest first): batches as many threads as the scratch budget holds.
+ * Run one pass over the entities ents (ordered by their frontier bound
+ * need_of, largest first), as work items (md_items: an entity's parts),
+ * in batches of as many threads as the scratch budget holds.
  */
 bool
-run_pass(Bufs &b, MdRun &run, const std::vector<int32_t> &xs, const std::vector<int64_t> &need,
-		 char *errmsg, size_t errlen)
+run_pass(Bufs &b, MdRun &run, const std::vector<int32_t> &ents, int maxb, const int64_t *aoff,
+		 const int32_t *sig, const std::vector<int64_t> &need_of, char *errmsg, size_t errlen)
 {
-	const int32_t *dxs;
+	int64_t		nitems = md_items_count(ents.data(), (int64_t) ents.size(), aoff, sig, maxb);
+	std::vector<int32_t> xs(nitems), parts(nitems);
+	std::vector<int64_t> need(nitems);
+	const int32_t *dxs,
+			   *dparts;
 	size_t		freeb = 0,
 				totalb = 0;
 	size_t		budget;
 	ull		   *scratch = NULL;
 	int64_t		maxthreads = 1 << 20;
 
-	if (xs.empty())
+	if (nitems == 0)
 		return true;
-	if (!b.up(xs.data(), (int64_t) xs.size(), &dxs, errmsg, errlen))
+	md_items(ents.data(), (int64_t) ents.size(), aoff, sig, maxb, need_of.data(), xs.data(),
+			 parts.data(), need.data());
+	if (!b.up(xs.data(), nitems, &dxs, errmsg, errlen) ||
+		!b.up(parts.data(), nitems, &dparts, errmsg, errlen))
 		return false;
 	if (md_failed(cudaMemGetInfo(&freeb, &totalb), "memory info", errmsg, errlen))
 		return false;
@@ -197,6 +208,7 @@ run_pass(Bufs &b, MdRun &run, const std::vector<int32_t> &xs, const std::vector<
 
 		nt = std::max<int64_t>(1, std::min<int64_t>(nt, (int64_t) xs.size() - i));
 		run.xs = dxs + i;
+		run.parts = dparts + i;
 		run.nx = nt;
 		run.scratch = scratch;
 		run.cap = cap;
@@ -225,7 +237,6 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 	int			maxb = std::min(std::max(in->max_body, 1), 3);
 	std::vector<int64_t> d2(n), need(n);
 	std::vector<int32_t> order(n), xs1;
-	std::vector<int64_t> need1;
 	int		   *derr;
 	int			herr = 0;
 
@@ -270,14 +281,8 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 		for (int64_t k = in->aoff[x]; k < in->aoff[x + 1] && !head; k++)
 			head = (in->sig[k] & 1) == 0 && (in->target < 0 || in->sig[k] == 2 * in->target);
 		if (head)
-		{
 			xs1.push_back(x);
-			need1.push_back(need[x]);
-		}
 	}
-	std::vector<int64_t> needall(n);
-	for (int32_t i = 0; i < n; i++)
-		needall[i] = need[order[i]];
 	t1 = now_s();
 	seconds[2] = t1 - t0;
 
@@ -327,7 +332,7 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 		run.hmask = cap - 1;
 		run.hused = hu;
 		run.hlimit = cap / 2;
-		if (!run_pass(hb, run, xs1, need1, errmsg, errlen) ||
+		if (!run_pass(hb, run, xs1, maxb, in->aoff, in->sig, need, errmsg, errlen) ||
 			md_failed(cudaMemcpy(&herr, derr, sizeof(int), cudaMemcpyDeviceToHost), "download", errmsg, errlen))
 			return 1;
 		if (herr == 2)
@@ -438,7 +443,7 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 		}
 		run.bcnt = bcnt;
 		run.pcnt = pcnt;
-		if (!run_pass(b, run, order, needall, errmsg, errlen) ||
+		if (!run_pass(b, run, order, maxb, in->aoff, in->sig, need, errmsg, errlen) ||
 			md_failed(cudaMemcpy(&herr, derr, sizeof(int), cudaMemcpyDeviceToHost), "download", errmsg, errlen))
 			return 1;
 		if (herr != 0)

@@ -183,7 +183,8 @@ typedef struct MdRun
 	const md_ull *ppkeys;
 	uint64_t	ppmask;
 	unsigned	shapes;			/* bit sh: some candidate body has shape sh */
-	/* the launch */
+	/* the launch: work item t is entity xs[t], part parts[t] (NULL: all) */
+	const int32_t *parts;
 	const int32_t *xs;
 	int64_t		nx;
 	md_ull	   *scratch;
@@ -552,13 +553,19 @@ md_paths(MdW *w, uint32_t s1, const int32_t *Z, int64_t nZ)
 	}
 }
 
-/* Every body group of entity run->xs[t] (mine_enum.c's enum_x). */
+/*
+ * The body groups of work item t (mine_enum.c's enum_x): entity xs[t], part
+ * parts[t]: 0 the shapes that do not start with a path, k >= 1 the paths
+ * through x's k-th first-link signature (so that a graph of few entities
+ * still spreads over many threads); every part when parts is NULL.
+ */
 MD_HD void
 md_walk_x(const MdRun *run, int64_t t)
 {
 	const MdGraph *g = &run->g;
 	MdW			w;
 	MdW		   *wp = &w;
+	int32_t		part = run->parts ? run->parts[t] : -1;
 
 	w.run = run;
 	w.x = run->xs[t];
@@ -570,101 +577,157 @@ md_walk_x(const MdRun *run, int64_t t)
 	w.ovf = false;
 	if (w.xa == w.xb)
 		return;
-
-	/* one link on (X, Y) */
-	for (int64_t a = w.xa; a < w.xb;)
+	if (part <= 0)
 	{
-		int64_t		b = a;
-
-		while (b < w.xb && g->asig[b] == g->asig[a])
-			b++;
-		md_emit(wp, md_key(MD_L, (uint32_t) g->asig[a], 0, 0), md_ys32(g->anb + a), b - a);
-		a = b;
-	}
-	/* two or three parallel links on (X, Y) */
-	if (run->maxb >= 2 && (md_want(run, MD_LL) || (run->maxb >= 3 && md_want(run, MD_LLL))))
-		for (int64_t j = w.xa; j < w.xb;)
+		/* one link on (X, Y) */
+		for (int64_t a = w.xa; a < w.xb;)
 		{
-			int64_t		e = j;
+			int64_t		b = a;
 
-			while (e < w.xb && g->bnb[e] == g->bnb[j])
-				e++;
-			for (int64_t a = j; a < e; a++)
-				for (int64_t b = a + 1; b < e; b++)
-				{
-					md_emit(wp, md_key(MD_LL, g->bsig[a], g->bsig[b], 0), md_ys1(g->bnb[j]), 1);
-					if (run->maxb >= 3)
-						for (int64_t c = b + 1; c < e; c++)
-							md_emit(wp, md_key(MD_LLL, g->bsig[a], g->bsig[b], g->bsig[c]),
-									md_ys1(g->bnb[j]), 1);
-				}
-			j = e;
+			while (b < w.xb && g->asig[b] == g->asig[a])
+				b++;
+			md_emit(wp, md_key(MD_L, (uint32_t) g->asig[a], 0, 0), md_ys32(g->anb + a), b - a);
+			a = b;
 		}
-	if (run->maxb >= 3)
-	{
-		/* a link on (X, Y) and a cycle Y-Z-Y */
-		if (md_want(run, MD_CYL))
-			for (int64_t j = w.xa; j < w.xb; j++)
+		/* two or three parallel links on (X, Y) */
+		if (run->maxb >= 2 && (md_want(run, MD_LL) || (run->maxb >= 3 && md_want(run, MD_LLL))))
+			for (int64_t j = w.xa; j < w.xb;)
 			{
-				int32_t		y = g->anb[j];
+				int64_t		e = j;
 
-				for (int64_t p = g->cpoff[y]; p < g->cpoff[y + 1]; p++)
-					md_emit(wp, md_key(MD_CYL, g->asig[j], g->cpa[p], g->cpb[p]), md_ys1(y), 1);
+				while (e < w.xb && g->bnb[e] == g->bnb[j])
+					e++;
+				for (int64_t a = j; a < e; a++)
+					for (int64_t b = a + 1; b < e; b++)
+					{
+						md_emit(wp, md_key(MD_LL, g->bsig[a], g->bsig[b], 0), md_ys1(g->bnb[j]), 1);
+						if (run->maxb >= 3)
+							for (int64_t c = b + 1; c < e; c++)
+								md_emit(wp, md_key(MD_LLL, g->bsig[a], g->bsig[b], g->bsig[c]),
+										md_ys1(g->bnb[j]), 1);
+					}
+				j = e;
 			}
-		/* a cycle X-Z-X with a link on (X, Y), or with a path Z-Y */
-		for (int64_t p = g->ppoff[w.x]; p < g->ppoff[w.x + 1] && !w.ovf;)
+		if (run->maxb >= 3)
 		{
-			int64_t		q = p;
-			uint32_t	a = g->ppa[p],
-						b = g->ppb[p];
-
-			while (q < g->ppoff[w.x + 1] && g->ppa[q] == (int32_t) a && g->ppb[q] == (int32_t) b)
-				q++;
-			if (md_want(run, MD_CXL))
-				for (int64_t k = w.xa; k < w.xb;)
+			/* a link on (X, Y) and a cycle Y-Z-Y */
+			if (md_want(run, MD_CYL))
+				for (int64_t j = w.xa; j < w.xb; j++)
 				{
-					int64_t		e = k;
+					int32_t		y = g->anb[j];
 
-					while (e < w.xb && g->asig[e] == g->asig[k])
-						e++;
-					md_emit(wp, md_key(MD_CXL, a, b, (uint32_t) g->asig[k]), md_ys32(g->anb + k), e - k);
-					k = e;
+					for (int64_t p = g->cpoff[y]; p < g->cpoff[y + 1]; p++)
+						md_emit(wp, md_key(MD_CYL, g->asig[j], g->cpa[p], g->cpb[p]), md_ys1(y), 1);
 				}
-			if (run->pass == 1 ||
-				(((run->shapes >> MD_PP2) & 1) &&
-				 md_set_find(run->ppkeys, run->ppmask, md_key(0, a, b, 0)) >= 0))
+			/* a cycle X-Z-X with a link on (X, Y), or with a path Z-Y */
+			for (int64_t p = g->ppoff[w.x]; p < g->ppoff[w.x + 1] && !w.ovf;)
 			{
-				int64_t		n = md_expand(wp, md_ys32(g->ppz + p), q - p, w.L3);
+				int64_t		q = p;
+				uint32_t	a = g->ppa[p],
+							b = g->ppb[p];
 
-				for (int64_t i = 0; i < n;)
+				while (q < g->ppoff[w.x + 1] && g->ppa[q] == (int32_t) a && g->ppb[q] == (int32_t) b)
+					q++;
+				if (md_want(run, MD_CXL))
+					for (int64_t k = w.xa; k < w.xb;)
+					{
+						int64_t		e = k;
+
+						while (e < w.xb && g->asig[e] == g->asig[k])
+							e++;
+						md_emit(wp, md_key(MD_CXL, a, b, (uint32_t) g->asig[k]), md_ys32(g->anb + k), e - k);
+						k = e;
+					}
+				if (run->pass == 1 ||
+					(((run->shapes >> MD_PP2) & 1) &&
+					 md_set_find(run->ppkeys, run->ppmask, md_key(0, a, b, 0)) >= 0))
 				{
-					uint32_t	s2 = (uint32_t) (w.L3[i] >> 32);
-					int64_t		j = i;
+					int64_t		n = md_expand(wp, md_ys32(g->ppz + p), q - p, w.L3);
 
-					while (j < n && (uint32_t) (w.L3[j] >> 32) == s2)
-						j++;
-					md_emit(wp, md_key(MD_PP2, a, b, s2), md_ys64(w.L3 + i), j - i);
-					i = j;
+					for (int64_t i = 0; i < n;)
+					{
+						uint32_t	s2 = (uint32_t) (w.L3[i] >> 32);
+						int64_t		j = i;
+
+						while (j < n && (uint32_t) (w.L3[j] >> 32) == s2)
+							j++;
+						md_emit(wp, md_key(MD_PP2, a, b, s2), md_ys64(w.L3 + i), j - i);
+						i = j;
+					}
 				}
+				p = q;
 			}
-			p = q;
 		}
 	}
 	/* paths X-Z-Y and X-Z-W-Y and their three-atom variants */
-	if (run->maxb >= 2)
-		for (int64_t a = w.xa; a < w.xb && !w.ovf;)
+	if (part != 0 && run->maxb >= 2)
+	{
+		int32_t		k = 1;
+
+		for (int64_t a = w.xa; a < w.xb && !w.ovf; k++)
 		{
 			int64_t		b = a;
 			uint32_t	s1 = (uint32_t) g->asig[a];
 
 			while (b < w.xb && g->asig[b] == g->asig[a])
 				b++;
-			if (run->pass == 1 || run->need_p1[s1])
+			if ((part < 0 || part == k) && (run->pass == 1 || run->need_p1[s1]))
 				md_paths(wp, s1, g->anb + a, b - a);
 			a = b;
 		}
+	}
 	if (w.ovf)
 		md_atomic_flag(run->err, 2);
+}
+
+/*
+ * The work items of a pass over the entities order[0..n): each entity's
+ * part 0, then with paths (max_body >= 2) one part per distinct first-link
+ * signature; xs, parts and need (the entity's frontier bound) must hold
+ * md_items_count entries.  Returns the number of items.
+ */
+static inline int64_t
+md_items_count(const int32_t *order, int64_t n, const int64_t *aoff, const int32_t *sig, int maxb)
+{
+	int64_t		m = 0;
+
+	for (int64_t i = 0; i < n; i++)
+	{
+		int32_t		x = order[i];
+
+		m++;
+		if (maxb >= 2)
+			for (int64_t k = aoff[x]; k < aoff[x + 1]; k++)
+				if (k == aoff[x] || sig[k] != sig[k - 1])
+					m++;
+	}
+	return m;
+}
+
+static inline int64_t
+md_items(const int32_t *order, int64_t n, const int64_t *aoff, const int32_t *sig, int maxb,
+		 const int64_t *need_of, int32_t *xs, int32_t *parts, int64_t *need)
+{
+	int64_t		m = 0;
+
+	for (int64_t i = 0; i < n; i++)
+	{
+		int32_t		x = order[i],
+					k = 0;
+
+		xs[m] = x;
+		parts[m] = 0;
+		need[m++] = need_of[x];
+		if (maxb >= 2)
+			for (int64_t l = aoff[x]; l < aoff[x + 1]; l++)
+				if (l == aoff[x] || sig[l] != sig[l - 1])
+				{
+					xs[m] = x;
+					parts[m] = ++k;
+					need[m++] = need_of[x];
+				}
+	}
+	return m;
 }
 
 /* Does a pass-1 pair pass min_support and min_head_coverage? */

@@ -33,18 +33,33 @@ next_rand(void)
 	return x ^ (x >> 31);
 }
 
-/* Run a pass over xs[0..nx) one entity at a time, each with its own bound. */
+/*
+ * Run a pass over the entities ents[0..n) as the GPU does, in work items
+ * (md_items: an entity's parts), one at a time, each with exactly its
+ * entity's bound as scratch.
+ */
 static void
-emu_pass(MdRun *run, const int32_t *xs, int64_t nx, const int64_t *need, md_ull *scratch)
+emu_pass(MdRun *run, const GdlMineDevIn *in, const int32_t *ents, int64_t n, const int64_t *need,
+		 md_ull *scratch)
 {
-	for (int64_t i = 0; i < nx; i++)
+	int64_t		m = md_items_count(ents, n, in->aoff, in->sig, in->max_body);
+	int32_t    *xs = malloc(sizeof(int32_t) * (m + 1));
+	int32_t    *parts = malloc(sizeof(int32_t) * (m + 1));
+	int64_t    *ineed = malloc(sizeof(int64_t) * (m + 1));
+
+	md_items(ents, n, in->aoff, in->sig, in->max_body, need, xs, parts, ineed);
+	for (int64_t i = 0; i < m; i++)
 	{
 		run->xs = xs + i;
+		run->parts = parts + i;
 		run->nx = 1;
 		run->scratch = scratch;
-		run->cap = need[xs[i]];
+		run->cap = ineed[i];
 		md_walk_x(run, 0);
 	}
+	free(xs);
+	free(parts);
+	free(ineed);
 }
 
 /* Order of (key, head) candidates. */
@@ -121,7 +136,7 @@ emu_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double sec
 		run.hused = &used;
 		run.hlimit = cap / 2;
 		err = 0;
-		emu_pass(&run, xs, nx, need, scratch);
+		emu_pass(&run, in, xs, nx, need, scratch);
 		if (err == 2)
 		{
 			snprintf(errmsg, errlen, "a frontier outgrew its bound");
@@ -204,7 +219,7 @@ emu_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double sec
 		for (int32_t x = 0; x < n; x++)
 			all[x] = x;
 		err = 0;
-		emu_pass(&run, all, n, need, scratch);
+		emu_pass(&run, in, all, n, need, scratch);
 		if (err != 0)
 		{
 			snprintf(errmsg, errlen, "a frontier outgrew its bound");
