@@ -51,7 +51,7 @@ install: install-cuda
 endif
 endif
 
-cuda/gpudl_cuda.so: $(CUDA_SRCS) $(wildcard cuda/*.cuh) $(wildcard src/exec/gdl_backend.h src/ilp/gdl_ilp_device.h)
+cuda/gpudl_cuda.so: $(CUDA_SRCS) $(wildcard cuda/*.cuh) $(wildcard src/exec/gdl_backend.h src/ilp/gdl_ilp_device.h src/mine/gdl_mine_device.h)
 	$(NVCC) $(NVCC_FLAGS) -shared -o $@ $(CUDA_SRCS)
 
 install-cuda: cuda/gpudl_cuda.so

@@ -28,8 +28,13 @@
  *
  * A rule is reported once, in canonical form (gdl_mine_canonical): among
  * the renamings of Z and W and the orders of the body atoms, the smallest
- * sequence of (rel, a, b).  Results are sorted by (head, body) and are the
- * same on every device and for every thread count.
+ * sequence of (rel, a, b).  Results are sorted by (head, body) — the body
+ * compared by its number of atoms, then atom by atom as (rel, a, b) — and
+ * are the same on every device and for every thread count.
+ *
+ * The GPU (device GDL_DEVICE_GPU) counts through the accelerator registered
+ * with gdl_mine_register_device (gdl_mine_device.h, cuda/mine.cu); without
+ * one, or when it fails, the CPU counts and GdlMineResult.device says so.
  *
  * Values are 64-bit as everywhere in the engine (text as dictionary ids).
  * Memory comes from gdl_alloc (freed with the host's arena); errors go
@@ -99,7 +104,8 @@ typedef struct GdlMineOptions
 	double		min_head_coverage;	/* AMIE default 0.01 */
 	double		min_confidence; /* on pca_confidence; default 0.1 */
 	double		min_std_confidence; /* default 0 */
-	int64_t		min_support;	/* default 1 (at least one head fact) */
+	int64_t		min_support;	/* default 1 (at least one head fact); below 1
+								 * counts as 1 */
 	int			device;			/* GDL_DEVICE_CPU or GDL_DEVICE_GPU */
 	int			threads;		/* 0: automatic (gdl_set_threads) */
 } GdlMineOptions;

@@ -13,6 +13,8 @@
  *
  * Links: entity e's links are [aoff[e], aoff[e+1]) of sig/nb, sorted by
  * (sig, nb) and distinct; sig = 2p for p(e, nb), 2p + 1 for p(nb, e).
+ * A module may refuse (nonzero status) what it cannot hold, e.g. more
+ * relations than its key packing takes (cuda/mine.cu: 16383).
  *
  * Body keys (the raw forms of src/mine/mine_int.h): shape << 57 | s0 << 38
  * | s1 << 19 | s2, with signatures of links read from the variable named
@@ -46,6 +48,20 @@ typedef struct GdlMineDevIn
 	const int64_t *aoff;		/* nent + 1 */
 	const int32_t *sig;			/* nlinks */
 	const int32_t *nb;			/* nlinks */
+	const int32_t *bnb;			/* the same links sorted by (nb, sig) */
+	const int32_t *bsig;
+	/*
+	 * Parallel pairs of each entity e: (a, b, z) with a < b both links
+	 * from e to z, sorted, [ppoff[e], ppoff[e+1]); cycle pairs: the
+	 * distinct (a, b) of those, [cpoff[e], cpoff[e+1]).
+	 */
+	const int64_t *ppoff;		/* nent + 1 */
+	const int32_t *ppa;
+	const int32_t *ppb;
+	const int32_t *ppz;
+	const int64_t *cpoff;		/* nent + 1 */
+	const int32_t *cpa;
+	const int32_t *cpb;
 	const int64_t *nfacts;		/* nrels: distinct facts per relation */
 	int			max_body;		/* 1 .. 3 */
 	int			target;			/* head relation, or -1: every relation */

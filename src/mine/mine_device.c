@@ -80,6 +80,15 @@ mine_device_count(const GdlMineGraph *g, const GdlMineOptions *o,
 	in.aoff = g->aoff;
 	in.sig = g->asig;
 	in.nb = g->anb;
+	in.bnb = g->bnb;
+	in.bsig = g->bsig;
+	in.ppoff = g->ppoff;
+	in.ppa = g->ppa;
+	in.ppb = g->ppb;
+	in.ppz = g->ppz;
+	in.cpoff = g->cpoff;
+	in.cpa = g->cpa;
+	in.cpb = g->cpb;
 	in.nfacts = g->nfacts;
 	in.max_body = o->max_body;
 	in.target = o->target;

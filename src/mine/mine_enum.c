@@ -209,6 +209,8 @@ typedef struct MineRun
 	bool	   *need_p1;		/* per sig: some path body starts with it */
 	bool	   *need_p2p;		/* per sig: some P2P body starts with it */
 	KeyIdx		need_p3;		/* prefixes (s1, s2) of P3 bodies */
+	uint64_t   *p3mask;			/* per prefix: the s3 of its bodies, a bit each */
+	int			maskwords;
 	KeyIdx		need_pp;		/* pairs (a, b) of PP2 bodies */
 	bool		has_shape[16];
 } MineRun;
@@ -233,6 +235,8 @@ typedef struct Worker
 	int64_t		pcap;
 	int32_t    *pys;
 	int64_t		pycap;
+	uint64_t   *hits;			/* expand_hits's gathering */
+	int64_t		hcap;
 	bool		oom;
 } Worker;
 
@@ -323,10 +327,11 @@ cmp_pairy(const void *a, const void *b)
 /*
  * Expand a frontier: for every signature sig leaving some entity of F, the
  * distinct entities reached from F through sig, as groups sorted by sig.
- * With one entity the groups point into the graph (no copy).
+ * With one entity the groups point into the graph (no copy).  With a mask
+ * (a bit per signature), only the signatures it holds.
  */
 static bool
-expand(Worker *w, const int32_t *F, int64_t nF, Groups *out)
+expand(Worker *w, const int32_t *F, int64_t nF, Groups *out, const uint64_t *mask)
 {
 	const GdlMineGraph *g = w->run->g;
 	int64_t		total = 0;
@@ -343,12 +348,15 @@ expand(Worker *w, const int32_t *F, int64_t nF, Groups *out)
 		for (int i = 0; i < n; i++)
 		{
 			int64_t		k = g->soff[e] + i;
+			uint32_t	s = (uint32_t) g->ssig[k];
 
-			out->sig[i] = (uint32_t) g->ssig[k];
-			out->ptr[i] = g->anb + g->sbeg[k];
-			out->len[i] = g->send[k] - g->sbeg[k];
+			if (mask && !((mask[s >> 6] >> (s & 63)) & 1))
+				continue;
+			out->sig[out->ng] = s;
+			out->ptr[out->ng] = g->anb + g->sbeg[k];
+			out->len[out->ng] = g->send[k] - g->sbeg[k];
+			out->ng++;
 		}
-		out->ng = n;
 		return true;
 	}
 	if (++w->sgen == 0)
@@ -362,6 +370,8 @@ expand(Worker *w, const int32_t *F, int64_t nF, Groups *out)
 		{
 			uint32_t	s = (uint32_t) g->ssig[k];
 
+			if (mask && !((mask[s >> 6] >> (s & 63)) & 1))
+				continue;
 			if (w->sstamp[s] != sg)
 			{
 				w->sstamp[s] = sg;
@@ -375,7 +385,17 @@ expand(Worker *w, const int32_t *F, int64_t nF, Groups *out)
 		}
 	if (!grow((void **) &out->ys, &out->ycap, total, sizeof(int32_t)))
 		return false;
-	qsort(out->sig, out->ng, sizeof(uint32_t), cmp_u32);
+	if (out->ng > 32)
+		qsort(out->sig, out->ng, sizeof(uint32_t), cmp_u32);
+	else
+		for (int i = 1; i < out->ng; i++)
+			for (int j = i; j > 0 && out->sig[j] < out->sig[j - 1]; j--)
+			{
+				uint32_t	t = out->sig[j];
+
+				out->sig[j] = out->sig[j - 1];
+				out->sig[j - 1] = t;
+			}
 	total = 0;
 	for (int i = 0; i < out->ng; i++)
 	{
@@ -392,6 +412,8 @@ expand(Worker *w, const int32_t *F, int64_t nF, Groups *out)
 			uint32_t	s = (uint32_t) g->ssig[k];
 			int64_t		n = g->send[k] - g->sbeg[k];
 
+			if (mask && !((mask[s >> 6] >> (s & 63)) & 1))
+				continue;
 			memcpy(out->ys + w->scnt[s], g->anb + g->sbeg[k], sizeof(int32_t) * n);
 			w->scnt[s] += n;
 		}
@@ -410,6 +432,84 @@ expand(Worker *w, const int32_t *F, int64_t nF, Groups *out)
 			}
 		out->ptr[i] = v;
 		out->len[i] = m;
+	}
+	return true;
+}
+
+/* qsort order of 64-bit unsigned keys. */
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a,
+				y = *(const uint64_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Pass 1's last level: expand F as expand() does, but keep only the y that
+ * x links to (only those can count as support), gathered as sig << 32 | y,
+ * sorted and distinct, into groups of out.  Much less than the whole
+ * frontier where the graph is sparse.
+ */
+static bool
+expand_hits(Worker *w, const int32_t *F, int64_t nF, Groups *out)
+{
+	const GdlMineGraph *g = w->run->g;
+	int32_t		x1 = w->x + 1;
+	int64_t		n = 0;
+
+	out->ng = 0;
+	for (int64_t i = 0; i < nF; i++)
+		for (int64_t k = g->aoff[F[i]]; k < g->aoff[F[i] + 1]; k++)
+			if (w->lstamp[g->anb[k]] == x1)
+			{
+				if (!grow((void **) &w->hits, &w->hcap, n + 1, sizeof(uint64_t)))
+					return false;
+				w->hits[n++] = ((uint64_t) (uint32_t) g->asig[k] << 32) | (uint32_t) g->anb[k];
+			}
+	if (n == 0)
+		return true;
+	if (nF > 1)
+	{
+		int64_t		m = 0;
+
+		if (n > 16)
+			qsort(w->hits, n, sizeof(uint64_t), cmp_u64);
+		else
+			for (int64_t i = 1; i < n; i++)
+				for (int64_t j = i; j > 0 && w->hits[j] < w->hits[j - 1]; j--)
+				{
+					uint64_t	t = w->hits[j];
+
+					w->hits[j] = w->hits[j - 1];
+					w->hits[j - 1] = t;
+				}
+		for (int64_t i = 0; i < n; i++)
+			if (m == 0 || w->hits[i] != w->hits[m - 1])
+				w->hits[m++] = w->hits[i];
+		n = m;
+	}
+	if (!grow((void **) &out->ys, &out->ycap, n, sizeof(int32_t)))
+		return false;
+	for (int64_t i = 0; i < n; i++)
+	{
+		uint32_t	s = (uint32_t) (w->hits[i] >> 32);
+
+		out->ys[i] = (int32_t) (uint32_t) w->hits[i];
+		if (out->ng == 0 || out->sig[out->ng - 1] != s)
+		{
+			if (!groups_reserve(out, out->ng + 1))
+				return false;
+			out->sig[out->ng] = s;
+			out->off[out->ng] = i;
+			out->ng++;
+		}
+	}
+	for (int k = 0; k < out->ng; k++)
+	{
+		out->ptr[k] = out->ys + out->off[k];
+		out->len[k] = (k + 1 < out->ng ? out->off[k + 1] : n) - out->off[k];
 	}
 	return true;
 }
@@ -484,7 +584,7 @@ enum_paths(Worker *w, uint32_t s1, const int32_t *Z, int64_t nZ)
 	Groups	   *G2 = &w->g2,
 			   *G3 = &w->g3;
 
-	if (!expand(w, Z, nZ, G2))
+	if (!expand(w, Z, nZ, G2, NULL))
 	{
 		w->oom = true;
 		return;
@@ -509,10 +609,13 @@ enum_paths(Worker *w, uint32_t s1, const int32_t *Z, int64_t nZ)
 				for (int64_t j = xa + w->lpos[y]; j < xb && g->bnb[j] == y; j++)
 					emit(w, mine_key(MINE_SH_P2L, s1, s2, (uint32_t) g->bsig[j]), &W[k], 1);
 			}
+		int64_t		pi = -1;
+
 		if (run->pass == 1 ||
-			(run->has_shape[MINE_SH_P3] && keyidx_get(&run->need_p3, mine_key(0, s1, s2, 0)) >= 0))
+			(run->has_shape[MINE_SH_P3] && (pi = keyidx_get(&run->need_p3, mine_key(0, s1, s2, 0))) >= 0))
 		{
-			if (!expand(w, W, nW, G3))
+			if (!(run->pass == 1 ? expand_hits(w, W, nW, G3)
+				  : expand(w, W, nW, G3, run->p3mask + pi * run->maskwords)))
 			{
 				w->oom = true;
 				return;
@@ -651,7 +754,8 @@ enum_x(Worker *w, int32_t x)
 			if (run->pass == 1 ||
 				(run->has_shape[MINE_SH_PP2] && keyidx_get(&run->need_pp, mine_key(0, a, b, 0)) >= 0))
 			{
-				if (!expand(w, g->ppz + p, q - p, &w->g3))
+				if (!(run->pass == 1 ? expand_hits(w, g->ppz + p, q - p, &w->g3)
+					  : expand(w, g->ppz + p, q - p, &w->g3, NULL)))
 				{
 					w->oom = true;
 					return;
@@ -714,6 +818,7 @@ mine_task(void *arg, int tid, int ntasks)
 	groups_free(&w.g3);
 	free(w.pairs);
 	free(w.pys);
+	free(w.hits);
 }
 
 /* Free the workers' pass-1 maps (malloc'd). */
@@ -875,6 +980,17 @@ mine_count_bodies(const GdlMineGraph *g, const GdlMineOptions *o, int threads,
 	run->bcoff[nb] = n;
 	keyidx_build(&run->bodies, keys, nb);
 	keyidx_build(&run->need_p3, p3, np3);
+	run->maskwords = (2 * g->nrels + 64) / 64;
+	run->p3mask = gdl_alloc(sizeof(uint64_t) * run->maskwords * (np3 + 1));
+	for (int64_t b = 0; b < nb; b++)
+		if (mine_key_shape(keys[b]) == MINE_SH_P3)
+		{
+			int64_t		pi = keyidx_get(&run->need_p3, mine_key(0, mine_key_sig(keys[b], 0),
+																  mine_key_sig(keys[b], 1), 0));
+			uint32_t	s3 = mine_key_sig(keys[b], 2);
+
+			run->p3mask[pi * run->maskwords + (s3 >> 6)] |= 1ull << (s3 & 63);
+		}
 	keyidx_build(&run->need_pp, pp, npp);
 	for (int t = 0; t < run->nthreads; t++)
 	{
@@ -901,6 +1017,7 @@ mine_count_bodies(const GdlMineGraph *g, const GdlMineOptions *o, int threads,
 	}
 	keyidx_free(&run->bodies);
 	keyidx_free(&run->need_p3);
+	gdl_free(run->p3mask);
 	keyidx_free(&run->need_pp);
 	gdl_free(run->bcoff);
 	gdl_free(run->chead);

@@ -21,14 +21,38 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* qsort order of 64-bit signed values. */
-static int
-cmp_i64(const void *a, const void *b)
+/*
+ * Sort n signed 64-bit values: LSD radix sort, 8 bits a pass (the sign bit
+ * flipped), skipping passes where every value has the same byte.  tmp holds
+ * n values.
+ */
+static void
+radix_sort_i64(int64_t *v, int64_t *tmp, int64_t n)
 {
-	int64_t		x = *(const int64_t *) a,
-				y = *(const int64_t *) b;
+	int64_t    *src = v,
+			   *dst = tmp;
 
-	return x < y ? -1 : x > y;
+	for (int shift = 0; shift < 64; shift += 8)
+	{
+		int64_t		cnt[257] = {0};
+
+		for (int64_t i = 0; i < n; i++)
+			cnt[((((uint64_t) src[i]) ^ (1ULL << 63)) >> shift & 0xff) + 1]++;
+		if (n > 0 && cnt[((((uint64_t) src[0]) ^ (1ULL << 63)) >> shift & 0xff) + 1] == n)
+			continue;
+		for (int b = 0; b < 256; b++)
+			cnt[b + 1] += cnt[b];
+		for (int64_t i = 0; i < n; i++)
+			dst[cnt[(((uint64_t) src[i]) ^ (1ULL << 63)) >> shift & 0xff]++] = src[i];
+		{
+			int64_t    *t = src;
+
+			src = dst;
+			dst = t;
+		}
+	}
+	if (src != v)
+		memcpy(v, src, sizeof(int64_t) * n);
 }
 
 /* Dense id of a value by binary search, or -1. */
@@ -58,6 +82,36 @@ typedef struct BuildPar
 	int64_t    *cnt;			/* distinct links per entity after sort */
 	uint64_t   *byn;			/* per link: nb << 32 | sig */
 } BuildPar;
+
+/* The dense ids of every fact's arguments, computed in parallel. */
+typedef struct MapPar
+{
+	const GdlMineGraph *g;
+	int			nrels;
+	const GdlMineRelation *rels;
+	const int64_t *first;		/* per relation: index of its first fact */
+	int64_t		total;
+	int32_t    *ids;			/* 2 per fact: subject, object */
+} MapPar;
+
+/* Map the task's share of the facts to dense ids (binary searches). */
+static void
+map_task(void *arg, int tid, int ntasks)
+{
+	MapPar	   *p = arg;
+	int64_t		from,
+				to;
+	int			r = 0;
+
+	gdl_split(p->total, tid, ntasks, &from, &to);
+	for (int64_t f = from; f < to; f++)
+	{
+		while (f >= p->first[r + 1])
+			r++;
+		p->ids[2 * f] = find_value(p->g->values, p->g->nent, p->rels[r].rows.cols[0][f - p->first[r]]);
+		p->ids[2 * f + 1] = find_value(p->g->values, p->g->nent, p->rels[r].rows.cols[1][f - p->first[r]]);
+	}
+}
 
 /* Sort and deduplicate each entity's links (task share of entities). */
 static void
@@ -201,6 +255,8 @@ gdl_mine_graph_build(int nrels, const GdlMineRelation *rels)
 	int64_t    *vals;
 	int64_t    *fill;
 	BuildPar	bp;
+	MapPar		mp;
+	int64_t    *first;
 	int			threads = gdl_threads();
 
 	if (nrels < 0 || nrels > MINE_MAX_RELS)
@@ -226,7 +282,12 @@ gdl_mine_graph_build(int nrels, const GdlMineRelation *rels)
 			vals[nvals++] = rels[r].rows.cols[0][i];
 			vals[nvals++] = rels[r].rows.cols[1][i];
 		}
-	qsort(vals, nvals, sizeof(int64_t), cmp_i64);
+	{
+		int64_t    *tmp = gdl_alloc(sizeof(int64_t) * (nvals + 1));
+
+		radix_sort_i64(vals, tmp, nvals);
+		gdl_free(tmp);
+	}
 	{
 		int64_t		m = 0;
 
@@ -242,16 +303,24 @@ gdl_mine_graph_build(int nrels, const GdlMineRelation *rels)
 	gdl_free(vals);
 	gdl_check_interrupts();
 
+	/* the dense ids of every fact */
+	mp.g = g;
+	mp.nrels = nrels;
+	mp.rels = rels;
+	mp.first = first = gdl_alloc(sizeof(int64_t) * (nrels + 2));
+	for (int r = 0; r < nrels; r++)
+		first[r + 1] = first[r] + (int64_t) rels[r].rows.nrows;
+	first[nrels + 1] = INT64_MAX;
+	mp.total = first[nrels];
+	mp.ids = gdl_alloc(sizeof(int32_t) * (2 * mp.total + 1));
+	gdl_parallel(threads, map_task, &mp);
+	gdl_check_interrupts();
+
 	/* every fact as two links, grouped by entity (counting sort) */
 	g->aoff = gdl_alloc(sizeof(int64_t) * (g->nent + 1));
-	nl = 0;
-	for (int r = 0; r < nrels; r++)
-		for (size_t i = 0; i < rels[r].rows.nrows; i++)
-		{
-			g->aoff[find_value(g->values, g->nent, rels[r].rows.cols[0][i]) + 1]++;
-			g->aoff[find_value(g->values, g->nent, rels[r].rows.cols[1][i]) + 1]++;
-			nl += 2;
-		}
+	nl = 2 * mp.total;
+	for (int64_t f = 0; f < 2 * mp.total; f++)
+		g->aoff[mp.ids[f] + 1]++;
 	for (int32_t e = 0; e < g->nent; e++)
 		g->aoff[e + 1] += g->aoff[e];
 	fill = gdl_alloc(sizeof(int64_t) * (g->nent + 1));
@@ -260,14 +329,16 @@ gdl_mine_graph_build(int nrels, const GdlMineRelation *rels)
 	bp.ent = gdl_alloc(sizeof(uint64_t) * (nl + 1));
 	bp.cnt = gdl_alloc(sizeof(int64_t) * (g->nent + 1));
 	for (int r = 0; r < nrels; r++)
-		for (size_t i = 0; i < rels[r].rows.nrows; i++)
+		for (int64_t f = first[r]; f < first[r + 1]; f++)
 		{
-			int32_t		s = find_value(g->values, g->nent, rels[r].rows.cols[0][i]);
-			int32_t		o = find_value(g->values, g->nent, rels[r].rows.cols[1][i]);
+			int32_t		s = mp.ids[2 * f];
+			int32_t		o = mp.ids[2 * f + 1];
 
 			bp.ent[fill[s]++] = ((uint64_t) (2 * r) << 32) | (uint32_t) o;
 			bp.ent[fill[o]++] = ((uint64_t) (2 * r + 1) << 32) | (uint32_t) s;
 		}
+	gdl_free(mp.ids);
+	gdl_free(first);
 	gdl_check_interrupts();
 	gdl_parallel(threads, build_sort_task, &bp);
 	gdl_check_interrupts();

@@ -554,6 +554,34 @@ test_graph(void)
 	CHECK(!gdl_mine_graph_has(g, 0, 1, 0));
 	CHECK(gdl_mine_graph_has(g, 0, 2, 0));
 	CHECK(strcmp(gdl_mine_graph_relname(g, 0), "p") == 0);
+	/* no relations, and a relation without rows: nothing to mine */
+	{
+		GdlMineRelation two[2] = {rel, {"q", {2, 0, cols}}};
+		GdlMineGraph *g0 = gdl_mine_graph_build(0, NULL);
+		GdlMineGraph *g2 = gdl_mine_graph_build(2, two);
+		GdlMineOptions o;
+		GdlMineResult *r;
+
+		gdl_mine_options_init(&o);
+		r = gdl_mine(g0, &o);
+		CHECK(r->nrules == 0 && gdl_mine_graph_nentities(g0) == 0);
+		o.min_head_coverage = 0;
+		o.min_confidence = 0;
+		r = gdl_mine(g2, &o);
+		CHECK(r->nrules > 0 && gdl_mine_graph_nfacts(g2, 1) == 0);
+		for (int64_t i = 0; i < r->nrules; i++)
+			CHECK(r->rules[i].head == 0);
+		o.max_body = 4;
+		CHECK(GDL_TRY(gdl_mine(g2, &o)) != NULL);
+		o.max_body = 3;
+		o.target = 2;
+		CHECK(GDL_TRY(gdl_mine(g2, &o)) != NULL);
+		/* no device registered: a GPU run counts on the CPU */
+		o.target = -1;
+		o.device = GDL_DEVICE_GPU;
+		r = gdl_mine(g2, &o);
+		CHECK(r->device == GDL_DEVICE_CPU && r->nrules > 0);
+	}
 	gdl_test_reset();
 }
 
