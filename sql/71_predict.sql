@@ -64,6 +64,10 @@ SELECT query, answer, rank
   FROM gpudl_predict('soc', 'likes', 'SELECT NULL, y FROM likes WHERE x = ''d''', max_body => 1,
                      exclude_known => false);
 
+SELECT query, answer, rank
+  FROM gpudl_predict('soc', 'likes', 'VALUES (NULL, ''c''), (''b'', NULL)', max_body => 1, smoothing => 0,
+                     exclude_known => false);
+
 -- stored rules come first: with only R1 committed, only R1's answers
 SELECT count(*) AS mined FROM gpudl_mine('soc', 'likes', max_body => 1, min_confidence => 0.7, commit => true);
 SELECT answer, rank, rules FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', max_body => 1);

@@ -41,21 +41,26 @@ looks_like_name(const char *s)
 	return p != s;
 }
 
-/* Does the text start with a keyword of a SQL query (select, with, values, table)? */
+/*
+ * Does the text start like a SQL query: a parenthesis, or select, with,
+ * values or table followed by white space?  (A goal about a predicate
+ * named "values" is "values(...)", with no space before the parenthesis.)
+ */
 static bool
 looks_like_sql(const char *s)
 {
-	static const char *const words[] = {"select", "with", "values", "table", "("};
+	static const char *const words[] = {"select", "with", "values", "table"};
 	int			i;
 
 	while (isspace((unsigned char) *s))
 		s++;
+	if (*s == '(')
+		return true;
 	for (i = 0; i < lengthof(words); i++)
 	{
 		size_t		n = strlen(words[i]);
 
-		if (pg_strncasecmp(s, words[i], n) == 0 &&
-			(words[i][0] == '(' || s[n] == '\0' || !(isalnum((unsigned char) s[n]) || s[n] == '_')))
+		if (pg_strncasecmp(s, words[i], n) == 0 && isspace((unsigned char) s[n]))
 			return true;
 	}
 	return false;
