@@ -755,6 +755,20 @@ cpu_op_merge(void *vctx, GdlBkRel *A, GdlBkRel *B, GdlBkRel **result)
 }
 
 /*
+ * Whether merging runs of n keys in all stays under the context's memory
+ * target (the merged copy lives next to its sources until they are
+ * dropped).  Without a target, always.  Not merging only costs a longer
+ * list of runs to search, so full is never copied when that would not fit.
+ */
+static bool
+merge_fits(CpuCtx *ctx, int64_t n)
+{
+	if (ctx->limit <= 0)
+		return true;
+	return ctx->bytes + n * (int64_t) sizeof(uint64_t) <= ctx->limit / 16 * 14;
+}
+
+/*
  * absorb on runs: delta = cand minus every run of full (one galloping pass),
  * new full = full's runs (shared) plus delta as a new run, then the last
  * runs merged while the newest is at least half the size of the one before.
@@ -787,7 +801,8 @@ absorb_runs(CpuCtx *ctx, CpuRel *full, CpuRel *cand, const CpuSchema *s,
 		drun->refs++;
 	}
 	while (nf->nruns >= 2 &&
-		   (nf->runs[nf->nruns - 1]->n * RUN_RATIO >= nf->runs[nf->nruns - 2]->n ||
+		   ((nf->runs[nf->nruns - 1]->n * RUN_RATIO >= nf->runs[nf->nruns - 2]->n &&
+			 merge_fits(ctx, nf->runs[nf->nruns - 2]->n + nf->runs[nf->nruns - 1]->n)) ||
 			nf->nruns >= CPU_MAX_RUNS))
 	{
 		CpuRun	   *a = nf->runs[nf->nruns - 2],

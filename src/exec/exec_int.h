@@ -51,6 +51,7 @@ typedef struct ExecState
 	int64_t		next_version;
 	bool		trace;			/* GDL_TRACE set: log every round */
 	int64_t		batch_rows;		/* most rows one join may produce at once */
+	int64_t		mem_limit;		/* bytes the backend may hold (exec_mem.c); 0 = none */
 	int			nprep;
 	int			capprep;
 	PrepCache  *prep;
@@ -80,6 +81,10 @@ extern void exec_check(ExecState *es, int status, const char *what);
 extern void exec_set_current(const GdlBackend *bk, void *ctx);
 extern int	exec_threads(void);
 extern int64_t exec_batch_rows(void);
+
+/* exec_mem.c: join slices sized by the memory limit */
+extern void exec_mem_init(ExecState *es, int64_t limit);
+extern int64_t exec_mem_join_rows(ExecState *es, int nout);
 
 /* exec_phase.c: a point in time and in kernel launches */
 typedef struct ExecMark

@@ -482,6 +482,7 @@ gdl_run(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const GdlGoal
 	if (es.ctx == NULL)
 		gdl_error(GDL_ERR_DEVICE, errmsg, NULL, "could not start the %s backend", es.bk->name);
 	exec_set_current(es.bk, es.ctx);
+	exec_mem_init(&es, in->memory_limit);
 
 	/* inputs: tables, constants, ranks */
 	m0 = exec_mark(&es);

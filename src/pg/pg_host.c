@@ -58,6 +58,19 @@ gpudl_memory_peak(void)
 	return peak_bytes;
 }
 
+/*
+ * Bytes an evaluation starting now may still take under
+ * gpudl.host_memory_limit: what CPU runs give the engine as their memory
+ * limit, so that it slices joins instead of failing (exec_mem.c).
+ */
+int64
+gpudl_memory_room(void)
+{
+	int64		room = host_limit() - tracked_bytes;
+
+	return room > 0 ? room : 1;
+}
+
 /* Bytes held now. */
 int64
 gpudl_memory_held(void)

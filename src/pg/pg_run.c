@@ -400,6 +400,8 @@ run_cpu_admitted(GpudlRun *run, const GdlPlan *plan, GdlRunInput *in)
 
 	in->device = GDL_DEVICE_CPU;
 	run->device = "cpu";
+	/* the engine slices joins to stay under gpudl.host_memory_limit */
+	in->memory_limit = gpudl_memory_room();
 	if (!svc_active())
 	{
 		run->result = run_on(run, plan, in, run->encoded);
@@ -429,6 +431,7 @@ run_cpu_admitted(GpudlRun *run, const GdlPlan *plan, GdlRunInput *in)
 					 errhint("Raise gpudl.host_wait_timeout or gpudl.cluster_host_memory.")));
 		svc_admit_set_phase(&adm, "running");
 		base = gpudl_memory_held();
+		in->memory_limit = gpudl_memory_room();
 		gpudl_memory_admission(&adm);
 		err = run_attempt(run, plan, in);
 		gpudl_memory_admission(NULL);
