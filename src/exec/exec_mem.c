@@ -8,7 +8,9 @@
  * backend says it can hold (GdlBkCounters.bytes_capacity: a device's free
  * memory).  Before each join the engine asks the backend for the exact
  * output row count (join_count) and for the bytes it holds now
- * (bytes_held), so sizes are known BEFORE anything is allocated; a join
+ * (bytes_held; or the host, GdlRunInput.memory_held, for a CPU run whose
+ * scratch the backend does not count), so sizes are known BEFORE anything
+ * is allocated; a join
  * whose output would not fit runs over slices of its left input, each
  * slice's output reduced (dedup, minus full) before the next (exec_rule.c).
  * A slice's output costs about JOIN_ROW_COPIES times its raw size at its
@@ -26,7 +28,7 @@
 #define LIMIT_SIXTEENTHS 14
 
 /* Fewest rows a slice is made to produce: smaller slices cost more than they save. */
-#define MIN_SLICE_ROWS 4096
+#define MIN_SLICE_ROWS 64
 
 /* The backend's counters (zeroed when it keeps none). */
 static void
@@ -42,12 +44,14 @@ mem_counters(ExecState *es, GdlBkCounters *cnt)
  * host's limit, else the backend's capacity, else none (0).
  */
 void
-exec_mem_init(ExecState *es, int64_t limit)
+exec_mem_init(ExecState *es, const GdlRunInput *in)
 {
 	GdlBkCounters cnt;
 
 	mem_counters(es, &cnt);
-	es->mem_limit = limit > 0 ? limit : cnt.bytes_capacity;
+	es->mem_limit = in->memory_limit > 0 ? in->memory_limit : cnt.bytes_capacity;
+	es->mem_held = in->memory_held;
+	es->mem_arg = in->memory_arg;
 	if (es->mem_limit < 0)
 		es->mem_limit = 0;
 }
@@ -69,7 +73,10 @@ exec_mem_join_rows(ExecState *es, int nout)
 
 	if (es->mem_limit <= 0)
 		return rows;
-	mem_counters(es, &cnt);
+	if (es->mem_held)
+		cnt.bytes_held = es->mem_held(es->mem_arg);
+	else
+		mem_counters(es, &cnt);
 	room = es->mem_limit / 16 * LIMIT_SIXTEENTHS - cnt.bytes_held;
 	/* a packed row takes 8 bytes, a wide one 8 per column: plan for the wide */
 	per_row = (int64_t) 8 * (nout > 0 ? nout : 1) * JOIN_ROW_COPIES;

@@ -511,8 +511,9 @@ run_steps(ExecState *es, const PlanRule *r, int first, GdlBkRel *cur, bool cur_o
 }
 
 /*
- * Run one rule version and add what it derives to 'out' (nothing, one bag,
- * or the merged sets of its pieces when a join had to be split).
+ * Run one rule version and add what it derives to 'out': nothing, one bag,
+ * or, when a join had to be split, one set of the pieces' new tuples
+ * (counted in out->reduced).
  */
 void
 exec_rule(ExecState *es, const PlanRule *r, ExecOuts *out)
@@ -522,6 +523,22 @@ exec_rule(ExecState *es, const PlanRule *r, ExecOuts *out)
 	memset(&sk, 0, sizeof(sk));
 	sk.out = out;
 	run_steps(es, r, 0, NULL, false, &sk);
-	while (sk.nstack > 0)
-		exec_outs_add(out, sk.stack[--sk.nstack]);
+	if (sk.nstack == 0)
+		return;
+	/* one set of the pieces' tuples: merged smallest first, never re-sorted */
+	while (sk.nstack >= 2)
+	{
+		GdlBkRel   *m = NULL;
+		ExecMark	m0 = exec_mark(es);
+
+		exec_check(es, es->bk->merge(es->ctx, sk.stack[sk.nstack - 2],
+									 sk.stack[sk.nstack - 1], &m), "merge");
+		exec_charge(es, m0, &es->stats->ms_dedup, &es->stats->launches_dedup);
+		es->bk->release(es->ctx, sk.stack[sk.nstack - 2]);
+		es->bk->release(es->ctx, sk.stack[sk.nstack - 1]);
+		sk.nstack--;
+		sk.stack[sk.nstack - 1] = m;
+	}
+	exec_outs_add(out, sk.stack[0]);
+	out->reduced++;
 }

@@ -133,6 +133,15 @@ typedef struct GdlRunInput
 	/* optional: told where the run is (must not raise or allocate much) */
 	void		(*progress) (void *arg, const GdlProgress *p);
 	void	   *progress_arg;
+
+	/*
+	 * Optional: the bytes the run holds now, counted against memory_limit,
+	 * when the host counts them itself (a CPU run's memory is the host's:
+	 * its allocator hooks see scratch buffers the backend does not count).
+	 * NULL: the backend's own count (GdlBkCounters.bytes_held).
+	 */
+	int64_t		(*memory_held) (void *arg);
+	void	   *memory_arg;
 } GdlRunInput;
 
 /* Per-run counters, for gpudl_stats and EXPLAIN ANALYZE. */

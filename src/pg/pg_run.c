@@ -51,6 +51,8 @@ record_stats(const GdlResult *r)
 	gpudl_counters.last_library_calls = s->library_calls;
 	gpudl_counters.last_peak_device_bytes = s->backend && strcmp(s->backend, "cpu") != 0 ?
 		s->peak_bytes : 0;
+	gpudl_counters.last_peak_host_bytes = gpudl_memory_peak();
+	gpudl_counters.last_batches = s->batches;
 }
 
 /*
@@ -402,6 +404,7 @@ run_cpu_admitted(GpudlRun *run, const GdlPlan *plan, GdlRunInput *in)
 	run->device = "cpu";
 	/* the engine slices joins to stay under gpudl.host_memory_limit */
 	in->memory_limit = gpudl_memory_room();
+	in->memory_held = gpudl_memory_run_held;
 	if (!svc_active())
 	{
 		run->result = run_on(run, plan, in, run->encoded);

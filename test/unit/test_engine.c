@@ -716,6 +716,20 @@ analyze(const char *src)
 	return e ? NULL : a;
 }
 
+/*
+ * GdlRunInput.memory_limit of the next runs (0: none).  compare() also sets
+ * it itself, to a third of each program's unlimited peak.
+ */
+static int64_t run_memory_limit;
+
+/*
+ * Slices run by the memory-limited runs of compare() while count_limited
+ * (test_programs checks them, counting only trials with the default batch
+ * size, where slices come from the limit alone).
+ */
+static int64_t limited_batches;
+static bool count_limited;
+
 /* Run the engine on a goal; returns the result or NULL with *err set. */
 static GdlResult *
 engine(const GdlAnalysis *a, GdlDict *dict, const GdlGoal *goal, int64_t max_iter, GdlError **err)
@@ -727,18 +741,39 @@ engine(const GdlAnalysis *a, GdlDict *dict, const GdlGoal *goal, int64_t max_ite
 	memset(&in, 0, sizeof(in));
 	in.load_edb = load_edb;
 	in.device = GDL_DEVICE_CPU;
+	in.memory_limit = run_memory_limit;
 	in.max_iterations = max_iter;
 	in.want_rows = true;
 	*err = GDL_TRY(plan = gdl_plan_compile(a); res = gdl_run(plan, &in, dict, goal));
 	return res;
 }
 
+static int64_t compare_once(const char *src, const char *goalname, int64_t bindval, bool bind);
+
 /*
  * Compare the engine with the reference on predicate 'goal' of the program
  * (plus a goal with the first argument bound to a value, when 'bind' >= 0).
+ * Runs twice: without a memory limit, then with the limit at a third of
+ * that run's peak (the engine must slice its joins and give the same rows).
  */
 static void
 compare(const char *src, const char *goalname, int64_t bindval, bool bind)
+{
+	int64_t		peak;
+
+	run_memory_limit = 0;
+	peak = compare_once(src, goalname, bindval, bind);
+	if (peak <= 0)
+		return;
+	gdl_test_reset();
+	run_memory_limit = peak / 3 > 0 ? peak / 3 : 1;
+	compare_once(src, goalname, bindval, bind);
+	run_memory_limit = 0;
+}
+
+/* One run of compare(); returns the run's peak backend bytes (-1: failed). */
+static int64_t
+compare_once(const char *src, const char *goalname, int64_t bindval, bool bind)
 {
 	GdlAnalysis *a = analyze(src);
 	GdlDict    *dict;
@@ -753,11 +788,11 @@ compare(const char *src, const char *goalname, int64_t bindval, bool bind)
 	int64_t		expect = 0;
 
 	if (a == NULL)
-		return;
+		return -1;
 	gp = gdl_analysis_find_pred(a, goalname);
 	CHECK_MSG(gp >= 0, "no predicate %s", goalname);
 	if (gp < 0)
-		return;
+		return -1;
 	dict = gdl_dict_create();
 	memset(&goal, 0, sizeof(goal));
 	goal.pred = gp;
@@ -769,16 +804,19 @@ compare(const char *src, const char *goalname, int64_t bindval, bool bind)
 		goal.bindings = &gb;
 	}
 	res = engine(a, dict, &goal, 100000, &err);
-	CHECK_MSG(err == NULL, "engine failed on <%s>: %s", src, err ? err->message : "");
+	CHECK_MSG(err == NULL, "engine failed on <%s> (memory limit %lld): %s", src,
+			  (long long) run_memory_limit, err ? err->message : "");
 	if (err)
-		return;
+		return -1;
+	if (run_memory_limit > 0 && count_limited)
+		limited_batches += res->stats.batches;
 	rels = calloc(a->npreds, sizeof(RefRel));
 	CHECK(ref_run(a, dict, rels) == 0);
 	for (i = 0; i < rels[gp].n; i++)
 		if (!bind || rels[gp].v[(size_t) i * rels[gp].arity] == bindval)
 			expect++;
-	CHECK_MSG(res->count == expect, "<%s> goal %s: engine %lld rows, reference %lld",
-			  src, goalname, (long long) res->count, (long long) expect);
+	CHECK_MSG(res->count == expect, "<%s> goal %s (memory limit %lld): engine %lld rows, reference %lld",
+			  src, goalname, (long long) run_memory_limit, (long long) res->count, (long long) expect);
 	/* every engine row is in the reference, and rows are distinct */
 	{
 		RefRel		seen;
@@ -802,6 +840,7 @@ compare(const char *src, const char *goalname, int64_t bindval, bool bind)
 	for (i = 0; i < a->npreds; i++)
 		ref_free(&rels[i]);
 	free(rels);
+	return res->stats.peak_bytes;
 }
 
 /* Random graph tables e (and f) for one trial. */
@@ -870,6 +909,7 @@ test_programs(void)
 		gdl_engine_set_threads(trial % 2 ? 2 : 1);
 		/* small batches: rules run over slices of their driving relation */
 		gdl_engine_set_batch_rows(trial % 3 == 2 ? 64 : (INT64_C(32) << 20));
+		count_limited = trial % 3 != 2;
 		random_graphs(nodes, edges);
 		for (p = 0; p < (int) (sizeof(programs) / sizeof(programs[0])); p++)
 		{
@@ -881,6 +921,8 @@ test_programs(void)
 	}
 	gdl_engine_set_threads(0);
 	gdl_engine_set_batch_rows(INT64_C(32) << 20);
+	/* the limited runs really ran in slices */
+	CHECK_MSG(limited_batches > 100, "memory-limited runs ran %lld slices", (long long) limited_batches);
 }
 
 /* Transitive closure of table e by BFS from every node; *n gets its size. */
@@ -961,6 +1003,67 @@ test_larger(void)
 	free(reach);
 	gdl_engine_set_threads(0);
 	gdl_engine_set_batch_rows(INT64_C(32) << 20);
+}
+
+/*
+ * Linear and non-linear TC of a larger graph with the memory limit at half
+ * of the unlimited run's peak: the same closure as a BFS, in slices, with
+ * a lower peak.
+ */
+static void
+test_larger_limited(void)
+{
+	static const char *const progs[] = {
+		"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), e(Y, Z).",
+		"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), path(Y, Z).",
+	};
+	int			nodes = 900,
+				p;
+	int64_t		n;
+	uint8_t    *reach;
+
+	random_ints("e", 2, 1500, nodes);
+	reach = bfs_closure(nodes, &n);
+	for (p = 0; p < 2; p++)
+	{
+		GdlAnalysis *a = analyze(progs[p]);
+		GdlGoal		goal;
+		GdlResult  *res;
+		GdlError   *err;
+		int64_t		peak = 0,
+					r,
+					bad = 0;
+		int			lim;
+
+		memset(&goal, 0, sizeof(goal));
+		goal.pred = gdl_analysis_find_pred(a, "path");
+		for (lim = 0; lim < 2; lim++)
+		{
+			run_memory_limit = lim ? peak / 2 : 0;
+			res = engine(a, gdl_dict_create(), &goal, 100000, &err);
+			CHECK(err == NULL);
+			if (err)
+				break;
+			CHECK_MSG(res->count == n, "closure (limit %lld): engine %lld, BFS %lld",
+					  (long long) run_memory_limit, (long long) res->count, (long long) n);
+			for (r = 0; r < res->count; r++)
+				if (!reach[res->rows.cols[0][r] * nodes + res->rows.cols[1][r]])
+					bad++;
+			CHECK(bad == 0);
+			if (lim == 0)
+				peak = res->stats.peak_bytes;
+			else
+			{
+				CHECK_MSG(res->stats.batches > 2, "limited closure ran %lld slices",
+						  (long long) res->stats.batches);
+				CHECK_MSG(res->stats.peak_bytes < peak, "limited peak %lld, unlimited %lld",
+						  (long long) res->stats.peak_bytes, (long long) peak);
+			}
+		}
+		run_memory_limit = 0;
+		gdl_test_reset();
+	}
+	free(reach);
 }
 
 /* Goal filters: constants and repeated variables. */
@@ -1161,6 +1264,7 @@ main(void)
 	test_dict();
 	test_programs();
 	test_larger();
+	test_larger_limited();
 	test_goal_filters();
 	test_errors_and_loads();
 	test_explain();
