@@ -9,8 +9,10 @@
  */
 #include "test_host.h"
 
+#include <dlfcn.h>
 #include <string.h>
 
+#include "../../src/exec/gdl_backend.h"
 #include "../../src/exec/gdl_engine.h"
 
 /* ------------------------------------------------------------ fake tables */
@@ -723,6 +725,18 @@ analyze(const char *src)
 static int64_t run_memory_limit;
 
 /*
+ * The device the runs use: the CPU, or with GDL_TEST_DEVICE=gpu the CUDA
+ * module (GDL_CUDA_LIB, default ../../cuda/gpudl_cuda.so): then only the
+ * differential programs and the closures run, each limited run with
+ * gpudl.device_memory_limit's meaning (the device refuses memory past it).
+ * A limited run that still runs out of device memory (fixed costs above a
+ * third of a tiny run's peak) is counted, not failed, unless most do.
+ */
+static GdlDevice test_device = GDL_DEVICE_CPU;
+static int64_t limited_runs;
+static int64_t limited_oom;
+
+/*
  * Slices run by the memory-limited runs of compare() while count_limited
  * (test_programs checks them, counting only trials with the default batch
  * size, where slices come from the limit alone).
@@ -740,7 +754,7 @@ engine(const GdlAnalysis *a, GdlDict *dict, const GdlGoal *goal, int64_t max_ite
 
 	memset(&in, 0, sizeof(in));
 	in.load_edb = load_edb;
-	in.device = GDL_DEVICE_CPU;
+	in.device = test_device;
 	in.memory_limit = run_memory_limit;
 	in.max_iterations = max_iter;
 	in.want_rows = true;
@@ -804,6 +818,14 @@ compare_once(const char *src, const char *goalname, int64_t bindval, bool bind)
 		goal.bindings = &gb;
 	}
 	res = engine(a, dict, &goal, 100000, &err);
+	if (run_memory_limit > 0)
+		limited_runs++;
+	if (err && run_memory_limit > 0 && test_device == GDL_DEVICE_GPU &&
+		err->code == GDL_ERR_DEVICE_MEMORY)
+	{
+		limited_oom++;
+		return -1;
+	}
 	CHECK_MSG(err == NULL, "engine failed on <%s> (memory limit %lld): %s", src,
 			  (long long) run_memory_limit, err ? err->message : "");
 	if (err)
@@ -923,6 +945,10 @@ test_programs(void)
 	gdl_engine_set_batch_rows(INT64_C(32) << 20);
 	/* the limited runs really ran in slices */
 	CHECK_MSG(limited_batches > 100, "memory-limited runs ran %lld slices", (long long) limited_batches);
+	printf("test_engine: %lld memory-limited runs, %lld slices, %lld out of device memory\n",
+		   (long long) limited_runs, (long long) limited_batches, (long long) limited_oom);
+	CHECK_MSG(limited_oom * 4 <= limited_runs, "%lld of %lld limited runs out of device memory",
+			  (long long) limited_oom, (long long) limited_runs);
 }
 
 /* Transitive closure of table e by BFS from every node; *n gets its size. */
@@ -1257,10 +1283,66 @@ test_dict(void)
 	gdl_test_reset();
 }
 
+/* Register the CUDA module as the GPU backend; NULL, or why not. */
+static const char *
+load_gpu(void)
+{
+	static char why[512];
+	const char *path = getenv("GDL_CUDA_LIB");
+	void	   *h;
+	GdlBackendEntryFn entry;
+	const GdlBackend *b;
+
+	if (!path || !*path)
+		path = "../../cuda/gpudl_cuda.so";
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+	{
+		snprintf(why, sizeof(why), "cannot load %s: %s", path, dlerror());
+		return why;
+	}
+	entry = (GdlBackendEntryFn) dlsym(h, GDL_BACKEND_ENTRY_SYMBOL);
+	if (!entry || !(b = entry()) || b->abi != GDL_BACKEND_ABI)
+	{
+		snprintf(why, sizeof(why), "%s: no entry point or ABI mismatch", path);
+		return why;
+	}
+	{
+		const char *err = NULL;
+		void	   *ctx = b->ctx_create(NULL, &err);
+
+		if (!ctx)
+		{
+			snprintf(why, sizeof(why), "no GPU: %s", err ? err : "ctx_create failed");
+			return why;
+		}
+		b->ctx_destroy(ctx);
+	}
+	gdl_backend_register(GDL_DEVICE_GPU, b);
+	return NULL;
+}
+
 int
 main(void)
 {
+	const char *dev = getenv("GDL_TEST_DEVICE");
+
 	gdl_test_host_install();
+	if (dev && strcmp(dev, "gpu") == 0)
+	{
+		const char *why = load_gpu();
+
+		if (why)
+		{
+			printf("test_engine (gpu): skipped (%s)\n", why);
+			return 0;
+		}
+		test_device = GDL_DEVICE_GPU;
+		test_programs();
+		test_larger();
+		test_larger_limited();
+		return gdl_test_summary("test_engine (gpu)");
+	}
 	test_dict();
 	test_programs();
 	test_larger();
