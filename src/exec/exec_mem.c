@@ -57,22 +57,22 @@ exec_mem_init(ExecState *es, const GdlRunInput *in)
 }
 
 /*
- * The most output rows of 'nout' columns a join may produce now: the
- * engine's batch size, lowered so that the output and its reduction fit in
- * the room the backend has left under the limit.  Never below
- * MIN_SLICE_ROWS (past the limit, the backend or the host says so).
- * 0 = no bound.
+ * The most output rows of 'nout' columns a join may produce now: as many as
+ * fit, with their reduction, in the room the backend has left under the
+ * limit, never below MIN_SLICE_ROWS (past the limit, the backend or the
+ * host says so).  Without a known limit, the engine's batch size
+ * (gdl_engine_set_batch_rows).  0 = no bound.
  */
 int64_t
 exec_mem_join_rows(ExecState *es, int nout)
 {
-	int64_t		rows = es->batch_rows;
+	int64_t		rows;
 	GdlBkCounters cnt;
 	int64_t		room,
 				per_row;
 
 	if (es->mem_limit <= 0)
-		return rows;
+		return es->batch_rows;
 	if (es->mem_held)
 		cnt.bytes_held = es->mem_held(es->mem_arg);
 	else
@@ -81,9 +81,6 @@ exec_mem_join_rows(ExecState *es, int nout)
 	/* a packed row takes 8 bytes, a wide one 8 per column: plan for the wide */
 	per_row = (int64_t) 8 * (nout > 0 ? nout : 1) * JOIN_ROW_COPIES;
 	room = room > 0 ? room / per_row : 0;
-	if (room < MIN_SLICE_ROWS)
-		room = MIN_SLICE_ROWS;
-	if (rows <= 0 || room < rows)
-		rows = room;
+	rows = room < MIN_SLICE_ROWS ? MIN_SLICE_ROWS : room;
 	return rows;
 }
