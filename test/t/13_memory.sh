@@ -5,7 +5,8 @@
 # (last_batches), under the limit.  Then a limit that slicing cannot meet
 # (smaller than the closure itself) fails with 53200, its message and hint.
 # With GPUDL_TEST_GPU=1 (the GPU machine) the same on the GPU with
-# gpudl.device_memory_limit at a third of the unlimited run's device peak.
+# gpudl.device_memory_limit at half the unlimited run's device peak (the
+# hash set of `full` alone takes about a third of it: see docs/DESIGN.md).
 # Skipped when the graph is not there (shared/data/graphs beside the checkout,
 # or GPUDL_GRAPH_DIR).
 source "$(dirname "$0")/../../tools/pgenv.sh"
@@ -47,7 +48,7 @@ check "count at half the peak" "$n1" "$n0"
 
 # the closure alone (8 bytes a tuple) does not fit: slicing cannot help
 out=$(psql -X -At -d $db -c "\\set VERBOSITY verbose" -c "SET gpudl.device = cpu" \
-        -c "SET gpudl.host_memory_limit = $(( n0 * 8 / 1048576 / 3 ))" \
+        -c "SET gpudl.host_memory_limit = $(( n0 * 8 / 1048576 / 3 + 1 ))" \
         -c "SELECT gpudl_count('tc', 'tc(X, Y)')" 2>&1)
 echo "$out" | grep -q "53200" && ok "53200 past the limit" || bad "no 53200: $out"
 echo "$out" | grep -q "needs more than .* MB of host memory" && ok "message" || bad "message: $out"
@@ -57,10 +58,10 @@ if [ "${GPUDL_TEST_GPU:-0}" = 1 ]; then
   read -r g0 gh0 gdev0 gb0 <<<"$(run gpu)"
   echo "gpu, no limit: $g0 tuples, peak device $gdev0 bytes, $gb0 slices"
   check "gpu count" "$g0" "$n0"
-  glimit=$(( gdev0 / 3 / 1048576 ))
+  glimit=$(( gdev0 / 2 / 1048576 ))
   read -r g1 gh1 gdev1 gb1 <<<"$(run gpu "SET gpudl.device_memory_limit = $glimit")"
   echo "gpu, gpudl.device_memory_limit = $glimit MB: $g1 tuples, peak device $gdev1 bytes, $gb1 slices"
-  check "gpu count at a third of the peak" "$g1" "$n0"
+  check "gpu count at half the peak" "$g1" "$n0"
   [ "${gdev1:-0}" -le $(( glimit * 1048576 )) ] 2>/dev/null && ok "device peak under the limit" \
     || bad "device peak $gdev1 over $glimit MB"
 fi
