@@ -58,6 +58,7 @@ typedef struct ExecState
 	bool		trace;			/* GDL_TRACE set: log every round */
 	int64_t		batch_rows;		/* most rows one join may produce at once */
 	int64_t		mem_limit;		/* bytes the backend may hold (exec_mem.c); 0 = none */
+	bool		mem_set;		/* mem_limit set by the host, not the backend's capacity */
 	int64_t		(*mem_held) (void *arg);	/* GdlRunInput.memory_held, or NULL */
 	void	   *mem_arg;
 	int			nprep;

@@ -50,6 +50,7 @@ exec_mem_init(ExecState *es, const GdlRunInput *in)
 
 	mem_counters(es, &cnt);
 	es->mem_limit = in->memory_limit > 0 ? in->memory_limit : cnt.bytes_capacity;
+	es->mem_set = in->memory_limit > 0;
 	es->mem_held = in->memory_held;
 	es->mem_arg = in->memory_arg;
 	if (es->mem_limit < 0)
@@ -60,7 +61,11 @@ exec_mem_init(ExecState *es, const GdlRunInput *in)
  * The most output rows of 'nout' columns a join may produce now: as many as
  * fit, with their reduction, in the room the backend has left under the
  * limit, never below MIN_SLICE_ROWS (past the limit, the backend or the
- * host says so).  Without a known limit, the engine's batch size
+ * host says so).  Under a limit the host set (GdlRunInput.memory_limit:
+ * every CPU run, a GPU run with gpudl.device_memory_limit) no more than
+ * the engine's batch size either, which keeps a CPU run's peak near its
+ * result; a device without a set limit is bounded by its free memory only,
+ * so runs that fit are not split.  Without any known limit, the batch size
  * (gdl_engine_set_batch_rows).  0 = no bound.
  */
 int64_t
@@ -82,5 +87,7 @@ exec_mem_join_rows(ExecState *es, int nout)
 	per_row = (int64_t) 8 * (nout > 0 ? nout : 1) * JOIN_ROW_COPIES;
 	room = room > 0 ? room / per_row : 0;
 	rows = room < MIN_SLICE_ROWS ? MIN_SLICE_ROWS : room;
+	if (es->mem_set && es->batch_rows > 0 && es->batch_rows < rows)
+		rows = es->batch_rows;
 	return rows;
 }

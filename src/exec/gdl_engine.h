@@ -205,12 +205,12 @@ extern const struct GdlBackend *gdl_cpu_backend(void);
 extern void gdl_engine_set_threads(int nthreads);
 
 /*
- * Memory bound of a round for runs whose memory limit the engine does not
- * know (GdlRunInput.memory_limit 0 and a backend that reports no capacity):
- * a join that would produce more rows than this runs over slices of its
- * left input, each slice's result reduced (dedup, minus full) before the
- * next (default 32M rows; 0 turns splitting off).  With a known limit the
- * slices are sized from the memory left instead (src/exec/exec_mem.c).
+ * Memory bound of a round: a join that would produce more rows than this
+ * runs over slices of its left input, each slice's result reduced (dedup,
+ * minus full) before the next (default 32M rows; 0 turns splitting off).
+ * Under a memory limit slices are also sized from the memory left
+ * (src/exec/exec_mem.c); a device run without a set limit is split by its
+ * free memory only, not by this.
  */
 extern void gdl_engine_set_batch_rows(int64_t rows);
 
