@@ -133,6 +133,16 @@ w_ctx_create(const GdlBkConfig *cfg, const char **errmsg)
 		return nullptr;
 	}
 	c->dscratch = (unsigned long long *) p;
+	{
+		size_t		free_b = 0,
+					total_b = 0;
+
+		/* what the engine may plan with when no limit is set (exec_mem.c) */
+		if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess)
+			c->capacity = (int64_t) free_b + c->bytes;
+		else
+			(void) cudaGetLastError();
+	}
 	strcpy(c->errmsg, "no error");
 	return c;
 }
@@ -168,7 +178,13 @@ static void
 w_counters(void *ctx, GdlBkCounters *out)
 {
 	if (ctx && out)
-		*out = ((CuCtx *) ctx)->cnt;
+	{
+		CuCtx	   *c = (CuCtx *) ctx;
+
+		*out = c->cnt;
+		out->bytes_held = c->bytes;
+		out->bytes_capacity = c->limit > 0 ? c->limit : c->capacity;
+	}
 }
 
 /* Turn a C++ exception escaping an operation into a status. */
@@ -420,6 +436,31 @@ w_join(void *ctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkeys, const i
 	CU_GUARD(c, with_forced(c, L, R, [&] { return cu_op_join(c, L, R, nkeys, lkeys, rkeys, nout, out, result); }));
 }
 
+/* join_count (see gdl_backend.h): counts kept for the join that follows. */
+static int
+w_join_count(void *ctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkeys,
+			 const int *rkeys, int64_t *count)
+{
+	CuCtx	   *c = (CuCtx *) ctx;
+
+	if (!count || !L || !R || nkeys < 0 || nkeys > CU_MAX_ARITY || (nkeys > 0 && (!lkeys || !rkeys)))
+		return cu_fail(c, GDL_BK_ERR_INVALID, "join_count: bad arguments");
+	*count = 0;
+	CU_GUARD(c, with_forced(c, L, R, [&] { return cu_op_join_count(c, L, R, nkeys, lkeys, rkeys, count); }));
+}
+
+/* slice (see gdl_backend.h): a view of the rows, no copy. */
+static int
+w_slice(void *ctx, GdlBkRel *rel, int64_t from, int64_t to, GdlBkRel **result)
+{
+	CuCtx	   *c = (CuCtx *) ctx;
+
+	if (!rel || !result)
+		return cu_fail(c, GDL_BK_ERR_INVALID, "slice: bad arguments");
+	*result = nullptr;
+	CU_GUARD(c, with_forced(c, rel, nullptr, [&] { return cu_op_slice(c, rel, from, to, result); }));
+}
+
 /* antijoin (see gdl_backend.h). */
 static int
 w_antijoin(void *ctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkeys,
@@ -548,8 +589,8 @@ static const GdlBackend g_cuda_backend = {
 	w_merge,
 	w_absorb,
 	w_aggregate,
-	nullptr,					/* slice: the CUDA joins size their own output */
-	nullptr,					/* join_count */
+	w_slice,
+	w_join_count,
 	cu_resident_create,
 	cu_resident_free,
 	w_from_resident,

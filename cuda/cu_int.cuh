@@ -92,6 +92,25 @@ struct GdlBkRel
 
 typedef GdlBkRel CuRel;
 
+/*
+ * The counts of the last join_count, kept for the join() that usually
+ * follows it on the same inputs (the engine counts before it joins, to
+ * decide whether to slice): per L row the matches (cnt, n + 1), the first
+ * index position (start) and the output offsets (off, n + 1).
+ */
+struct CuJoinCount
+{
+	const CuRel *L;
+	const CuRel *R;
+	int			nkeys;
+	int			lkeys[CU_MAX_ARITY];
+	int			rkeys[CU_MAX_ARITY];
+	void	   *cnt;
+	void	   *start;
+	void	   *off;
+	int64_t		total;
+};
+
 /* The backend context. */
 struct CuCtx
 {
@@ -111,6 +130,8 @@ struct CuCtx
 	int			nsm;
 	CuRel	   *live;
 	GdlBkCounters cnt;
+	int64_t		capacity;		/* device bytes free at creation (GdlBkCounters.bytes_capacity) */
+	CuJoinCount jc;				/* last join_count (join.cu); jc.L NULL: none */
 	char		errmsg[512];
 };
 
@@ -348,6 +369,10 @@ extern int	cu_op_join(CuCtx *c, CuRel *L, CuRel *R, int nkeys, const int *lkeys,
 extern int	cu_op_antijoin(CuCtx *c, CuRel *L, CuRel *R, int nkeys, const int *lkeys,
 						   const int *rkeys, CuRel **result);
 extern void index_free_all(CuCtx *c, CuRel *r);
+extern int	cu_op_join_count(CuCtx *c, CuRel *L, CuRel *R, int nkeys, const int *lkeys,
+							 const int *rkeys, int64_t *count);
+extern void join_count_forget(CuCtx *c, const CuRel *r);
+extern int	cu_op_slice(CuCtx *c, CuRel *rel, int64_t from, int64_t to, CuRel **result);
 extern int	cu_op_map(CuCtx *c, CuRel *in, int nfilter, const GdlBkExpr *filter,
 					  int nout, const GdlBkExpr *out, CuRel **result);
 extern int	cu_op_aggregate(CuCtx *c, CuRel *in, int ngroup, const int *group,

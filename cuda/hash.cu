@@ -183,31 +183,100 @@ pow2_at_least(uint64_t v)
 }
 
 /*
- * Build a new table of at least 2 * need slots from the log's keys.  While
- * the table is small it at least quadruples, so a relation growing from
- * thousands to tens of millions of rows is rebuilt a few times only.
+ * Lean sizing: under a device memory limit (GdlBkConfig.memory_limit:
+ * gpudl.device_memory_limit, or the engine's slicing tests), or with
+ * GDL_CUDA_LEAN=1 in the environment (a measuring knob), tables are filled
+ * up to 3/4 instead of 1/2, logs grow by 1/2 instead of doubling, and the
+ * smallest sizes are 4096 instead of 2^20 slots and 2^18 keys: about a
+ * third less memory for `full`, for longer probe sequences.
+ */
+static bool
+hlog_lean(const CuCtx *c)
+{
+	static int	env = -1;
+
+	if (env < 0)
+	{
+		const char *e = getenv("GDL_CUDA_LEAN");
+
+		env = e && e[0] == '1';
+	}
+	return env == 1 || c->limit > 0;
+}
+
+/* Keys a table of st may hold before it must grow. */
+static int64_t
+table_room(const CuCtx *c, const CuStore *st)
+{
+	uint64_t	slots = st->tmask + 1;
+
+	return (int64_t) (hlog_lean(c) ? slots / 4 * 3 : slots / 2);
+}
+
+/*
+ * Build a new table of at least 2 * need slots (lean: 4/3 * need) from the
+ * log's keys.  While the table is small it at least quadruples (not when
+ * lean), so a relation growing from thousands to tens of millions of rows
+ * is rebuilt a few times only.  The old table goes first: the new one is
+ * filled from the log, so the two never coexist (they were the peak of a
+ * growing fixpoint: 1.5 times the new table).
  */
 static int
 hlog_rebuild_table(CuCtx *c, CuStore *st, int64_t need)
 {
-	uint64_t	tcap = pow2_at_least((uint64_t) need * 2);
+	bool		lean = hlog_lean(c);
+	uint64_t	tcap = pow2_at_least(lean ? (uint64_t) need / 3 * 4 + 4 : (uint64_t) need * 2);
 	uint64_t	old = st->tkeys ? st->tmask + 1 : 0;
+	uint64_t	least = lean ? ((uint64_t) 1 << 12) : ((uint64_t) 1 << 20);
 
-	if (tcap < ((uint64_t) 1 << 20))
-		tcap = (uint64_t) 1 << 20;
-	if (old > 0 && old < ((uint64_t) 1 << 27) && tcap < old * 4)
+	if (tcap < least)
+		tcap = least;
+	if (!lean && old > 0 && old < ((uint64_t) 1 << 27) && tcap < old * 4)
 		tcap = old * 4;
 	void	   *tk = nullptr,
 			   *tp = nullptr;
 
-	CU_OK(pool_get(c, sizeof(uint64_t) * tcap, &tk));
-	if (pool_get(c, sizeof(uint32_t) * tcap, &tp) != GDL_BK_OK)
-	{
-		pool_put(c, tk);
-		return GDL_BK_ERR_NO_MEMORY;
-	}
 	pool_put(c, st->tkeys);
 	pool_put(c, st->tpos);
+	st->tkeys = nullptr;
+	st->tpos = nullptr;
+	st->tmask = 0;
+	if (pool_get(c, sizeof(uint64_t) * tcap, &tk) != GDL_BK_OK ||
+		pool_get(c, sizeof(uint32_t) * tcap, &tp) != GDL_BK_OK)
+	{
+		int			s;
+
+		/* keep the store usable: its old table again (just freed, so it fits) */
+		pool_put(c, tk);
+		if (old == 0)
+			return GDL_BK_ERR_NO_MEMORY;
+		tk = tp = nullptr;
+		s = pool_get(c, sizeof(uint64_t) * old, &tk);
+		if (s == GDL_BK_OK)
+			s = pool_get(c, sizeof(uint32_t) * old, &tp);
+		if (s != GDL_BK_OK)
+		{
+			pool_put(c, tk);
+			return s;
+		}
+		tcap = old;
+		(void) cu_fail(c, GDL_BK_ERR_NO_MEMORY, "device memory limit exceeded: no room to grow a hash set to %llu slots",
+					   (unsigned long long) pow2_at_least((uint64_t) need));
+		s = GDL_BK_ERR_NO_MEMORY;
+		st->tkeys = (uint64_t *) tk;
+		st->tpos = (uint32_t *) tp;
+		st->tmask = tcap - 1;
+		CU_TRY(c, cudaMemsetAsync(tk, 0xff, sizeof(uint64_t) * tcap, c->stream));
+		if (st->lcount > 0)
+		{
+			c->cnt.launches++;
+			k_insert_known<<<cu_grid(st->lcount), CU_BLOCK, 0, c->stream>>>(
+				(const uint64_t *) st->data, st->lcount, 0,
+				(unsigned long long *) st->tkeys, st->tpos, st->tmask);
+			CU_LAUNCHED(c);
+		}
+		return s;
+	}
 	st->tkeys = (uint64_t *) tk;
 	st->tpos = (uint32_t *) tp;
 	st->tmask = tcap - 1;
@@ -229,7 +298,10 @@ hlog_reserve(CuCtx *c, CuStore *st, int64_t need)
 {
 	if (need > st->lcap)
 	{
-		int64_t		cap = need * 2 < (1 << 18) ? (1 << 18) : need * 2;
+		bool		lean = hlog_lean(c);
+		int64_t		grown = lean ? need + need / 2 : need * 2,
+					least = lean ? (1 << 12) : (1 << 18);
+		int64_t		cap = grown < least ? least : grown;
 		void	   *p = nullptr;
 
 		CU_OK(pool_get(c, sizeof(uint64_t) * cap, &p));
@@ -240,7 +312,7 @@ hlog_reserve(CuCtx *c, CuStore *st, int64_t need)
 		st->data = p;
 		st->lcap = cap;
 	}
-	if (!st->tkeys || (uint64_t) need > (st->tmask + 1) / 2)
+	if (!st->tkeys || need > table_room(c, st))
 		CU_OK(hlog_rebuild_table(c, st, need));
 	return GDL_BK_OK;
 }
@@ -330,12 +402,12 @@ hlog_insert(CuCtx *c, CuStore *st, const CuRel *src, bool may_dup)
 
 		if (may_dup && want > (st->lcount > (1 << 20) ? st->lcount : (1 << 20)))
 			want = st->lcount > (1 << 20) ? st->lcount : (1 << 20);
-		room = (int64_t) ((st->tmask + 1) / 2);
+		room = table_room(c, st);
 		room = (room < st->lcap ? room : st->lcap) - st->lcount;
 		if (room < want)
 		{
 			CU_OK(hlog_reserve(c, st, st->lcount + want));
-			room = (int64_t) ((st->tmask + 1) / 2);
+			room = table_room(c, st);
 			room = (room < st->lcap ? room : st->lcap) - st->lcount;
 		}
 		chunk = n - done < room ? n - done : room;

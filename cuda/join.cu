@@ -644,6 +644,111 @@ launch_expand(CuCtx *c, const DRel &L, const DRel &R, const uint32_t *perm, cons
 		k_join_expand<0><<<g, CU_BLOCK, 0, c->stream>>>(L, R, perm, cnt, start, off, os, o);
 }
 
+/* Give the kept counts of the last join_count back to the pool. */
+static void
+jc_clear(CuCtx *c)
+{
+	if (c->jc.cnt)
+		pool_put(c, c->jc.cnt);
+	if (c->jc.start)
+		pool_put(c, c->jc.start);
+	if (c->jc.off)
+		pool_put(c, c->jc.off);
+	memset(&c->jc, 0, sizeof(c->jc));
+}
+
+/* A relation is being freed: drop kept counts that refer to it. */
+void
+join_count_forget(CuCtx *c, const CuRel *r)
+{
+	if (c->jc.L && (c->jc.L == r || c->jc.R == r))
+		jc_clear(c);
+}
+
+/* Whether the kept counts are those of this join. */
+static bool
+jc_match(const CuCtx *c, const CuRel *L, const CuRel *R, int nkeys, const int *lkeys,
+		 const int *rkeys)
+{
+	if (c->jc.L != L || c->jc.R != R || c->jc.nkeys != nkeys)
+		return false;
+	for (int k = 0; k < nkeys; k++)
+		if (c->jc.lkeys[k] != lkeys[k] || c->jc.rkeys[k] != rkeys[k])
+			return false;
+	return true;
+}
+
+/*
+ * The count phase of a keyed join (L and R not empty): R's index, per L row
+ * its matches (cnt), first index position (start) and output offset (off),
+ * and the total, read back to the host.
+ */
+static int
+count_matches(CuCtx *c, CuRel *L, CuRel *R, int nkeys, const int *lkeys, const int *rkeys,
+			  CuIndex **ixp, DBuf &cnt, DBuf &start, DBuf &off, int64_t *total)
+{
+	JSpec		ls,
+				rs;
+	CuIndex    *ix;
+
+	CU_OK(index_get(c, R, nkeys, rkeys, &ix));
+	index_specs(ix, lkeys, &ls, &rs);
+	CU_OK(cnt.get(c, sizeof(int64_t) * (L->n + 1)));
+	CU_OK(start.get(c, sizeof(int64_t) * L->n));
+	CU_OK(off.get(c, sizeof(int64_t) * (L->n + 1)));
+	CU_TRY(c, cudaMemsetAsync(cnt.as<int64_t>() + L->n, 0, sizeof(int64_t), c->stream));
+	c->cnt.launches++;
+	k_join_count<<<cu_grid(L->n), CU_BLOCK, 0, c->stream>>>(
+		rel_drel(L), ls, index_dix(ix), rel_drel(R), rs, ix->mode == JK_HASH,
+		cnt.as<int64_t>(), start.as<int64_t>(), nullptr);
+	CU_LAUNCHED(c);
+	CU_OK(exclusive_scan(c, cnt.as<int64_t>(), off.as<int64_t>(), L->n + 1));
+	CU_OK(cu_read_i64(c, off.as<int64_t>() + L->n, 1, total));
+	*ixp = ix;
+	return GDL_BK_OK;
+}
+
+/*
+ * join_count: the rows join() would produce, from its count phase; the
+ * counts are kept so that a join() on the same inputs right after does not
+ * count again.
+ */
+int
+cu_op_join_count(CuCtx *c, CuRel *L, CuRel *R, int nkeys, const int *lkeys, const int *rkeys,
+				 int64_t *count)
+{
+	DBuf		cnt,
+				start,
+				off;
+	CuIndex    *ix = nullptr;
+	int64_t		total = 0;
+
+	CU_OK(join_check(c, L, R, nkeys, lkeys, rkeys, 0, nullptr));
+	if (nkeys > 0 && (L->arity == 0 || R->arity == 0))
+		return cu_fail(c, GDL_BK_ERR_INVALID, "join: keys on an arity-0 relation");
+	jc_clear(c);
+	*count = 0;
+	if (L->n == 0 || R->n == 0)
+		return GDL_BK_OK;
+	if (nkeys == 0)
+	{
+		*count = L->n > INT64_MAX / R->n ? INT64_MAX : L->n * R->n;
+		return GDL_BK_OK;
+	}
+	CU_OK(count_matches(c, L, R, nkeys, lkeys, rkeys, &ix, cnt, start, off, &total));
+	c->jc.L = L;
+	c->jc.R = R;
+	c->jc.nkeys = nkeys;
+	memcpy(c->jc.lkeys, lkeys, sizeof(int) * nkeys);
+	memcpy(c->jc.rkeys, rkeys, sizeof(int) * nkeys);
+	c->jc.cnt = cnt.take();
+	c->jc.start = start.take();
+	c->jc.off = off.take();
+	c->jc.total = total;
+	*count = total;
+	return GDL_BK_OK;
+}
+
 /* join: see gdl_backend.h. */
 int
 cu_op_join(CuCtx *c, CuRel *L, CuRel *R, int nkeys, const int *lkeys, const int *rkeys,
@@ -683,24 +788,22 @@ cu_op_join(CuCtx *c, CuRel *L, CuRel *R, int nkeys, const int *lkeys, const int 
 			return cu_fail(c, GDL_BK_ERR_NO_MEMORY, "join: cross product too large");
 		total = L->n * R->n;
 	}
+	else if (jc_match(c, L, R, nkeys, lkeys, rkeys))
+	{
+		/* counted by join_count just before: take its buffers */
+		CU_OK(index_get(c, R, nkeys, rkeys, &ix));
+		cnt.c = start.c = off.c = c;
+		cnt.p = c->jc.cnt;
+		start.p = c->jc.start;
+		off.p = c->jc.off;
+		total = c->jc.total;
+		c->jc.cnt = c->jc.start = c->jc.off = nullptr;
+		jc_clear(c);
+	}
 	else
 	{
-		JSpec		ls,
-					rs;
-
-		CU_OK(index_get(c, R, nkeys, rkeys, &ix));
-		index_specs(ix, lkeys, &ls, &rs);
-		CU_OK(cnt.get(c, sizeof(int64_t) * (L->n + 1)));
-		CU_OK(start.get(c, sizeof(int64_t) * L->n));
-		CU_OK(off.get(c, sizeof(int64_t) * (L->n + 1)));
-		CU_TRY(c, cudaMemsetAsync(cnt.as<int64_t>() + L->n, 0, sizeof(int64_t), c->stream));
-		c->cnt.launches++;
-		k_join_count<<<cu_grid(L->n), CU_BLOCK, 0, c->stream>>>(
-			rel_drel(L), ls, index_dix(ix), rel_drel(R), rs, ix->mode == JK_HASH,
-			cnt.as<int64_t>(), start.as<int64_t>(), nullptr);
-		CU_LAUNCHED(c);
-		CU_OK(exclusive_scan(c, cnt.as<int64_t>(), off.as<int64_t>(), L->n + 1));
-		CU_OK(cu_read_i64(c, off.as<int64_t>() + L->n, 1, &total));
+		jc_clear(c);
+		CU_OK(count_matches(c, L, R, nkeys, lkeys, rkeys, &ix, cnt, start, off, &total));
 	}
 
 	/* materialize */

@@ -152,9 +152,39 @@ rel_free(CuCtx *c, CuRel *r)
 		c->live = r->next;
 	if (r->next)
 		r->next->prev = r->prev;
+	join_count_forget(c, r);
 	index_free_all(c, r);
 	store_unref(c, r->st);
 	free(r);
+}
+
+/*
+ * slice: rows [from, to) of a relation, a view sharing its store (packed
+ * keys and wide columns both start at off; a view of a hash log stays a
+ * set of its own rows).  rel must be forced (no pending dedup).
+ */
+int
+cu_op_slice(CuCtx *c, CuRel *rel, int64_t from, int64_t to, CuRel **result)
+{
+	CuRel	   *r;
+
+	*result = nullptr;
+	if (from < 0 || to > rel->n || from > to)
+		return cu_fail(c, GDL_BK_ERR_INVALID, "slice [%lld, %lld) out of range",
+					   (long long) from, (long long) to);
+	if (rel->arity == 0)
+		return rel_unit(c, to - from, result);
+	CU_OK(rel_share(c, rel, &r));
+	r->off = rel->off + from;
+	r->n = to - from;
+	if (r->n == 0)
+	{
+		store_unref(c, r->st);
+		r->st = nullptr;
+		r->off = 0;
+	}
+	*result = r;
+	return GDL_BK_OK;
 }
 
 /* Device keys of a packed relation (NULL when it has no rows). */

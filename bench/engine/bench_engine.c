@@ -5,7 +5,16 @@
  * iterations, seconds, the per-phase breakdown and peak memory.
  *
  *   bench_engine [--program tc|tc-nl|sg] [--threads N] [--repeat N]
- *                [--device cpu|gpu --cuda-lib path/to/gpudl_cuda.so] graph.txt
+ *                [--device cpu|gpu --cuda-lib path/to/gpudl_cuda.so]
+ *                [--memory-limit MB] [--host-limit MB] graph.txt
+ *
+ * --memory-limit sets GdlRunInput.memory_limit (what gpudl.device_memory_limit
+ * and, on the CPU, gpudl.host_memory_limit give the engine): joins whose
+ * output would not fit run in slices.  --host-limit does what
+ * gpudl.host_memory_limit does for a CPU run: the host allocator raises out
+ * of memory past it, and the engine counts the host's bytes against it.
+ * The line printed ends with the peak backend bytes per result tuple, the
+ * slices run and the host's peak (all gdl_alloc'ed bytes).
  *
  * With --device gpu the CUDA backend module is dlopen'ed and registered
  * through gdl_backend_register, as the PostgreSQL layer does.
@@ -91,6 +100,13 @@ load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out)
 	memcpy(out->cols[1], edge_dst, sizeof(int64_t) * nedges);
 }
 
+/* GdlRunInput.memory_held under --host-limit: every byte the host holds. */
+static int64_t
+host_held(void *arg)
+{
+	return (int64_t) gdl_test_live_bytes();
+}
+
 /* Seconds of a monotonic clock. */
 static double
 now_s(void)
@@ -130,6 +146,8 @@ main(int argc, char **argv)
 	static const char *graph = NULL;
 	static const char *cuda_lib = NULL;
 	static GdlDevice device = GDL_DEVICE_CPU;
+	static int64_t memory_limit_mb = 0,
+				host_limit_mb = 0;
 	static int	threads = 0,
 				repeat = 1,
 				r;
@@ -158,13 +176,17 @@ main(int argc, char **argv)
 		}
 		else if (strcmp(argv[i], "--cuda-lib") == 0 && i + 1 < argc)
 			cuda_lib = argv[++i];
+		else if (strcmp(argv[i], "--memory-limit") == 0 && i + 1 < argc)
+			memory_limit_mb = atoll(argv[++i]);
+		else if (strcmp(argv[i], "--host-limit") == 0 && i + 1 < argc)
+			host_limit_mb = atoll(argv[++i]);
 		else
 			graph = argv[i];
 	}
 	if (graph == NULL)
 	{
 		fprintf(stderr, "usage: %s [--program tc|tc-nl|sg] [--threads N] [--repeat N] "
-				"[--device cpu|gpu --cuda-lib lib.so] graph.txt\n", argv[0]);
+				"[--device cpu|gpu --cuda-lib lib.so] [--memory-limit MB] [--host-limit MB] graph.txt\n", argv[0]);
 		return 2;
 	}
 	if (strcmp(program, "tc") == 0)
@@ -195,6 +217,13 @@ main(int argc, char **argv)
 	in.device = device;
 	in.max_iterations = 100000;
 	in.want_rows = false;
+	in.memory_limit = memory_limit_mb * 1024 * 1024;
+	if (host_limit_mb > 0)
+	{
+		gdl_test_set_limit((size_t) host_limit_mb << 20);
+		in.memory_limit = host_limit_mb << 20;
+		in.memory_held = host_held;
+	}
 	memset(&goal, 0, sizeof(goal));
 	goal.pred = gdl_analysis_find_pred(a, strcmp(program, "sg") == 0 ? "sg" : "path");
 
@@ -207,6 +236,7 @@ main(int argc, char **argv)
 					secs;
 		struct rusage r0;
 
+		gdl_test_reset_peak();
 		getrusage(RUSAGE_SELF, &r0);
 		c0 = r0.ru_utime.tv_sec + r0.ru_utime.tv_usec / 1e6 + r0.ru_stime.tv_sec + r0.ru_stime.tv_usec / 1e6;
 		err = GDL_TRY(res = gdl_run(plan, &in, dict, &goal));
@@ -219,14 +249,16 @@ main(int argc, char **argv)
 		getrusage(RUSAGE_SELF, &ru);
 		printf("graph=%s program=%s device=%s threads=%d edges=%lld tuples=%lld iterations=%lld "
 			   "seconds=%.3f cpu_seconds=%.3f load_ms=%.0f join_ms=%.0f dedup_ms=%.0f difference_ms=%.0f merge_ms=%.0f "
-			   "backend_peak_mb=%.0f peak_rss_mb=%.0f\n",
+			   "backend_peak_mb=%.0f peak_rss_mb=%.0f bytes_per_tuple=%.1f batches=%lld host_peak_mb=%.0f\n",
 			   strrchr(graph, '/') ? strrchr(graph, '/') + 1 : graph, program,
 			   res->stats.backend, threads, (long long) nedges, (long long) res->count,
 			   (long long) res->stats.iterations, secs,
 			   ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6 - c0,
 			   res->stats.ms_load, res->stats.ms_join,
 			   res->stats.ms_dedup, res->stats.ms_difference, res->stats.ms_merge,
-			   res->stats.peak_bytes / 1048576.0, ru.ru_maxrss / 1024.0);
+			   res->stats.peak_bytes / 1048576.0, ru.ru_maxrss / 1024.0,
+			   res->count > 0 ? (double) res->stats.peak_bytes / (double) res->count : 0.0,
+			   (long long) res->stats.batches, gdl_test_peak_bytes() / 1048576.0);
 		fflush(stdout);
 		gdl_free(res);
 		gdl_free(dict);

@@ -50,6 +50,7 @@ cpu_ctx_create(const GdlBkConfig *cfg, const char **errmsg)
 	if (nt > CPU_MAX_THREADS)
 		nt = CPU_MAX_THREADS;
 	ctx->nthreads = nt;
+	ctx->limit = cfg && cfg->memory_limit > 0 ? cfg->memory_limit : 0;
 	strcpy(ctx->errmsg, "no error");
 	return ctx;
 }
@@ -88,6 +89,8 @@ cpu_counters(void *vctx, GdlBkCounters *out)
 
 	memset(out, 0, sizeof(*out));
 	out->peak_bytes = ctx->peak_bytes;
+	out->bytes_held = ctx->bytes + ctx->pool_bytes;
+	out->bytes_capacity = ctx->limit;
 }
 
 /* Keep a copy of the text rank table. */

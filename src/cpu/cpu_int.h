@@ -108,6 +108,7 @@ struct CpuCtx
 	int32_t		nranks;
 	int64_t		bytes;			/* bytes held by relations now */
 	int64_t		peak_bytes;
+	int64_t		limit;			/* GdlBkConfig.memory_limit: a target, 0 = none */
 	char		errmsg[256];
 };
 

@@ -70,6 +70,8 @@ cpu_buf_get(CpuCtx *ctx, int64_t bytes, int64_t *cap)
 void
 cpu_buf_put(CpuCtx *ctx, void *p, int64_t cap)
 {
+	int64_t		keep;
+
 	if (p == NULL)
 		return;
 	if (cap < CPU_POOL_MIN_BYTES)
@@ -93,9 +95,21 @@ cpu_buf_put(CpuCtx *ctx, void *p, int64_t cap)
 	ctx->pool[ctx->npool].bytes = cap;
 	ctx->npool++;
 	ctx->pool_bytes += cap;
-	/* do not keep more idle memory than is in use, plus some slack */
-	while (ctx->npool > 0 && ctx->pool_bytes > (ctx->bytes > (INT64_C(512) << 20) ?
-												ctx->bytes : (INT64_C(512) << 20)))
+	/*
+	 * do not keep more idle memory than is in use, plus some slack; under a
+	 * memory limit, at most a quarter of the room left (idle buffers count
+	 * against the host's limit like live ones)
+	 */
+	keep = ctx->bytes > (INT64_C(512) << 20) ? ctx->bytes : (INT64_C(512) << 20);
+	if (ctx->limit > 0)
+	{
+		int64_t		room = ctx->limit - ctx->bytes;
+
+		room = room > 0 ? room / 4 : 0;
+		if (room < keep)
+			keep = room;
+	}
+	while (ctx->npool > 0 && ctx->pool_bytes > keep)
 	{
 		int			i,
 					big = 0;

@@ -260,7 +260,7 @@ runs_diff_task(void *arg, int tid, int nt)
 	int64_t		pos[CPU_MAX_RUNS];
 	int64_t		i,
 				m = 0;
-	uint64_t   *o = rd->out + rd->cbeg[tid];
+	uint64_t   *o = rd->out ? rd->out + rd->cbeg[tid] : NULL;
 	int			k;
 
 	if (rd->cbeg[tid] >= rd->cbeg[tid + 1])
@@ -283,12 +283,19 @@ runs_diff_task(void *arg, int tid, int nt)
 			found = pos[k] < run->n && run->keys[pos[k]] == x;
 		}
 		if (!found)
-			o[m++] = x;
+		{
+			if (o)
+				o[m] = x;
+			m++;
+		}
 	}
 	rd->cnt[tid] = m;
 }
 
-/* out = c minus the union of the runs (all sorted); returns the count. */
+/*
+ * out = c minus the union of the runs (all sorted); returns the count.
+ * With out NULL, only counts.
+ */
 static int64_t
 keys_diff_runs(CpuCtx *ctx, const uint64_t *c, int64_t nc, CpuRun *const *runs, int nruns,
 			   uint64_t *out)
@@ -308,7 +315,7 @@ keys_diff_runs(CpuCtx *ctx, const uint64_t *c, int64_t nc, CpuRun *const *runs, 
 	gdl_parallel(nt, runs_diff_task, &rd);
 	for (t = 0; t < nt; t++)
 	{
-		if (rd.cbeg[t] != pos && rd.cnt[t] > 0)
+		if (out && rd.cbeg[t] != pos && rd.cnt[t] > 0)
 			memmove(out + pos, out + rd.cbeg[t], sizeof(uint64_t) * rd.cnt[t]);
 		pos += rd.cnt[t];
 	}
@@ -755,9 +762,24 @@ cpu_op_merge(void *vctx, GdlBkRel *A, GdlBkRel *B, GdlBkRel **result)
 }
 
 /*
+ * Whether merging runs of n keys in all stays under the context's memory
+ * target (the merged copy lives next to its sources until they are
+ * dropped).  Without a target, always.  Not merging only costs a longer
+ * list of runs to search, so full is never copied when that would not fit.
+ */
+static bool
+merge_fits(CpuCtx *ctx, int64_t n)
+{
+	if (ctx->limit <= 0)
+		return true;
+	return ctx->bytes + n * (int64_t) sizeof(uint64_t) <= ctx->limit / 16 * 14;
+}
+
+/*
  * absorb on runs: delta = cand minus every run of full (one galloping pass),
  * new full = full's runs (shared) plus delta as a new run, then the last
- * runs merged while the newest is at least half the size of the one before.
+ * runs merged while the newest is at least a quarter of the one before
+ * (and, under a memory target, while the merged copy fits).
  */
 static void
 absorb_runs(CpuCtx *ctx, CpuRel *full, CpuRel *cand, const CpuSchema *s,
@@ -765,11 +787,36 @@ absorb_runs(CpuCtx *ctx, CpuRel *full, CpuRel *cand, const CpuSchema *s,
 {
 	CpuRel	   *d = packed_set(ctx, full->arity, s, lo, hi);
 	CpuRel	   *nf = packed_set(ctx, full->arity, s, lo, hi);
-	CpuRun	   *drun = cpu_run_new(ctx, cand->n);
+	CpuRun	   *drun;
 	int			k;
 
 	rel_to_runs(ctx, full);
-	drun->n = keys_diff_runs(ctx, cand->keys, cand->n, full->runs, full->nruns, drun->keys);
+	if (!merge_fits(ctx, cand->n))
+	{
+		/*
+		 * memory is short: count the new keys first; when all are new (a
+		 * split rule's pieces were reduced against full already) the delta
+		 * shares cand's keys, else it gets a buffer of the exact size
+		 */
+		int64_t		nnew = keys_diff_runs(ctx, cand->keys, cand->n, full->runs, full->nruns, NULL);
+
+		if (nnew == cand->n && cand->n > 0 && (cand->nruns > 0 || cand->kcap > 0))
+		{
+			rel_to_runs(ctx, cand);
+			drun = cand->runs[0];
+			drun->refs++;
+		}
+		else
+		{
+			drun = cpu_run_new(ctx, nnew);
+			drun->n = keys_diff_runs(ctx, cand->keys, cand->n, full->runs, full->nruns, drun->keys);
+		}
+	}
+	else
+	{
+		drun = cpu_run_new(ctx, cand->n);
+		drun->n = keys_diff_runs(ctx, cand->keys, cand->n, full->runs, full->nruns, drun->keys);
+	}
 	d->runs[0] = drun;
 	d->nruns = 1;
 	d->keys = drun->keys;
@@ -787,7 +834,8 @@ absorb_runs(CpuCtx *ctx, CpuRel *full, CpuRel *cand, const CpuSchema *s,
 		drun->refs++;
 	}
 	while (nf->nruns >= 2 &&
-		   (nf->runs[nf->nruns - 1]->n * RUN_RATIO >= nf->runs[nf->nruns - 2]->n ||
+		   ((nf->runs[nf->nruns - 1]->n * RUN_RATIO >= nf->runs[nf->nruns - 2]->n &&
+			 merge_fits(ctx, nf->runs[nf->nruns - 2]->n + nf->runs[nf->nruns - 1]->n)) ||
 			nf->nruns >= CPU_MAX_RUNS))
 	{
 		CpuRun	   *a = nf->runs[nf->nruns - 2],

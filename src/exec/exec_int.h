@@ -29,11 +29,17 @@ typedef struct PrepCache
 	GdlBkRel   *rel;
 } PrepCache;
 
-/* Relations derived for one predicate in one round (bags or sets). */
+/*
+ * Relations derived for one predicate in one round (bags or sets).
+ * 'reduced' counts the entries that are sets disjoint from the predicate's
+ * full relation (a split rule's merged pieces, exec_rule.c): when every
+ * entry is one, the round's candidates are their union, with no dedup.
+ */
 typedef struct ExecOuts
 {
 	int			n;
 	int			cap;
+	int			reduced;
 	GdlBkRel  **v;
 } ExecOuts;
 
@@ -51,6 +57,10 @@ typedef struct ExecState
 	int64_t		next_version;
 	bool		trace;			/* GDL_TRACE set: log every round */
 	int64_t		batch_rows;		/* most rows one join may produce at once */
+	int64_t		mem_limit;		/* bytes the backend may hold (exec_mem.c); 0 = none */
+	bool		mem_set;		/* mem_limit set by the host, not the backend's capacity */
+	int64_t		(*mem_held) (void *arg);	/* GdlRunInput.memory_held, or NULL */
+	void	   *mem_arg;
 	int			nprep;
 	int			capprep;
 	PrepCache  *prep;
@@ -80,6 +90,10 @@ extern void exec_check(ExecState *es, int status, const char *what);
 extern void exec_set_current(const GdlBackend *bk, void *ctx);
 extern int	exec_threads(void);
 extern int64_t exec_batch_rows(void);
+
+/* exec_mem.c: join slices sized by the memory limit */
+extern void exec_mem_init(ExecState *es, const GdlRunInput *in);
+extern int64_t exec_mem_join_rows(ExecState *es, int nout);
 
 /* exec_phase.c: a point in time and in kernel launches */
 typedef struct ExecMark

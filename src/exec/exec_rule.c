@@ -390,9 +390,10 @@ sink_bag(ExecState *es, const PlanRule *r, Sink *sk, GdlBkRel *bag)
 /*
  * Run the steps of a rule version from step 'first' on, starting from
  * relation 'cur' (released here when 'cur_owned'), and hand the head tuples
- * to the sink.  A join whose output would pass batch_rows rows runs over
- * slices of its left input instead, each continuing through the remaining
- * steps (recursively, so a later big join splits again).
+ * to the sink.  A join whose output would pass batch_rows rows, or not fit
+ * in the memory left under the run's limit (exec_mem.c), runs over slices
+ * of its left input instead, each continuing through the remaining steps
+ * (recursively, so a later big join splits again).
  */
 static void
 run_steps(ExecState *es, const PlanRule *r, int first, GdlBkRel *cur, bool cur_owned, Sink *sk)
@@ -428,16 +429,19 @@ run_steps(ExecState *es, const PlanRule *r, int first, GdlBkRel *cur, bool cur_o
 					cur_owned = true;
 				}
 				R = prepare_atom(es, r, &s->atom, &atom_owned);
-				if (!r->is_agg && es->batch_rows > 0 && es->bk->join_count && es->bk->slice)
+				if (!r->is_agg && (es->batch_rows > 0 || es->mem_limit > 0) &&
+					es->bk->join_count && es->bk->slice)
 				{
 					int64_t		cnt = 0,
-								n = exec_size(es, cur);
+								n = exec_size(es, cur),
+								max_rows;
 
 					exec_check(es, es->bk->join_count(es->ctx, cur, R, s->nkeys, s->lkeys,
 													  s->rkeys, &cnt), "join");
-					if (cnt > es->batch_rows && n > 1)
+					max_rows = exec_mem_join_rows(es, s->nvars);
+					if (max_rows > 0 && cnt > max_rows && n > 1)
 					{
-						int64_t		pieces = (cnt + es->batch_rows - 1) / es->batch_rows,
+						int64_t		pieces = (cnt + max_rows - 1) / max_rows,
 									p;
 
 						if (pieces > n)
@@ -507,8 +511,9 @@ run_steps(ExecState *es, const PlanRule *r, int first, GdlBkRel *cur, bool cur_o
 }
 
 /*
- * Run one rule version and add what it derives to 'out' (nothing, one bag,
- * or the merged sets of its pieces when a join had to be split).
+ * Run one rule version and add what it derives to 'out': nothing, one bag,
+ * or, when a join had to be split, one set of the pieces' new tuples
+ * (counted in out->reduced).
  */
 void
 exec_rule(ExecState *es, const PlanRule *r, ExecOuts *out)
@@ -518,6 +523,22 @@ exec_rule(ExecState *es, const PlanRule *r, ExecOuts *out)
 	memset(&sk, 0, sizeof(sk));
 	sk.out = out;
 	run_steps(es, r, 0, NULL, false, &sk);
-	while (sk.nstack > 0)
-		exec_outs_add(out, sk.stack[--sk.nstack]);
+	if (sk.nstack == 0)
+		return;
+	/* one set of the pieces' tuples: merged smallest first, never re-sorted */
+	while (sk.nstack >= 2)
+	{
+		GdlBkRel   *m = NULL;
+		ExecMark	m0 = exec_mark(es);
+
+		exec_check(es, es->bk->merge(es->ctx, sk.stack[sk.nstack - 2],
+									 sk.stack[sk.nstack - 1], &m), "merge");
+		exec_charge(es, m0, &es->stats->ms_dedup, &es->stats->launches_dedup);
+		es->bk->release(es->ctx, sk.stack[sk.nstack - 2]);
+		es->bk->release(es->ctx, sk.stack[sk.nstack - 1]);
+		sk.nstack--;
+		sk.stack[sk.nstack - 1] = m;
+	}
+	exec_outs_add(out, sk.stack[0]);
+	out->reduced++;
 }

@@ -197,7 +197,7 @@ local_index(const PlanStratum *ps, int pid)
 	gdl_error(GDL_ERR_INTERNAL, NULL, NULL, "predicate not in its stratum");
 }
 
-/* Dedup what was derived for one predicate; NULL when nothing. */
+/* Dedup what was derived for one predicate (a set); NULL when nothing. */
 static GdlBkRel *
 dedup_outs(ExecState *es, ExecOuts *o)
 {
@@ -207,10 +207,29 @@ dedup_outs(ExecState *es, ExecOuts *o)
 
 	if (o->n == 0)
 		return NULL;
+	if (o->reduced == o->n)
+	{
+		/* sets already: their union, without sorting them again */
+		cand = o->v[0];
+		for (i = 1; i < o->n; i++)
+		{
+			GdlBkRel   *m = NULL;
+
+			exec_check(es, es->bk->merge(es->ctx, cand, o->v[i], &m), "merge");
+			es->bk->release(es->ctx, cand);
+			es->bk->release(es->ctx, o->v[i]);
+			cand = m;
+		}
+		o->n = 0;
+		o->reduced = 0;
+		exec_charge(es, m0, &es->stats->ms_dedup, &es->stats->launches_dedup);
+		return cand;
+	}
 	exec_check(es, es->bk->dedup(es->ctx, o->n, o->v, &cand), "dedup");
 	for (i = 0; i < o->n; i++)
 		es->bk->release(es->ctx, o->v[i]);
 	o->n = 0;
+	o->reduced = 0;
 	exec_charge(es, m0, &es->stats->ms_dedup, &es->stats->launches_dedup);
 	return cand;
 }
@@ -482,6 +501,7 @@ gdl_run(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const GdlGoal
 	if (es.ctx == NULL)
 		gdl_error(GDL_ERR_DEVICE, errmsg, NULL, "could not start the %s backend", es.bk->name);
 	exec_set_current(es.bk, es.ctx);
+	exec_mem_init(&es, in);
 
 	/* inputs: tables, constants, ranks */
 	m0 = exec_mark(&es);

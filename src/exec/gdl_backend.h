@@ -74,7 +74,14 @@ typedef enum GdlBkStatus
 typedef struct GdlBkConfig
 {
 	int			nthreads;		/* CPU worker threads; 0 = backend's choice */
-	int64_t		memory_limit;	/* bytes the context may hold; 0 = no limit */
+	/*
+	 * Bytes the context may hold; 0 = no limit.  A device backend refuses
+	 * growth past it (GDL_BK_ERR_NO_MEMORY); the CPU backend, whose memory
+	 * the host limits, takes it as a target (it merges runs of a set and
+	 * keeps idle buffers only while that stays under it).  The engine sizes
+	 * its join slices from it (exec_mem.c).
+	 */
+	int64_t		memory_limit;
 
 	/*
 	 * Optional admission hook (NULL: none).  A device backend calls it before
@@ -104,6 +111,17 @@ typedef struct GdlBkCounters
 	int64_t		peak_bytes;		/* most bytes held at once */
 	int64_t		launches;		/* device kernels the backend launched itself */
 	int64_t		library_calls;	/* device library algorithms run (CUB: 1-4 kernels each) */
+
+	/*
+	 * Memory accounting for the engine's slicing (exec_mem.c), added last so
+	 * older readers of the struct are unaffected: the bytes the context
+	 * holds NOW (idle pooled buffers included, as they count against the
+	 * limit), and the most it may hold (its memory_limit, or for a device
+	 * without one what the device had free at context creation; 0 =
+	 * unknown).
+	 */
+	int64_t		bytes_held;
+	int64_t		bytes_capacity;
 } GdlBkCounters;
 
 /* ---------------------------------------------------------- expressions */

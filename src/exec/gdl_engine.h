@@ -133,6 +133,15 @@ typedef struct GdlRunInput
 	/* optional: told where the run is (must not raise or allocate much) */
 	void		(*progress) (void *arg, const GdlProgress *p);
 	void	   *progress_arg;
+
+	/*
+	 * Optional: the bytes the run holds now, counted against memory_limit,
+	 * when the host counts them itself (a CPU run's memory is the host's:
+	 * its allocator hooks see scratch buffers the backend does not count).
+	 * NULL: the backend's own count (GdlBkCounters.bytes_held).
+	 */
+	int64_t		(*memory_held) (void *arg);
+	void	   *memory_arg;
 } GdlRunInput;
 
 /* Per-run counters, for gpudl_stats and EXPLAIN ANALYZE. */
@@ -199,6 +208,9 @@ extern void gdl_engine_set_threads(int nthreads);
  * Memory bound of a round: a join that would produce more rows than this
  * runs over slices of its left input, each slice's result reduced (dedup,
  * minus full) before the next (default 32M rows; 0 turns splitting off).
+ * Under a memory limit slices are also sized from the memory left
+ * (src/exec/exec_mem.c); a device run without a set limit is split by its
+ * free memory only, not by this.
  */
 extern void gdl_engine_set_batch_rows(int64_t rows);
 

@@ -59,5 +59,7 @@ gpudl_stats(PG_FUNCTION_ARGS)
 	put(rsinfo, "last_launches_merge", c->last_launches_merge);
 	put(rsinfo, "last_library_calls", c->last_library_calls);
 	put(rsinfo, "last_peak_device_bytes", c->last_peak_device_bytes);
+	put(rsinfo, "last_peak_host_bytes", c->last_peak_host_bytes);
+	put(rsinfo, "last_batches", c->last_batches);
 	return (Datum) 0;
 }

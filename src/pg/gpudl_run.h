@@ -40,6 +40,8 @@ typedef struct GpudlCounters
 	int64		last_launches;		/* ... all of them */
 	int64		last_library_calls;	/* device library (CUB) calls of the last run */
 	int64		last_peak_device_bytes;	/* most device memory the last run held */
+	int64		last_peak_host_bytes;	/* most host memory the last statement's runs held */
+	int64		last_batches;	/* join slices the last run ran (memory limit, batch size) */
 } GpudlCounters;
 
 extern GpudlCounters gpudl_counters;

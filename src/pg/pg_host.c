@@ -58,6 +58,34 @@ gpudl_memory_peak(void)
 	return peak_bytes;
 }
 
+/* What was held when the running CPU evaluation started (gpudl_memory_room). */
+static int64 run_base_bytes = 0;
+
+/*
+ * Bytes an evaluation starting now may still take under
+ * gpudl.host_memory_limit: what CPU runs give the engine as their memory
+ * limit, so that it slices joins instead of failing (exec_mem.c).  Marks
+ * the start of the run for gpudl_memory_run_held.
+ */
+int64
+gpudl_memory_room(void)
+{
+	int64		room = host_limit() - tracked_bytes;
+
+	run_base_bytes = tracked_bytes;
+	return room > 0 ? room : 1;
+}
+
+/*
+ * GdlRunInput.memory_held of a CPU run: the bytes it holds now (all of the
+ * core's allocations since gpudl_memory_room), against the room it got.
+ */
+int64_t
+gpudl_memory_run_held(void *arg)
+{
+	return tracked_bytes - run_base_bytes;
+}
+
 /* Bytes held now. */
 int64
 gpudl_memory_held(void)

@@ -51,6 +51,8 @@ record_stats(const GdlResult *r)
 	gpudl_counters.last_library_calls = s->library_calls;
 	gpudl_counters.last_peak_device_bytes = s->backend && strcmp(s->backend, "cpu") != 0 ?
 		s->peak_bytes : 0;
+	gpudl_counters.last_peak_host_bytes = gpudl_memory_peak();
+	gpudl_counters.last_batches = s->batches;
 }
 
 /*
@@ -400,6 +402,9 @@ run_cpu_admitted(GpudlRun *run, const GdlPlan *plan, GdlRunInput *in)
 
 	in->device = GDL_DEVICE_CPU;
 	run->device = "cpu";
+	/* the engine slices joins to stay under gpudl.host_memory_limit */
+	in->memory_limit = gpudl_memory_room();
+	in->memory_held = gpudl_memory_run_held;
 	if (!svc_active())
 	{
 		run->result = run_on(run, plan, in, run->encoded);
@@ -429,6 +434,7 @@ run_cpu_admitted(GpudlRun *run, const GdlPlan *plan, GdlRunInput *in)
 					 errhint("Raise gpudl.host_wait_timeout or gpudl.cluster_host_memory.")));
 		svc_admit_set_phase(&adm, "running");
 		base = gpudl_memory_held();
+		in->memory_limit = gpudl_memory_room();
 		gpudl_memory_admission(&adm);
 		err = run_attempt(run, plan, in);
 		gpudl_memory_admission(NULL);

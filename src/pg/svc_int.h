@@ -238,6 +238,8 @@ extern void svc_admit_release_all(void);
 extern void gpudl_memory_admission(SvcAdmission *adm);
 extern int64 gpudl_memory_peak(void);
 extern int64 gpudl_memory_held(void);
+extern int64 gpudl_memory_room(void);
+extern int64_t gpudl_memory_run_held(void *arg);
 extern void gpudl_memory_set_held(int64 bytes);
 
 /* a session's side (svc_proxy.c) */

@@ -893,7 +893,7 @@ static GdlBackend proxy_backend_served;
 /*
  * The backend a session uses for the GPU while the service runs.  Optional
  * members the served backend lacks are NULL here too, so the engine takes
- * the same path as with that backend in the session (CUDA has no slice).
+ * the same path as with that backend in the session.
  */
 const GdlBackend *
 svc_proxy_backend(void)

@@ -9,8 +9,10 @@
  */
 #include "test_host.h"
 
+#include <dlfcn.h>
 #include <string.h>
 
+#include "../../src/exec/gdl_backend.h"
 #include "../../src/exec/gdl_engine.h"
 
 /* ------------------------------------------------------------ fake tables */
@@ -716,6 +718,33 @@ analyze(const char *src)
 	return e ? NULL : a;
 }
 
+/*
+ * GdlRunInput.memory_limit of the next runs (0: none).  compare() also sets
+ * it itself, to a third of each program's unlimited peak.
+ */
+static int64_t run_memory_limit;
+
+/*
+ * The device the runs use: the CPU, or with GDL_TEST_DEVICE=gpu the CUDA
+ * module (GDL_CUDA_LIB, default ../../cuda/gpudl_cuda.so): then only the
+ * differential programs and the closures run, each limited run with
+ * gpudl.device_memory_limit's meaning (the device refuses memory past it).
+ * A limited run that still runs out of device memory is counted, not
+ * failed, unless more than a quarter do.
+ */
+static GdlDevice test_device = GDL_DEVICE_CPU;
+#define GPU_MIN_LIMIT (256 * 1024)
+static int64_t limited_runs;
+static int64_t limited_oom;
+
+/*
+ * Slices run by the memory-limited runs of compare() while count_limited
+ * (test_programs checks them, counting only trials with the default batch
+ * size, where slices come from the limit alone).
+ */
+static int64_t limited_batches;
+static bool count_limited;
+
 /* Run the engine on a goal; returns the result or NULL with *err set. */
 static GdlResult *
 engine(const GdlAnalysis *a, GdlDict *dict, const GdlGoal *goal, int64_t max_iter, GdlError **err)
@@ -726,19 +755,47 @@ engine(const GdlAnalysis *a, GdlDict *dict, const GdlGoal *goal, int64_t max_ite
 
 	memset(&in, 0, sizeof(in));
 	in.load_edb = load_edb;
-	in.device = GDL_DEVICE_CPU;
+	in.device = test_device;
+	in.memory_limit = run_memory_limit;
 	in.max_iterations = max_iter;
 	in.want_rows = true;
 	*err = GDL_TRY(plan = gdl_plan_compile(a); res = gdl_run(plan, &in, dict, goal));
 	return res;
 }
 
+static int64_t compare_once(const char *src, const char *goalname, int64_t bindval, bool bind);
+
 /*
  * Compare the engine with the reference on predicate 'goal' of the program
  * (plus a goal with the first argument bound to a value, when 'bind' >= 0).
+ * Runs twice: without a memory limit, then with the limit at a third of
+ * that run's peak (the engine must slice its joins and give the same rows).
  */
 static void
 compare(const char *src, const char *goalname, int64_t bindval, bool bind)
+{
+	int64_t		peak;
+
+	run_memory_limit = 0;
+	peak = compare_once(src, goalname, bindval, bind);
+	if (peak <= 0)
+		return;
+	gdl_test_reset();
+	run_memory_limit = peak / 3 > 0 ? peak / 3 : 1;
+	/*
+	 * a device enforces the limit on every byte: a third of a run of a few
+	 * KB is less than its input tables (nothing to slice), so on the GPU
+	 * the limit is at least GPU_MIN_LIMIT
+	 */
+	if (test_device == GDL_DEVICE_GPU && run_memory_limit < GPU_MIN_LIMIT)
+		run_memory_limit = GPU_MIN_LIMIT;
+	compare_once(src, goalname, bindval, bind);
+	run_memory_limit = 0;
+}
+
+/* One run of compare(); returns the run's peak backend bytes (-1: failed). */
+static int64_t
+compare_once(const char *src, const char *goalname, int64_t bindval, bool bind)
 {
 	GdlAnalysis *a = analyze(src);
 	GdlDict    *dict;
@@ -753,11 +810,11 @@ compare(const char *src, const char *goalname, int64_t bindval, bool bind)
 	int64_t		expect = 0;
 
 	if (a == NULL)
-		return;
+		return -1;
 	gp = gdl_analysis_find_pred(a, goalname);
 	CHECK_MSG(gp >= 0, "no predicate %s", goalname);
 	if (gp < 0)
-		return;
+		return -1;
 	dict = gdl_dict_create();
 	memset(&goal, 0, sizeof(goal));
 	goal.pred = gp;
@@ -769,16 +826,29 @@ compare(const char *src, const char *goalname, int64_t bindval, bool bind)
 		goal.bindings = &gb;
 	}
 	res = engine(a, dict, &goal, 100000, &err);
-	CHECK_MSG(err == NULL, "engine failed on <%s>: %s", src, err ? err->message : "");
+	if (run_memory_limit > 0)
+		limited_runs++;
+	if (err && run_memory_limit > 0 && test_device == GDL_DEVICE_GPU &&
+		err->code == GDL_ERR_DEVICE_MEMORY)
+	{
+		if (limited_oom++ < 3)
+			printf("test_engine: <%s> out of device memory under %lld bytes: %s (%s)\n", src,
+				   (long long) run_memory_limit, err->message, err->detail ? err->detail : "");
+		return -1;
+	}
+	CHECK_MSG(err == NULL, "engine failed on <%s> (memory limit %lld): %s", src,
+			  (long long) run_memory_limit, err ? err->message : "");
 	if (err)
-		return;
+		return -1;
+	if (run_memory_limit > 0 && count_limited)
+		limited_batches += res->stats.batches;
 	rels = calloc(a->npreds, sizeof(RefRel));
 	CHECK(ref_run(a, dict, rels) == 0);
 	for (i = 0; i < rels[gp].n; i++)
 		if (!bind || rels[gp].v[(size_t) i * rels[gp].arity] == bindval)
 			expect++;
-	CHECK_MSG(res->count == expect, "<%s> goal %s: engine %lld rows, reference %lld",
-			  src, goalname, (long long) res->count, (long long) expect);
+	CHECK_MSG(res->count == expect, "<%s> goal %s (memory limit %lld): engine %lld rows, reference %lld",
+			  src, goalname, (long long) run_memory_limit, (long long) res->count, (long long) expect);
 	/* every engine row is in the reference, and rows are distinct */
 	{
 		RefRel		seen;
@@ -802,6 +872,7 @@ compare(const char *src, const char *goalname, int64_t bindval, bool bind)
 	for (i = 0; i < a->npreds; i++)
 		ref_free(&rels[i]);
 	free(rels);
+	return res->stats.peak_bytes;
 }
 
 /* Random graph tables e (and f) for one trial. */
@@ -870,6 +941,7 @@ test_programs(void)
 		gdl_engine_set_threads(trial % 2 ? 2 : 1);
 		/* small batches: rules run over slices of their driving relation */
 		gdl_engine_set_batch_rows(trial % 3 == 2 ? 64 : (INT64_C(32) << 20));
+		count_limited = trial % 3 != 2;
 		random_graphs(nodes, edges);
 		for (p = 0; p < (int) (sizeof(programs) / sizeof(programs[0])); p++)
 		{
@@ -881,6 +953,12 @@ test_programs(void)
 	}
 	gdl_engine_set_threads(0);
 	gdl_engine_set_batch_rows(INT64_C(32) << 20);
+	/* the limited runs really ran in slices */
+	CHECK_MSG(limited_batches > 100, "memory-limited runs ran %lld slices", (long long) limited_batches);
+	printf("test_engine: %lld memory-limited runs, %lld slices, %lld out of device memory\n",
+		   (long long) limited_runs, (long long) limited_batches, (long long) limited_oom);
+	CHECK_MSG(limited_oom * 4 <= limited_runs, "%lld of %lld limited runs out of device memory",
+			  (long long) limited_oom, (long long) limited_runs);
 }
 
 /* Transitive closure of table e by BFS from every node; *n gets its size. */
@@ -951,7 +1029,8 @@ test_larger(void)
 		if (err)
 			continue;
 		CHECK_MSG(res->count == n, "closure: engine %lld, BFS %lld", (long long) res->count, (long long) n);
-		CHECK(p != 0 || res->stats.batches > 2);
+		/* the batch size applies where no limit is known; a device reports its capacity */
+		CHECK(p != 0 || test_device == GDL_DEVICE_GPU || res->stats.batches > 2);
 		for (r = 0; r < res->count; r++)
 			if (!reach[res->rows.cols[0][r] * nodes + res->rows.cols[1][r]])
 				bad++;
@@ -961,6 +1040,67 @@ test_larger(void)
 	free(reach);
 	gdl_engine_set_threads(0);
 	gdl_engine_set_batch_rows(INT64_C(32) << 20);
+}
+
+/*
+ * Linear and non-linear TC of a larger graph with the memory limit at half
+ * of the unlimited run's peak: the same closure as a BFS, in slices, with
+ * a lower peak.
+ */
+static void
+test_larger_limited(void)
+{
+	static const char *const progs[] = {
+		"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), e(Y, Z).",
+		"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), path(Y, Z).",
+	};
+	int			nodes = 900,
+				p;
+	int64_t		n;
+	uint8_t    *reach;
+
+	random_ints("e", 2, 1500, nodes);
+	reach = bfs_closure(nodes, &n);
+	for (p = 0; p < 2; p++)
+	{
+		GdlAnalysis *a = analyze(progs[p]);
+		GdlGoal		goal;
+		GdlResult  *res;
+		GdlError   *err;
+		int64_t		peak = 0,
+					r,
+					bad = 0;
+		int			lim;
+
+		memset(&goal, 0, sizeof(goal));
+		goal.pred = gdl_analysis_find_pred(a, "path");
+		for (lim = 0; lim < 2; lim++)
+		{
+			run_memory_limit = lim ? peak / 2 : 0;
+			res = engine(a, gdl_dict_create(), &goal, 100000, &err);
+			CHECK(err == NULL);
+			if (err)
+				break;
+			CHECK_MSG(res->count == n, "closure (limit %lld): engine %lld, BFS %lld",
+					  (long long) run_memory_limit, (long long) res->count, (long long) n);
+			for (r = 0; r < res->count; r++)
+				if (!reach[res->rows.cols[0][r] * nodes + res->rows.cols[1][r]])
+					bad++;
+			CHECK(bad == 0);
+			if (lim == 0)
+				peak = res->stats.peak_bytes;
+			else
+			{
+				CHECK_MSG(res->stats.batches > 2, "limited closure ran %lld slices",
+						  (long long) res->stats.batches);
+				CHECK_MSG(res->stats.peak_bytes < peak, "limited peak %lld, unlimited %lld",
+						  (long long) res->stats.peak_bytes, (long long) peak);
+			}
+		}
+		run_memory_limit = 0;
+		gdl_test_reset();
+	}
+	free(reach);
 }
 
 /* Goal filters: constants and repeated variables. */
@@ -1154,13 +1294,70 @@ test_dict(void)
 	gdl_test_reset();
 }
 
+/* Register the CUDA module as the GPU backend; NULL, or why not. */
+static const char *
+load_gpu(void)
+{
+	static char why[512];
+	const char *path = getenv("GDL_CUDA_LIB");
+	void	   *h;
+	GdlBackendEntryFn entry;
+	const GdlBackend *b;
+
+	if (!path || !*path)
+		path = "../../cuda/gpudl_cuda.so";
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+	{
+		snprintf(why, sizeof(why), "cannot load %s: %s", path, dlerror());
+		return why;
+	}
+	entry = (GdlBackendEntryFn) dlsym(h, GDL_BACKEND_ENTRY_SYMBOL);
+	if (!entry || !(b = entry()) || b->abi != GDL_BACKEND_ABI)
+	{
+		snprintf(why, sizeof(why), "%s: no entry point or ABI mismatch", path);
+		return why;
+	}
+	{
+		const char *err = NULL;
+		void	   *ctx = b->ctx_create(NULL, &err);
+
+		if (!ctx)
+		{
+			snprintf(why, sizeof(why), "no GPU: %s", err ? err : "ctx_create failed");
+			return why;
+		}
+		b->ctx_destroy(ctx);
+	}
+	gdl_backend_register(GDL_DEVICE_GPU, b);
+	return NULL;
+}
+
 int
 main(void)
 {
+	const char *dev = getenv("GDL_TEST_DEVICE");
+
 	gdl_test_host_install();
+	if (dev && strcmp(dev, "gpu") == 0)
+	{
+		const char *why = load_gpu();
+
+		if (why)
+		{
+			printf("test_engine (gpu): skipped (%s)\n", why);
+			return 0;
+		}
+		test_device = GDL_DEVICE_GPU;
+		test_programs();
+		test_larger();
+		test_larger_limited();
+		return gdl_test_summary("test_engine (gpu)");
+	}
 	test_dict();
 	test_programs();
 	test_larger();
+	test_larger_limited();
 	test_goal_filters();
 	test_errors_and_loads();
 	test_explain();

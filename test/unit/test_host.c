@@ -20,6 +20,8 @@ typedef struct Block
 
 static Block *blocks;
 static size_t live_bytes;
+static size_t peak_bytes;		/* most live_bytes since gdl_test_reset_peak */
+static size_t limit_bytes;		/* 0: none; else allocations past it raise (as pg_host.c) */
 GdlError	gdl_test_last_error;
 jmp_buf    *gdl_test_jmp;
 int			gdl_test_failures;
@@ -58,10 +60,27 @@ oom(void)
 	gdl_error(GDL_ERR_OUT_OF_MEMORY, NULL, NULL, "out of memory");
 }
 
+/*
+ * Count size more bytes; past the limit, raise out of memory as the
+ * PostgreSQL host does past gpudl.host_memory_limit (before allocating).
+ */
+static void
+t_account(size_t size)
+{
+	if (limit_bytes > 0 && live_bytes + size > limit_bytes)
+		gdl_error(GDL_ERR_OUT_OF_MEMORY, NULL, NULL,
+				  "the evaluation needs more than %zu MB of host memory", limit_bytes >> 20);
+	if (live_bytes + size > peak_bytes)
+		peak_bytes = live_bytes + size;
+}
+
 static void *
 t_alloc(size_t size)
 {
-	Block	   *b = calloc(1, sizeof(Block) + size);
+	Block	   *b;
+
+	t_account(size);
+	b = calloc(1, sizeof(Block) + size);
 
 	if (b == NULL)
 		oom();
@@ -77,6 +96,8 @@ t_realloc(void *ptr, size_t size)
 	Block	   *b = ((Block *) ptr) - 1;
 	Block	   *nb;
 
+	if (size > b->size)
+		t_account(size - b->size);
 	unlink_block(b);
 	live_bytes -= b->size;
 	nb = realloc(b, sizeof(Block) + size);
@@ -159,6 +180,27 @@ size_t
 gdl_test_live_bytes(void)
 {
 	return live_bytes;
+}
+
+/* Most bytes held since the last gdl_test_reset_peak(). */
+size_t
+gdl_test_peak_bytes(void)
+{
+	return peak_bytes;
+}
+
+/* Start counting the peak afresh. */
+void
+gdl_test_reset_peak(void)
+{
+	peak_bytes = live_bytes;
+}
+
+/* Raise out of memory when an allocation would pass 'bytes' (0: no limit). */
+void
+gdl_test_set_limit(size_t bytes)
+{
+	limit_bytes = bytes;
 }
 
 /* Print pass/fail counts; exit code 0 only when every check passed. */

@@ -18,6 +18,9 @@
 extern void gdl_test_host_install(void);
 extern void gdl_test_reset(void);
 extern size_t gdl_test_live_bytes(void);
+extern size_t gdl_test_peak_bytes(void);
+extern void gdl_test_reset_peak(void);
+extern void gdl_test_set_limit(size_t bytes);
 
 /* The error raised by the last failed GDL_TRY (valid until gdl_test_reset). */
 extern GdlError gdl_test_last_error;

@@ -1,0 +1,93 @@
+/*
+ * exec_mem.c — the engine's memory accounting for slicing: how many rows a
+ * join may produce at once so that the backend context stays under its
+ * memory limit.
+ *
+ * The limit is GdlRunInput.memory_limit (gpudl.device_memory_limit on the
+ * GPU, the room left under gpudl.host_memory_limit on the CPU), or what the
+ * backend says it can hold (GdlBkCounters.bytes_capacity: a device's free
+ * memory).  Before each join the engine asks the backend for the exact
+ * output row count (join_count) and for the bytes it holds now
+ * (bytes_held; or the host, GdlRunInput.memory_held, for a CPU run whose
+ * scratch the backend does not count), so sizes are known BEFORE anything
+ * is allocated; a join
+ * whose output would not fit runs over slices of its left input, each
+ * slice's output reduced (dedup, minus full) before the next (exec_rule.c).
+ * A slice's output costs about JOIN_ROW_COPIES times its raw size at its
+ * peak (the bag, the sorted copy and scratch of its dedup, the difference
+ * against full), so the rows allowed are the free room divided by that.
+ */
+#include "exec_int.h"
+
+#include <string.h>
+
+/* Live copies of a slice's output at the peak of its reduction. */
+#define JOIN_ROW_COPIES 4
+
+/* Fraction (in 1/16) of the limit the engine plans to use: slack for the rest. */
+#define LIMIT_SIXTEENTHS 14
+
+/* Fewest rows a slice is made to produce: smaller slices cost more than they save. */
+#define MIN_SLICE_ROWS 64
+
+/* The backend's counters (zeroed when it keeps none). */
+static void
+mem_counters(ExecState *es, GdlBkCounters *cnt)
+{
+	memset(cnt, 0, sizeof(*cnt));
+	if (es->bk->counters)
+		es->bk->counters(es->ctx, cnt);
+}
+
+/*
+ * Settle the run's memory limit once the backend context exists: the
+ * host's limit, else the backend's capacity, else none (0).
+ */
+void
+exec_mem_init(ExecState *es, const GdlRunInput *in)
+{
+	GdlBkCounters cnt;
+
+	mem_counters(es, &cnt);
+	es->mem_limit = in->memory_limit > 0 ? in->memory_limit : cnt.bytes_capacity;
+	es->mem_set = in->memory_limit > 0;
+	es->mem_held = in->memory_held;
+	es->mem_arg = in->memory_arg;
+	if (es->mem_limit < 0)
+		es->mem_limit = 0;
+}
+
+/*
+ * The most output rows of 'nout' columns a join may produce now: as many as
+ * fit, with their reduction, in the room the backend has left under the
+ * limit, never below MIN_SLICE_ROWS (past the limit, the backend or the
+ * host says so).  Under a limit the host set (GdlRunInput.memory_limit:
+ * every CPU run, a GPU run with gpudl.device_memory_limit) no more than
+ * the engine's batch size either, which keeps a CPU run's peak near its
+ * result; a device without a set limit is bounded by its free memory only,
+ * so runs that fit are not split.  Without any known limit, the batch size
+ * (gdl_engine_set_batch_rows).  0 = no bound.
+ */
+int64_t
+exec_mem_join_rows(ExecState *es, int nout)
+{
+	int64_t		rows;
+	GdlBkCounters cnt;
+	int64_t		room,
+				per_row;
+
+	if (es->mem_limit <= 0)
+		return es->batch_rows;
+	if (es->mem_held)
+		cnt.bytes_held = es->mem_held(es->mem_arg);
+	else
+		mem_counters(es, &cnt);
+	room = es->mem_limit / 16 * LIMIT_SIXTEENTHS - cnt.bytes_held;
+	/* a packed row takes 8 bytes, a wide one 8 per column: plan for the wide */
+	per_row = (int64_t) 8 * (nout > 0 ? nout : 1) * JOIN_ROW_COPIES;
+	room = room > 0 ? room / per_row : 0;
+	rows = room < MIN_SLICE_ROWS ? MIN_SLICE_ROWS : room;
+	if (es->mem_set && es->batch_rows > 0 && es->batch_rows < rows)
+		rows = es->batch_rows;
+	return rows;
+}
