@@ -168,8 +168,8 @@ def main():
     tstr = "; ".join("%s(%s)" % (n, ", ".join(types[n])) for n in [target] + [p[0] for p in preds]
                      if n in types and len(types[n]) == (arity if n == target else dict((p[0], p[1]) for p in preds)[n]))
     meta = {"TARGET": target, "ARITY": arity, "COLTYPES": ",".join(tts), "TYPES": tstr,
-            "MAX_BODY": max_body or "", "MAX_VARS": max_vars or "", "NPOS": len(pos), "NNEG": len(neg),
-            "NPREDS": len(preds), "NFACTS": sum(len(p[2]) for p in preds), "SKIPPED_RULES": skipped}
+            "BIAS_MAX_BODY": max_body or "", "BIAS_MAX_VARS": max_vars or "", "NPOS": len(pos), "NNEG": len(neg),
+            "NPREDS": len(preds), "MAXARITY": max([arity] + [p[1] for p in preds]), "NFACTS": sum(len(p[2]) for p in preds), "SKIPPED_RULES": skipped}
     for k, v in meta.items():
         print("%s=%s" % (k, shlex.quote(str(v))), file=sys.stderr)
 

@@ -266,19 +266,19 @@ nx_world_build(const GdlIlpProblem *prob, int64_t seed, int neg_per_pos)
 
 		if (prob->target && strcmp(rel->name, prob->target) == 0)
 		{
-			note(w, gdl_sprintf("\"%s\" is the target: its known facts are not read by the "
-								"refinement search", rel->name));
+			note(w, gdl_sprintf("predicate \"%s\": it is the target, whose known facts the "
+								"refinement search does not read", rel->name));
 			continue;
 		}
 		if (rel->arity < 1 || rel->arity > NX_MAX_ARITY)
 		{
-			note(w, gdl_sprintf("\"%s\" has %d arguments; the learner reads relations of 1 "
+			note(w, gdl_sprintf("predicate \"%s\": it has %d arguments, the learner reads 1 "
 								"to %d", rel->name, rel->arity, NX_MAX_ARITY));
 			continue;
 		}
 		if (rel->rows.nrows == 0)
 		{
-			note(w, gdl_sprintf("\"%s\" has no rows", rel->name));
+			note(w, gdl_sprintf("predicate \"%s\": it has no rows", rel->name));
 			continue;
 		}
 		if (rel->rows.ncols != rel->arity)

@@ -17,7 +17,9 @@
  *      and so is a consistent one (refining it only loses positives).
  *   2. Cover: add the best rule to the program, drop the positives it
  *      covers (and with noise the negatives), repeat until every positive
- *      is covered, no acceptable rule is left, or max_rules.
+ *      is covered, no acceptable rule is left, or max_rules; with noise,
+ *      also once the program misclassifies at most noise x the examples
+ *      (so a noisy task gets a compact program, not one rule per outlier).
  *   3. Anytime: the whole is run with beam 64 (or the user's), and while
  *      the program is not exact, the beam cut something and time is left,
  *      again with a beam four times wider; the best program (most examples
@@ -218,6 +220,11 @@ find_rule(Search *s, const int32_t *ex, int32_t nex, Node *out)
 				int32_t	   *buf;
 				int32_t		nc;
 
+				if (s->solver.deadline > 0 && (s->nodes & 63) == 0 && ilp_now() > s->solver.deadline)
+				{
+					s->solver.expired = true;
+					break;
+				}
 				memset(&c, 0, sizeof(c));
 				c.r = kids[j];
 				nx_rule_canon(&c.r, w->arity);
@@ -330,7 +337,8 @@ cover_all(Search *s, int max_rules, Program *pg)
 	while (pg->n < max_rules && !s->solver.expired)
 	{
 		int32_t		n = 0,
-					left = 0;
+					left = 0,
+					fp = 0;
 		Node		best;
 
 		for (int32_t i = 0; i < nex; i++)
@@ -339,7 +347,11 @@ cover_all(Search *s, int max_rules, Program *pg)
 				ex[n++] = i;
 				left += i < w->npos;
 			}
-		if (left == 0 || !find_rule(s, ex, n, &best))
+			else
+				fp += i >= w->npos;
+		/* with noise, the program may misclassify noise x the examples */
+		if (left == 0 || (s->noise > 0 && left + fp <= s->noise * nex) ||
+			!find_rule(s, ex, n, &best))
 			break;
 		pg->rules[pg->n++] = best.r;
 		for (int32_t k = 0; k < best.ntp + best.nfp; k++)
@@ -514,6 +526,7 @@ ilp_refine_learn(const GdlIlpProblem *prob, const GdlIlpParams *params)
 			have = true;
 		}
 		if (s.solver.expired || (best.tp == w->npos && best.fp == 0) || !s.cut ||
+			(s.noise > 0 && (w->npos - best.tp) + best.fp <= s.noise * (w->npos + w->nneg)) ||
 			params->beam > 0 || beam >= 4096)
 			break;
 		beam *= 4;

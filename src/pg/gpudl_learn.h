@@ -36,12 +36,14 @@ extern GdlIlpEvalHook gpudl_learn_eval_hook(GpudlLearnSetup *ls);
 /*
  * Types of arguments beyond their SQL types (pg_learn_types.c): the tags a
  * table's columns get from the schema (a foreign key: the referenced
- * column; a column others reference: itself; a domain: its name), and the
+ * column; a column others reference: itself; a domain: its name), the
+ * target's from the domains of the positives' columns, and the
  * user's 'types' text ("f(train); has_car(train, car)") applied to the
  * background relations and the target.
  */
 extern void gpudl_schema_tags(const GdlRelInfo *rel, int ncols, const char **tags);
 extern void gpudl_learn_apply_types(GpudlLearnSetup *ls, const char *types);
+extern void gpudl_example_tags(const char *source, int ncols, const char **tags);
 
 /* Insert clauses into a program with learned = true; returns their ids (api_program.c). */
 extern List *gpudl_insert_rules_text(const char *program, const char *rules, bool learned);

@@ -238,6 +238,7 @@ gpudl_learn_setup(const char *program, const char *target, int arity,
 
 		ls->positives = gpudl_read_examples(positives, "positives", ls->dict, &types);
 		check_examples(ls, "positives", ls->positives, types);
+		gpudl_example_tags(positives, ls->arity, ls->tags);
 		if (ls->positives->nrows == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -204,3 +204,38 @@ gpudl_learn_apply_types(GpudlLearnSetup *ls, const char *types)
 					 errhint("Name the target and the program's predicates or bound tables.")));
 	}
 }
+
+/*
+ * Tags of the target's arguments from the positives' columns: a column of a
+ * domain type tags its argument with the domain's name (the query is run
+ * with LIMIT 0 for its row type only).
+ */
+void
+gpudl_example_tags(const char *source, int ncols, const char **tags)
+{
+	const char *p;
+	bool		name = true;
+	char	   *sql;
+	MemoryContext caller = CurrentMemoryContext;
+
+	for (p = source; *p; p++)
+		if (!(isalnum((unsigned char) *p) || *p == '_' || *p == '.' || *p == '"' || *p == '$'))
+			name = false;
+	sql = name ? psprintf("SELECT * FROM %s LIMIT 0", source)
+		: psprintf("SELECT * FROM (%s) q LIMIT 0", source);
+	SPI_connect();
+	if (SPI_execute(sql, true, 0) == SPI_OK_SELECT && SPI_tuptable->tupdesc->natts == ncols)
+		for (int c = 0; c < ncols; c++)
+		{
+			Oid			typid = TupleDescAttr(SPI_tuptable->tupdesc, c)->atttypid;
+
+			if (get_typtype(typid) == TYPTYPE_DOMAIN)
+			{
+				MemoryContext spi = MemoryContextSwitchTo(caller);
+
+				tags[c] = pstrdup(format_type_be(typid));
+				MemoryContextSwitchTo(spi);
+			}
+		}
+	SPI_finish();
+}
