@@ -24,6 +24,9 @@
 
 /* The host's progress hook (gdl_ilp_set_progress) and the current stage. */
 static GdlIlpProgressFn progress_fn = NULL;
+/* max_seconds of the current run as an ilp_now() deadline (0: none), and whether it cut a stage */
+static double stage_deadline = 0;
+static bool stage_expired = false;
 static void *progress_arg = NULL;
 static int	progress_stage = -1;
 
@@ -347,7 +350,9 @@ run_stage(const IlpWorld *w, const GdlIlpParams *params, const GdlIlpEvalHook *h
 	ctx.min_support = bias.min_support;
 	ctx.min_precision = params->min_precision;
 	ctx.hook = hook;
+	ctx.deadline = stage_deadline;
 	ilp_select(&ctx, &s->sel);
+	stage_expired = stage_expired || ctx.expired;
 	tighten_selection(w, params, &bias, &ctx, s);
 	gdl_free(eligible);
 	gdl_ilp_timings.select_s += ilp_now() - t0;
@@ -478,6 +483,8 @@ gdl_ilp_learn(const GdlIlpProblem *prob, const GdlIlpParams *params, const GdlIl
 	neg.seed = p.seed;
 	closures = p.allow_recursive && p.invent;
 	progress_stage = -1;
+	stage_deadline = p.max_seconds > 0 ? t0 + p.max_seconds : 0;
+	stage_expired = false;
 	ilp_progress("building", -1, NAN);
 	w = ilp_world_build(prob, true, closures, &neg);
 	closures = false;
@@ -497,8 +504,11 @@ gdl_ilp_learn(const GdlIlpProblem *prob, const GdlIlpParams *params, const GdlIl
 			best = i;
 		if (s->sel.tp == w->npos && s->sel.fp == 0)
 			break;
-		/* the time budget is checked between stages: the best stage so far */
-		if (p.max_seconds > 0 && i + 1 < nstages && ilp_now() - t0 > p.max_seconds)
+		/*
+		 * The time budget is checked between stages (the best stage so far)
+		 * and by the selection, which makes no fixpoint trial past it.
+		 */
+		if (stage_expired || (p.max_seconds > 0 && i + 1 < nstages && ilp_now() - t0 > p.max_seconds))
 		{
 			timed_out = true;
 			break;
