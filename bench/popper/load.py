@@ -77,9 +77,9 @@ def read_bias(path):
     types = {n: [t.strip() for t in ts.split(",") if t.strip()]
              for n, ts in re.findall(r"^\s*type\(\s*([a-z]\w*)\s*,\s*\(([^)]*)\)\s*\)\s*\.", text, re.M)}
     consts = re.findall(r"^\s*constant\(\s*([a-z]\w*)\s*,\s*([a-z]\w*)\s*\)\s*\.", text, re.M)
-    if re.search(r"body_pred\(\s*C\s*,\s*1\s*\)\s*:-\s*constant\(\s*C", text):
+    if re.search(r"body_pred\(\s*([A-Z]\w*)\s*,\s*1\s*\)\s*:-\s*constant\(\s*\1", text):
         body += [(c, 1) for c, _ in consts]
-    if re.search(r"type\(\s*C\s*,\s*\(\s*T\s*,\s*\)\s*\)\s*:-\s*constant\(\s*C\s*,\s*T", text):
+    if re.search(r"type\(\s*([A-Z]\w*)\s*,\s*\(\s*([A-Z]\w*)\s*,\s*\)\s*\)\s*:-\s*constant\(\s*\1\s*,\s*\2", text):
         for c, t in consts:
             types.setdefault(c, [t])
     mb = re.search(r"max_body\(\s*(\d+)\s*\)", text)

@@ -353,7 +353,9 @@ run_stage(const IlpWorld *w, const GdlIlpParams *params, const GdlIlpEvalHook *h
 	ctx.deadline = stage_deadline;
 	ilp_select(&ctx, &s->sel);
 	stage_expired = stage_expired || ctx.expired;
-	tighten_selection(w, params, &bias, &ctx, s);
+	/* tightening may evaluate at fixpoint: not once the time budget is spent */
+	if (!stage_expired)
+		tighten_selection(w, params, &bias, &ctx, s);
 	gdl_free(eligible);
 	gdl_ilp_timings.select_s += ilp_now() - t0;
 }
