@@ -42,7 +42,7 @@ SELECT col_type_is('gpudl', 'bindings', 'columns', 'name[]', 'col_type_is gpudl,
 SELECT columns_are('gpudl', 'learn_runs',
     ARRAY['id', 'program', 'target', 'status', 'device', 'params', 'started_at',
           'finished_at', 'epochs', 'final_loss', 'message', 'run_by',
-          'backend_pid', 'backend_start', 'backend_xid']);
+          'backend_pid', 'backend_start', 'backend_xid', 'timed_out']);
 SELECT col_type_is('gpudl', 'learn_runs', 'params', 'jsonb', 'col_type_is gpudl, learn_runs, params, jsonb');
 SELECT col_type_is('gpudl', 'learn_runs', 'run_by', 'regrole', 'col_type_is gpudl, learn_runs, run_by, regrole');
 SELECT columns_are('gpudl', 'learned_rules',

@@ -473,8 +473,6 @@ gdl_ilp_learn(const GdlIlpProblem *prob, const GdlIlpParams *params, const GdlIl
 
 	if (ilp_refine_needed(prob, &p))
 	{
-		if (p.method == GDL_ILP_BULK)
-			gdl_error(GDL_ERR_PARAM, NULL, NULL, "method bulk cannot learn this problem");
 		check_params(&p, true);
 		return ilp_refine_learn(prob, &p);
 	}

@@ -83,7 +83,7 @@ SELECT 'rule ' || rule FROM gpudl_learn('family', 'sib3', 'SELECT p, a, b FROM t
   max_body => 4, max_seconds => 30, noise => 0, types => 'sib3(person, person, person); parent(person, person)',
   max_vars => 5, method => 'refine') ORDER BY rank;
 SELECT 'flag ' || timed_out || ' ' || (params->>'method') FROM gpudl.learn_runs ORDER BY id DESC LIMIT 1;
-SELECT 'default ' || pg_get_function_arguments('gpudl_learn(text,text,text,text,int,int,int,float8,boolean,int,int,boolean,text,float8,float8,text,int,text)'::regprocedure) LIKE '%negative_sampling text DEFAULT ''closed_world''%';
+SELECT 'default ' || (pg_get_function_arguments('gpudl_learn(text,text,text,text,int,int,int,float8,boolean,int,int,boolean,text,float8,float8,text,int,text)'::regprocedure) LIKE '%negative_sampling text DEFAULT ''closed_world''%');
 SQL
 )
 echo "$out" | grep -q "^rule sib3(X, Y, Z) :- " || { echo "0.3 learning after the update: $out"; exit 1; }
