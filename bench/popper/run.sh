@@ -51,6 +51,7 @@ SELECT count(*) > 0 AS has_rules FROM r \\gset
 \\if :has_rules
 INSERT INTO d SELECT * FROM gpudl_query('$s', '$TARGET($vars)') AS t($coldef);
 \\endif
+CREATE INDEX ON d ($(seq 1 "$ARITY" | sed 's/^/c/' | paste -sd, -));
 ANALYZE d;
 SELECT 'ACC=' || round(((SELECT count(*) FROM $s.pos x WHERE EXISTS (SELECT 1 FROM d WHERE $match)) +
                         (SELECT count(*) FROM $s.neg x WHERE NOT EXISTS (SELECT 1 FROM d WHERE $match)))::numeric /

@@ -14,7 +14,8 @@
  *      positives (then fewer atoms), or with noise by description length
  *      gain (positives - negatives - size).  A rule that cannot beat the
  *      best any more (its positives bound every refinement's) is pruned,
- *      and so is a consistent one (refining it only loses positives).
+ *      and so is a consistent one (refining it only loses positives);
+ *      once a rule is found, the search goes at most two atoms deeper.
  *   2. Cover: add the best rule to the program, drop the positives it
  *      covers (and with noise the negatives), repeat until every positive
  *      is covered, no acceptable rule is left, or max_rules; with noise,
@@ -201,6 +202,9 @@ find_rule(Search *s, const int32_t *ex, int32_t nex, Node *out)
 
 	for (int depth = 1; depth <= s->max_body && nlevel > 0 && !s->solver.expired; depth++)
 	{
+		/* Occam: once a rule is found, look at most two atoms further */
+		if (s->have && depth > s->best.r.natoms + 2)
+			break;
 		int			cap = 2 * s->beam + 64;
 		Node	   *pool = gdl_alloc(sizeof(Node) * cap);
 		int			npool = 0;

@@ -309,6 +309,8 @@ gpudl_learn(PG_FUNCTION_ARGS)
 		ls = gpudl_learn_setup(program, target, 0, positives, negatives);
 		if (types != NULL)
 			gpudl_learn_apply_types(ls, types);
+		if (params.max_seconds > 0)
+			ls->deadline_ms = gdl_now_ms() + params.max_seconds * 1000.0;
 		hook = gpudl_learn_eval_hook(ls);
 		gpudl_progress_device(gpudl_ilp_device_setup() ? "gpu" : "cpu");
 		gdl_ilp_set_progress(gpudl_progress_ilp, NULL);

@@ -27,6 +27,7 @@ typedef struct GpudlLearnSetup
 	GdlColumns *positives;
 	GdlColumns *negatives;
 	GdlIlpProblem prob;
+	double		deadline_ms;	/* gdl_now_ms() past which fixpoint checks are cancelled (0: none) */
 } GpudlLearnSetup;
 
 extern GpudlLearnSetup *gpudl_learn_setup(const char *program, const char *target, int arity,

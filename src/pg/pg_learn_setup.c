@@ -8,7 +8,9 @@
 
 #include <ctype.h>
 
+#include "access/xact.h"
 #include "miscadmin.h"
+#include "utils/resowner.h"
 #include "utils/builtins.h"
 
 /* Raise 22023 unless 'name' is a plain predicate name. */
@@ -275,7 +277,74 @@ gpudl_learn_setup(const char *program, const char *target, int arity,
  * mark which target facts it derives.
  */
 static void
+eval_with_engine_run(void *arg, const char *program, const char *target, int arity,
+					 const GdlColumns *facts, bool *derived);
+
+/* The learn's deadline (gdl_now_ms), checked by the engine's progress calls of a fixpoint check. */
+static double check_deadline_ms = 0;
+
+/* Progress of a fixpoint check: past the learn's max_seconds it is cancelled. */
+static void
+check_progress(void *arg, const struct GdlProgress *p)
+{
+	gpudl_progress_engine(arg, p);
+	if (check_deadline_ms > 0 && gdl_now_ms() > check_deadline_ms)
+		ereport(ERROR,
+				(errcode(ERRCODE_QUERY_CANCELED),
+				 errmsg("gpudl_learn: max_seconds ran out during a fixpoint check")));
+}
+
+/*
+ * The ILP core's fixpoint hook.  With a time budget the check runs in a
+ * subtransaction, and one that runs past max_seconds is cancelled and
+ * counts as deriving nothing (the selection then makes no further check);
+ * any other error propagates.
+ */
+static void
 eval_with_engine(void *arg, const char *program, const char *target, int arity,
+				 const GdlColumns *facts, bool *derived)
+{
+	GpudlLearnSetup *ls = arg;
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+
+	if (ls->deadline_ms <= 0)
+	{
+		eval_with_engine_run(arg, program, target, arity, facts, derived);
+		return;
+	}
+	check_deadline_ms = ls->deadline_ms;
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		eval_with_engine_run(arg, program, target, arity, facts, derived);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *ed;
+
+		MemoryContextSwitchTo(cxt);
+		ed = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		check_deadline_ms = 0;
+		if (ed->sqlerrcode != ERRCODE_QUERY_CANCELED || gdl_now_ms() <= ls->deadline_ms)
+			ReThrowError(ed);
+		memset(derived, 0, sizeof(bool) * facts->nrows);
+	}
+	PG_END_TRY();
+	check_deadline_ms = 0;
+}
+
+/* Run one fixpoint check with the engine (see eval_with_engine). */
+static void
+eval_with_engine_run(void *arg, const char *program, const char *target, int arity,
 				 const GdlColumns *facts, bool *derived)
 {
 	GpudlLearnSetup *ls = arg;
@@ -313,7 +382,7 @@ eval_with_engine(void *arg, const char *program, const char *target, int arity,
 	in.device = GDL_DEVICE_CPU;
 	in.max_iterations = gpudl_max_iterations;
 	in.want_rows = true;
-	in.progress = gpudl_progress_engine;
+	in.progress = check_progress;
 	goal.pred = t;
 	r = gdl_run(plan, &in, ls->dict, &goal);
 
