@@ -15,7 +15,8 @@
  *      gain (positives - negatives - size).  A rule that cannot beat the
  *      best any more (its positives bound every refinement's) is pruned,
  *      and so is a consistent one (refining it only loses positives);
- *      once a rule is found, the search goes at most two atoms deeper.
+ *      once a rule covers half the positives in play, the search goes at
+ *      most two atoms deeper than it.
  *   2. Cover: add the best rule to the program, drop the positives it
  *      covers (and with noise the negatives), repeat until every positive
  *      is covered, no acceptable rule is left, or max_rules; with noise,
@@ -186,6 +187,7 @@ find_rule(Search *s, const int32_t *ex, int32_t nex, Node *out)
 	const NxWorld *w = s->w;
 	Node	   *level = gdl_alloc(sizeof(Node));
 	int			nlevel = 1;
+	int32_t		inplay;
 
 	s->have = false;
 	ilp_keyset_free(&s->seen);
@@ -199,11 +201,12 @@ find_rule(Search *s, const int32_t *ex, int32_t nex, Node *out)
 	for (int32_t i = 0; i < nex; i++)
 		level[0].ntp += ex[i] < w->npos;
 	level[0].nfp = nex - level[0].ntp;
+	inplay = level[0].ntp;
 
 	for (int depth = 1; depth <= s->max_body && nlevel > 0 && !s->solver.expired; depth++)
 	{
-		/* Occam: once a rule is found, look at most two atoms further */
-		if (s->have && depth > s->best.r.natoms + 2)
+		/* Occam: once a rule covers half the positives, look at most two atoms further */
+		if (s->have && depth > s->best.r.natoms + 2 && 2 * (int64_t) s->best.ntp >= inplay)
 			break;
 		int			cap = 2 * s->beam + 64;
 		Node	   *pool = gdl_alloc(sizeof(Node) * cap);
