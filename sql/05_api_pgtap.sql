@@ -43,7 +43,7 @@ SELECT col_type_is('gpudl', 'bindings', 'columns', 'name[]', 'col_type_is gpudl,
 SELECT columns_are('gpudl', 'learn_runs',
     ARRAY['id', 'program', 'target', 'status', 'device', 'params', 'started_at',
           'finished_at', 'epochs', 'final_loss', 'message', 'run_by',
-          'backend_pid', 'backend_start', 'backend_xid']);
+          'backend_pid', 'backend_start', 'backend_xid', 'timed_out']);
 SELECT col_type_is('gpudl', 'learn_runs', 'params', 'jsonb', 'col_type_is gpudl, learn_runs, params, jsonb');
 SELECT col_type_is('gpudl', 'learn_runs', 'run_by', 'regrole', 'col_type_is gpudl, learn_runs, run_by, regrole');
 SELECT columns_are('gpudl', 'learned_rules',
@@ -125,14 +125,17 @@ SELECT is(pg_get_function_arguments('gpudl_materialize(text,text,text,text)'::re
     'gpudl_materialize argument names and defaults');
 SELECT has_function('public', 'gpudl_learn',
     ARRAY['text', 'text', 'text', 'text', 'integer', 'integer', 'integer', 'double precision',
-          'boolean', 'integer', 'integer', 'boolean', 'text']);
-SELECT is(pg_get_function_arguments('gpudl_learn(text,text,text,text,int,int,int,float8,boolean,int,int,boolean,text)'::regprocedure),
+          'boolean', 'integer', 'integer', 'boolean', 'text', 'double precision', 'double precision',
+          'text', 'integer', 'text']);
+SELECT is(pg_get_function_arguments('gpudl_learn(text,text,text,text,int,int,int,float8,boolean,int,int,boolean,text,float8,float8,text,int,text)'::regprocedure),
     'program text, target text, positives text, negatives text DEFAULT NULL::text, max_body integer DEFAULT 2, '
     'max_rules integer DEFAULT 32, epochs integer DEFAULT 200, learning_rate double precision DEFAULT 0.1, '
     'allow_recursive boolean DEFAULT false, min_support integer DEFAULT 1, seed integer DEFAULT 0, '
-    'commit boolean DEFAULT false, negative_sampling text DEFAULT ''pca''::text',
-    'gpudl_learn argument names and defaults (PRODUCT.md, plus negative_sampling)');
-SELECT is(pg_get_function_result('gpudl_learn(text,text,text,text,int,int,int,float8,boolean,int,int,boolean,text)'::regprocedure),
+    'commit boolean DEFAULT false, negative_sampling text DEFAULT ''closed_world''::text, '
+    'max_seconds double precision DEFAULT NULL::double precision, noise double precision DEFAULT 0, '
+    'types text DEFAULT NULL::text, max_vars integer DEFAULT NULL::integer, method text DEFAULT ''auto''::text',
+    'gpudl_learn argument names and defaults (PRODUCT.md, plus negative_sampling and the 0.3 arguments)');
+SELECT is(pg_get_function_result('gpudl_learn(text,text,text,text,int,int,int,float8,boolean,int,int,boolean,text,float8,float8,text,int,text)'::regprocedure),
     'TABLE(rank integer, rule text, probability double precision, loss double precision, '
     '"precision" double precision, recall double precision, support bigint, head_coverage double precision, '
     'std_confidence double precision, pca_confidence double precision)',

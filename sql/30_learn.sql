@@ -90,7 +90,7 @@ FROM generate_series(1, (SELECT count(*)::int FROM cand)) i;
 -- errors: bad arguments; every failed call is still recorded (after its
 -- transaction rolled back, by a background worker), except for NULL arguments
 SELECT * FROM gpudl_learn('fam30', 'grandparent', 'gp_pos', max_body => 0);
-SELECT * FROM gpudl_learn('fam30', 'grandparent', 'gp_pos', max_body => 4);
+SELECT * FROM gpudl_learn('fam30', 'grandparent', 'gp_pos', max_body => 9);
 SELECT * FROM gpudl_learn('fam30', 'grandparent', 'gp_pos', max_rules => 0);
 SELECT * FROM gpudl_learn('fam30', 'grandparent', 'gp_pos', learning_rate => 0);
 SELECT * FROM gpudl_learn('fam30', 'grandparent', 'gp_pos', epochs => -1);

@@ -130,7 +130,7 @@ SELECT rank, rule FROM gpudl_learn('fam', 'gp', 'SELECT * FROM (VALUES (''a'', '
 SELECT * FROM gpudl_learn('fam', 'gp', 'SELECT * FROM (VALUES (''a'', ''c''), (''b'', ''d''), (''c'', ''e'')) v(x, y)', max_rules => 1, commit => true);
 \echo :LAST_ERROR_SQLSTATE
 -- a failed run is recorded as bob's, by the background worker
-SELECT * FROM gpudl_learn('fam', 'gp', 'SELECT 1, 2, 3');
+SELECT * FROM gpudl_learn('fam', 'gp', 'SELECT 1, 2, 3, 4, 5, 6, 7, 8, 9');
 RESET ROLE;
 SELECT * FROM fam_state;
 SELECT count(*) AS rows_in_anc_out FROM alice_s.anc_out;

@@ -11,9 +11,9 @@
  *
  * Values are 64-bit as everywhere in the engine: integers as themselves, text
  * as ids of one GdlDict (the caller encodes background and examples with the
- * same dictionary).  Only unary and binary relations take part in the bias;
- * relations of other arities are ignored.  Memory comes from gdl_alloc and is
- * freed with the host's arena; errors go through gdl_error.
+ * same dictionary).  Relations and targets have 1..GDL_ILP_MAX_ARITY
+ * arguments.  Memory comes from gdl_alloc and is freed with the host's arena;
+ * errors go through gdl_error.
  *
  * The method (ARCHITECTURE.md section 5): candidates are enumerated top-down
  * from the bias and pruned by their support on the examples; each candidate's
@@ -27,6 +27,13 @@
  * dropped, and over-general rules specialised when the background shows it.
  * Shorter bodies are tried first; the first bias stage that fits the
  * examples exactly wins.  Deterministic: same inputs, same rules.
+ *
+ * Targets or background relations of arity above 2, bodies of more than 3
+ * atoms, argument tags (types from the schema) or method REFINE take the
+ * refinement search instead (ilp_refine.c, docs/DESIGN.md): a beam of
+ * rules refined one atom at a time with coverage on the examples, rules
+ * chosen by sequential covering (exact, or by description length with
+ * 'noise'), within 'max_seconds' (the best program so far when it runs out).
  */
 #ifndef GDL_ILP_H
 #define GDL_ILP_H
@@ -35,13 +42,23 @@
 
 /* ---------------------------------------------------------------- input */
 
-/* One background relation: rows as columns of encoded values. */
+/* The largest arity of a target or background relation. */
+#define GDL_ILP_MAX_ARITY 8
+
+/*
+ * One background relation: rows as columns of encoded values.  tags[i]
+ * names argument i's type beyond its SQL type (a domain, a foreign key's
+ * referenced column, a user's 'types'): two arguments may share a variable
+ * only when their SQL types are of one class and their tags are equal or
+ * one is NULL.
+ */
 typedef struct GdlIlpRelation
 {
 	const char *name;			/* predicate name as rules should print it */
-	int			arity;			/* 1 or 2 take part; others are ignored */
-	GdlType		types[2];		/* per argument */
+	int			arity;			/* 1..GDL_ILP_MAX_ARITY */
+	GdlType		types[GDL_ILP_MAX_ARITY];	/* per argument */
 	GdlColumns	rows;			/* rows.ncols == arity */
+	const char *tags[GDL_ILP_MAX_ARITY];	/* per argument, or NULL */
 } GdlIlpRelation;
 
 /*
@@ -54,9 +71,10 @@ typedef struct GdlIlpProblem
 	int			nrels;
 	const GdlIlpRelation *rels;
 	const char *target;
-	int			arity;			/* 1 or 2 */
-	GdlType		types[2];		/* target argument types; UNKNOWN: take the examples' */
-	GdlType		example_types[2];	/* types of the example columns; UNKNOWN: unchecked */
+	int			arity;			/* 1..GDL_ILP_MAX_ARITY */
+	GdlType		types[GDL_ILP_MAX_ARITY];	/* target argument types; UNKNOWN: take the examples' */
+	GdlType		example_types[GDL_ILP_MAX_ARITY];	/* types of the example columns; UNKNOWN: unchecked */
+	const char *tags[GDL_ILP_MAX_ARITY];	/* target argument tags, or NULL */
 	const GdlColumns *positives;	/* ncols == arity, at least one row */
 	const GdlColumns *negatives;	/* NULL: drawn by the partial completeness assumption */
 } GdlIlpProblem;
@@ -69,10 +87,21 @@ typedef enum GdlIlpNegMode
 								 * max_body steps that are not known facts */
 } GdlIlpNegMode;
 
+/* Which search learns the rules. */
+typedef enum GdlIlpMethod
+{
+	GDL_ILP_AUTO = 0,			/* REFINE where the bias needs it, else BULK */
+	GDL_ILP_BULK,				/* bulk coverage + noisy-or training (arity <= 2, body <= 3) */
+	GDL_ILP_REFINE				/* beam refinement + sequential covering (any arity, body) */
+} GdlIlpMethod;
+
+/* The longest body the refinement search builds. */
+#define GDL_ILP_MAX_BODY 8
+
 /* Parameters of gdl_ilp_learn; gdl_ilp_params_default fills the defaults. */
 typedef struct GdlIlpParams
 {
-	int			max_body;		/* 1..3 body atoms (default 2) */
+	int			max_body;		/* 1..3 body atoms, up to GDL_ILP_MAX_BODY with REFINE (default 2) */
 	int			max_rules;		/* >= 1 (default 32) */
 	int			epochs;			/* >= 0 (default 200) */
 	double		learning_rate;	/* > 0 (default 0.1) */
@@ -86,6 +115,13 @@ typedef struct GdlIlpParams
 	bool		deepen;			/* try shorter bodies first, stop at a perfect fit (default true) */
 	bool		invent;			/* with allow_recursive: closures q+ of binary predicates (default true) */
 	double		min_precision;	/* a selected rule's own precision on the examples (default 0.5) */
+	/* issue 15 */
+	double		max_seconds;	/* time budget (0: none); past it the best program so far */
+	double		noise;			/* REFINE: 0 exact; > 0 a rule may cover negatives up to
+								 * noise x its examples, program by description length */
+	GdlIlpMethod method;		/* default AUTO */
+	int			max_vars;		/* REFINE: variables per rule (0: arity + max_body, at most 12) */
+	int			beam;			/* REFINE: beam width (0: 64, doubled while time is left) */
 } GdlIlpParams;
 
 extern void gdl_ilp_params_default(GdlIlpParams *p);
@@ -144,6 +180,10 @@ typedef struct GdlIlpResult
 	double		train_recall;
 	char	   *message;		/* one line saying how the run went */
 	bool		on_device;		/* the chosen stage trained on the registered device */
+	bool		timed_out;		/* max_seconds ran out: the best program found so far */
+	const char *method;			/* "bulk" or "refine" */
+	int			nnotes;			/* background relations the learner could not use, and why */
+	char	  **notes;
 } GdlIlpResult;
 
 /*

@@ -356,6 +356,8 @@ typedef struct IlpSelectCtx
 	const GdlIlpEvalHook *hook;
 	GdlColumns *facts;			/* the examples as values, built on first hook call */
 	int64_t		evals;			/* fixpoint evaluations made */
+	double		deadline;		/* ilp_now() seconds (0: none): no fixpoint trial after it */
+	bool		expired;		/* the deadline cut the selection short */
 } IlpSelectCtx;
 
 typedef struct IlpSelection

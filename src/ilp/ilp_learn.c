@@ -16,6 +16,7 @@
  * (ilp_select.c), and measure each selected rule (ilp_metrics.c).
  */
 #include "ilp_int.h"
+#include "ilp_refine.h"
 #include "gdl_ilp_device.h"
 
 #include <math.h>
@@ -23,6 +24,9 @@
 
 /* The host's progress hook (gdl_ilp_set_progress) and the current stage. */
 static GdlIlpProgressFn progress_fn = NULL;
+/* max_seconds of the current run as an ilp_now() deadline (0: none), and whether it cut a stage */
+static double stage_deadline = 0;
+static bool stage_expired = false;
 static void *progress_arg = NULL;
 static int	progress_stage = -1;
 
@@ -67,15 +71,36 @@ gdl_ilp_params_default(GdlIlpParams *p)
 	p->deepen = true;
 	p->invent = true;
 	p->min_precision = 0.5;
+	p->max_seconds = 0;
+	p->noise = 0;
+	p->method = GDL_ILP_AUTO;
+	p->max_vars = 0;
+	p->beam = 0;
 }
 
 /* Reject parameters outside their ranges with GDL_ERR_PARAM. */
 static void
-check_params(const GdlIlpParams *p)
+check_params(const GdlIlpParams *p, bool refine)
 {
-	if (p->max_body < 1 || p->max_body > ILP_MAX_ATOMS)
-		gdl_error(GDL_ERR_PARAM, NULL, "Rule bodies have 1 to 3 atoms.",
-				  "max_body must be between 1 and %d, not %d", ILP_MAX_ATOMS, p->max_body);
+	int			maxb = refine ? GDL_ILP_MAX_BODY : ILP_MAX_ATOMS;
+
+	if (p->max_body < 1 || p->max_body > maxb)
+		gdl_error(GDL_ERR_PARAM, NULL,
+				  refine ? NULL : "Bodies of more than 3 atoms need the refinement search.",
+				  "max_body must be between 1 and %d, not %d", maxb, p->max_body);
+	if (!(p->max_seconds >= 0.0) || !isfinite(p->max_seconds))
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "max_seconds must not be negative");
+	if (!(p->noise >= 0.0 && p->noise < 1.0))
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "noise must be at least 0 and below 1, not %g",
+				  p->noise);
+	if (p->method < GDL_ILP_AUTO || p->method > GDL_ILP_REFINE)
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "unknown method %d", (int) p->method);
+	if (p->max_vars < 0 || p->max_vars > 12)
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "max_vars must be between 1 and 12, not %d",
+				  p->max_vars);
+	if (p->beam < 0 || p->beam > 1000000)
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "beam must be between 1 and 1000000, not %d",
+				  p->beam);
 	if (p->max_rules < 1)
 		gdl_error(GDL_ERR_PARAM, NULL, NULL, "max_rules must be at least 1, not %d", p->max_rules);
 	if (p->epochs < 0 || p->epochs > 10000000)
@@ -325,8 +350,12 @@ run_stage(const IlpWorld *w, const GdlIlpParams *params, const GdlIlpEvalHook *h
 	ctx.min_support = bias.min_support;
 	ctx.min_precision = params->min_precision;
 	ctx.hook = hook;
+	ctx.deadline = stage_deadline;
 	ilp_select(&ctx, &s->sel);
-	tighten_selection(w, params, &bias, &ctx, s);
+	stage_expired = stage_expired || ctx.expired;
+	/* tightening may evaluate at fixpoint: not once the time budget is spent */
+	if (!stage_expired)
+		tighten_selection(w, params, &bias, &ctx, s);
 	gdl_free(eligible);
 	gdl_ilp_timings.select_s += ilp_now() - t0;
 }
@@ -438,14 +467,24 @@ gdl_ilp_learn(const GdlIlpProblem *prob, const GdlIlpParams *params, const GdlIl
 	int			best = -1;
 	bool		closures;
 	IlpNegSpec	neg;
+	double		t0 = ilp_now();
+	bool		timed_out = false;
+	GdlIlpResult *res;
 
-	check_params(&p);
+	if (ilp_refine_needed(prob, &p))
+	{
+		check_params(&p, true);
+		return ilp_refine_learn(prob, &p);
+	}
+	check_params(&p, false);
 	neg.mode = p.neg_mode;
 	neg.per_pos = p.neg_per_pos > 0 ? p.neg_per_pos : (p.neg_mode == GDL_ILP_NEG_CLOSED ? 50 : 4);
 	neg.hops = p.max_body;
 	neg.seed = p.seed;
 	closures = p.allow_recursive && p.invent;
 	progress_stage = -1;
+	stage_deadline = p.max_seconds > 0 ? t0 + p.max_seconds : 0;
+	stage_expired = false;
 	ilp_progress("building", -1, NAN);
 	w = ilp_world_build(prob, true, closures, &neg);
 	closures = false;
@@ -465,6 +504,20 @@ gdl_ilp_learn(const GdlIlpProblem *prob, const GdlIlpParams *params, const GdlIl
 			best = i;
 		if (s->sel.tp == w->npos && s->sel.fp == 0)
 			break;
+		/*
+		 * The time budget is checked between stages (the best stage so far)
+		 * and by the selection, which makes no fixpoint trial past it.
+		 */
+		if (stage_expired || (p.max_seconds > 0 && i + 1 < nstages && ilp_now() - t0 > p.max_seconds))
+		{
+			timed_out = true;
+			break;
+		}
 	}
-	return make_result(w, &runs[best], best, nstages);
+	res = make_result(w, &runs[best], best, nstages);
+	res->method = "bulk";
+	res->timed_out = timed_out;
+	if (timed_out)
+		res->message = gdl_sprintf("%s; max_seconds ran out: the best stage so far", res->message);
+	return res;
 }

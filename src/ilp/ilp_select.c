@@ -231,6 +231,7 @@ ilp_select(IlpSelectCtx *ctx, IlpSelection *out)
 				fp;
 	bool		has_rec = false;
 	int			trials = 0;
+	double		last_trial = 0;
 
 	for (int32_t c = 0; c < cs->n; c++)
 		tried_at[c] = -1;
@@ -243,6 +244,13 @@ ilp_select(IlpSelectCtx *ctx, IlpSelection *out)
 		int32_t		best;
 
 		gdl_check_interrupts();
+		/*
+		 * No fixpoint trial that would end past max_seconds (judged by the
+		 * last one's duration): cheap additions only from then on.
+		 */
+		if (budget && ctx->deadline > 0 && ilp_now() + last_trial > ctx->deadline)
+			ctx->expired = true;
+		budget = budget && !ctx->expired;
 		best = next_candidate(ctx, derived, chosen, tried_at, n, false, has_rec, budget);
 		if (best < 0 && tp < w->npos)
 			best = next_candidate(ctx, derived, chosen, tried_at, n, true, has_rec, budget);
@@ -253,9 +261,12 @@ ilp_select(IlpSelectCtx *ctx, IlpSelection *out)
 			int32_t		ttp,
 						tfp;
 
+			double		t0 = ilp_now();
+
 			ids[n] = best;
 			trials++;
 			ilp_program_eval(ctx, ids, n + 1, trial);
+			last_trial = ilp_now() - t0;
 			count_tp_fp(w, trial, &ttp, &tfp);
 			if (score(w, ttp, tfp) <= score(w, tp, fp))
 			{
@@ -300,6 +311,12 @@ ilp_select(IlpSelectCtx *ctx, IlpSelection *out)
 				cur++;
 		if (cur <= 1)
 			break;
+		/* elimination only prunes: past max_seconds a recursive program keeps its rules */
+		if (has_rec && ctx->deadline > 0 && ilp_now() + last_trial > ctx->deadline)
+		{
+			ctx->expired = true;
+			break;
+		}
 		for (int j = 0; j < n; j++)
 			if (ids[j] >= 0 && ids[j] != victim)
 				rest[m++] = ids[j];

@@ -12,7 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Invented closures are bounded so they pay for themselves: one may have at
+ * most ILP_CLOSURE_GROWTH times its base's tuples (at least
+ * ILP_CLOSURE_FLOOR), and all together at most ILP_CLOSURE_TOTAL.  A closure
+ * far larger than its base relates almost everything (long hypernym chains
+ * of a WordNet), derives mostly negatives, and its bulk coverage would need
+ * memory out of all proportion to the examples (issue 15: 20 GB on WN18RR).
+ */
 #define ILP_CLOSURE_CAP 4000000 /* tuples an invented closure may have */
+#define ILP_CLOSURE_GROWTH 8
+#define ILP_CLOSURE_FLOOR 65536
+#define ILP_CLOSURE_TOTAL 4000000
 
 /* The value class of a column type: values of one class may be joined. */
 int
@@ -231,17 +242,27 @@ static int
 add_closures(IlpWorld *w, int nbase)
 {
 	int			n = nbase;
+	int64_t		left = ILP_CLOSURE_TOTAL;
 
 	for (int i = 0; i < nbase; i++)
 	{
 		IlpPred    *p = &w->preds[i];
 		IlpRel	   *c;
+		int64_t		cap;
 
 		if (p->kind != ILP_PRED_BG || p->arity != 2 || p->cls[0] != p->cls[1] || p->rel->n == 0)
 			continue;
-		c = ilp_rel_closure(p->rel, ILP_CLOSURE_CAP);
+		cap = p->rel->n * ILP_CLOSURE_GROWTH;
+		if (cap < ILP_CLOSURE_FLOOR)
+			cap = ILP_CLOSURE_FLOOR;
+		if (cap > ILP_CLOSURE_CAP)
+			cap = ILP_CLOSURE_CAP;
+		if (cap > left)
+			cap = left;
+		c = cap > 0 ? ilp_rel_closure(p->rel, cap) : NULL;
 		if (c == NULL)
 			continue;
+		left -= c->n;
 		w->preds[n].name = closure_name(w->preds, n, p->name);
 		w->preds[n].arity = 2;
 		w->preds[n].cls[0] = w->preds[n].cls[1] = p->cls[0];

@@ -43,7 +43,8 @@ rule_text(const GdlIlpRule *r)
 
 /* The call's parameters as a jsonb text, for gpudl.learn_runs.params. */
 static char *
-params_json(const char *positives, const char *negatives, const GdlIlpParams *p, bool commit)
+params_json(const char *positives, const char *negatives, const GdlIlpParams *p, bool commit,
+			const char *types)
 {
 	StringInfoData b;
 
@@ -62,6 +63,19 @@ params_json(const char *positives, const char *negatives, const GdlIlpParams *p,
 					 p->allow_recursive ? "true" : "false", p->min_support,
 					 (long long) p->seed, commit ? "true" : "false",
 					 p->neg_mode == GDL_ILP_NEG_CLOSED ? "closed_world" : "pca");
+	if (p->max_seconds > 0 || p->noise > 0 || types || p->max_vars > 0 || p->method != GDL_ILP_AUTO)
+	{
+		b.len--;				/* reopen the object */
+		appendStringInfo(&b, ", \"max_seconds\": %g, \"noise\": %g, \"max_vars\": %d, "
+						 "\"method\": \"%s\", \"types\": ", p->max_seconds, p->noise,
+						 p->max_vars, p->method == GDL_ILP_BULK ? "bulk" :
+						 p->method == GDL_ILP_REFINE ? "refine" : "auto");
+		if (types)
+			escape_json(&b, types);
+		else
+			appendStringInfoString(&b, "null");
+		appendStringInfoChar(&b, '}');
+	}
 	return b.data;
 }
 
@@ -74,7 +88,7 @@ extern bool gpudl_ilp_device_setup(void);
  * path's worker must not wait for a lock the caller holds.
  */
 static void
-finish_run(int64 run_id, const GdlIlpResult *res, bool committed)
+finish_run(int64 run_id, const GdlIlpResult *res, bool committed, bool catalog_03)
 {
 	Oid			rtypes[12] = {INT8OID, INT4OID, TEXTOID, FLOAT8OID, FLOAT8OID, FLOAT8OID,
 	FLOAT8OID, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, BOOLOID};
@@ -118,7 +132,80 @@ finish_run(int64 run_id, const GdlIlpResult *res, bool committed)
 							  5, ftypes, fv, NULL, false, 0) != SPI_OK_UPDATE ||
 		SPI_processed != 1)
 		elog(ERROR, "gpudl: could not record the learn run");
+	/* the 0.3 catalog says whether the time budget ran out */
+	if (catalog_03 &&
+		SPI_execute_with_args("UPDATE gpudl.learn_runs SET timed_out = $2 WHERE id = $1",
+							  2, (Oid[]) {INT8OID, BOOLOID},
+							  (Datum[]) {Int64GetDatum(run_id), BoolGetDatum(res->timed_out)},
+							  NULL, false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "gpudl: could not record the learn run");
 	SPI_finish();
+}
+
+/* Read the 0.3 arguments (issue 15): max_seconds, noise, types, max_vars, method. */
+static void
+learn_03_args(FunctionCallInfo fcinfo, GdlIlpParams *params, char **types)
+{
+	*types = NULL;
+	if (PG_NARGS() <= 13)
+		return;
+	if (!PG_ARGISNULL(13))
+	{
+		params->max_seconds = PG_GETARG_FLOAT8(13);
+		if (!(params->max_seconds >= 0) || isinf(params->max_seconds))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("max_seconds must be a non-negative number, got %g", params->max_seconds),
+					 errhint("Give 0 or NULL for no time budget.")));
+	}
+	if (!PG_ARGISNULL(14))
+	{
+		params->noise = PG_GETARG_FLOAT8(14);
+		if (!(params->noise >= 0 && params->noise < 1))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("noise must be at least 0 and below 1, got %g", params->noise),
+					 errhint("0 learns rules consistent with every negative.")));
+	}
+	if (!PG_ARGISNULL(15))
+		*types = text_to_cstring(PG_GETARG_TEXT_PP(15));
+	if (!PG_ARGISNULL(16))
+	{
+		params->max_vars = PG_GETARG_INT32(16);
+		if (params->max_vars < 1 || params->max_vars > 12)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("max_vars must be between 1 and 12, got %d", params->max_vars),
+					 errhint("NULL lets the learner choose (arguments plus max_body).")));
+	}
+	if (!PG_ARGISNULL(17))
+	{
+		char	   *m = text_to_cstring(PG_GETARG_TEXT_PP(17));
+
+		if (strcmp(m, "auto") == 0)
+			params->method = GDL_ILP_AUTO;
+		else if (strcmp(m, "bulk") == 0)
+			params->method = GDL_ILP_BULK;
+		else if (strcmp(m, "refine") == 0)
+			params->method = GDL_ILP_REFINE;
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid method \"%s\"", m),
+					 errhint("Use 'auto', 'bulk' (noisy-or training) or 'refine' (refinement search).")));
+	}
+}
+
+/* NOTICEs of a run: what the learner left out, and a time budget that ran out. */
+static void
+learn_notices(const GdlIlpResult *res)
+{
+	for (int i = 0; i < res->nnotes; i++)
+		ereport(NOTICE, (errmsg("gpudl_learn leaves out %s", res->notes[i])));
+	if (res->timed_out)
+		ereport(NOTICE,
+				(errmsg("gpudl_learn: max_seconds ran out; the result is the best program found so far"),
+				 errhint("Raise max_seconds for a fuller search.")));
 }
 
 /* Commit the learned program (invented predicates first) into the program. */
@@ -140,7 +227,8 @@ commit_rules(const char *program, const GdlIlpResult *res)
 
 /*
  * gpudl_learn(program, target, positives, negatives, max_body, max_rules,
- * epochs, learning_rate, allow_recursive, min_support, seed, commit)
+ * epochs, learning_rate, allow_recursive, min_support, seed, commit,
+ * negative_sampling [0.2], max_seconds, noise, types, max_vars, method [0.3])
  */
 Datum
 gpudl_learn(PG_FUNCTION_ARGS)
@@ -162,6 +250,7 @@ gpudl_learn(PG_FUNCTION_ARGS)
 	bool		autonomous = false;
 	int			token;
 	char	   *pjson;
+	char	   *types;
 	int			i;
 
 	gdl_ilp_params_default(&params);
@@ -190,6 +279,7 @@ gpudl_learn(PG_FUNCTION_ARGS)
 					 errmsg("invalid negative_sampling \"%s\"", mode),
 					 errhint("Use 'pca' (partial completeness) or 'closed_world'.")));
 	}
+	learn_03_args(fcinfo, &params, &types);
 	/*
 	 * A refusal changes nothing, so it comes before the run is recorded; a
 	 * missing program is a failed run (recorded) as before.
@@ -199,10 +289,11 @@ gpudl_learn(PG_FUNCTION_ARGS)
 	gpudl_memory_reset();
 	percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl learn", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(percall);
-	pjson = params_json(positives, negatives, &params, commit);
+	pjson = params_json(positives, negatives, &params, commit, types);
 	PG_TRY();
 	{
-		require(params.max_body >= 1 && params.max_body <= 3, "max_body must be between 1 and 3", params.max_body);
+		require(params.max_body >= 1 && params.max_body <= GDL_ILP_MAX_BODY,
+				"max_body must be between 1 and 8", params.max_body);
 		require(params.max_rules >= 1, "max_rules must be at least 1", params.max_rules);
 		require(params.epochs >= 0, "epochs must not be negative", params.epochs);
 		require(params.min_support >= 1, "min_support must be at least 1", params.min_support);
@@ -216,14 +307,19 @@ gpudl_learn(PG_FUNCTION_ARGS)
 			run_id = row_id;	/* the error path closes it (else it rolls back) */
 		token = gpudl_progress_begin("learn", program, target);
 		ls = gpudl_learn_setup(program, target, 0, positives, negatives);
+		if (types != NULL)
+			gpudl_learn_apply_types(ls, types);
+		if (params.max_seconds > 0)
+			ls->deadline_ms = gdl_now_ms() + params.max_seconds * 1000.0;
 		hook = gpudl_learn_eval_hook(ls);
 		gpudl_progress_device(gpudl_ilp_device_setup() ? "gpu" : "cpu");
 		gdl_ilp_set_progress(gpudl_progress_ilp, NULL);
 		res = gdl_ilp_learn(&ls->prob, &params, &hook);
 		gpudl_progress_phase("recording");
+		learn_notices(res);
 		if (commit)
 			commit_rules(program, res);
-		finish_run(row_id, res, commit);
+		finish_run(row_id, res, commit, PG_NARGS() > 13);
 		gpudl_progress_end(token);
 	}
 	PG_CATCH();

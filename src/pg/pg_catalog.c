@@ -75,7 +75,12 @@ gpudl_type_from_oid(Oid typid)
 		case FLOAT4OID:
 			return GDL_TYPE_FLOAT8;
 		default:
-			return GDL_TYPE_UNKNOWN;
+			{
+				/* a domain: its base type's */
+				Oid			base = getBaseType(typid);
+
+				return base != typid ? gpudl_type_from_oid(base) : GDL_TYPE_UNKNOWN;
+			}
 	}
 }
 

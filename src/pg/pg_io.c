@@ -50,7 +50,14 @@ gpudl_datum_to_value(Datum d, Oid typid, GdlDict *dict)
 		default:
 			{
 				/* text, varchar, bpchar: varlena strings */
-				text	   *t = DatumGetTextPP(d);
+				text	   *t;
+				Oid			base;
+
+				/* a domain's values are its base type's (issue 15: domains type arguments) */
+				if (typid != TEXTOID && typid != VARCHAROID && typid != BPCHAROID &&
+					(base = getBaseType(typid)) != typid)
+					return gpudl_datum_to_value(d, base, dict);
+				t = DatumGetTextPP(d);
 				int64_t		id = gdl_dict_intern(dict, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
 
 				if ((Pointer) t != DatumGetPointer(d))

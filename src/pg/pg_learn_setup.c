@@ -8,7 +8,9 @@
 
 #include <ctype.h>
 
+#include "access/xact.h"
 #include "miscadmin.h"
+#include "utils/resowner.h"
 #include "utils/builtins.h"
 
 /* Raise 22023 unless 'name' is a plain predicate name. */
@@ -60,18 +62,30 @@ predicate_rows(GpudlLearnSetup *ls, const GdlPred *p, GdlColumns *out)
 /* Add one background relation. */
 static void
 add_relation(GpudlLearnSetup *ls, const char *name, int arity, const GdlType *types,
-			 GdlColumns rows)
+			 GdlColumns rows, const GdlRelInfo *info)
 {
 	GdlIlpRelation *r;
+	int			c;
 
 	ls->rels = repalloc(ls->rels, sizeof(GdlIlpRelation) * (ls->nrels + 1));
 	r = &ls->rels[ls->nrels++];
 	memset(r, 0, sizeof(*r));
 	r->name = pstrdup(name);
 	r->arity = arity;
-	r->types[0] = types[0];
-	r->types[1] = arity > 1 ? types[1] : GDL_TYPE_UNKNOWN;
+	for (c = 0; c < arity; c++)
+		r->types[c] = types[c];
 	r->rows = rows;
+	if (info != NULL && info->relid != 0)
+		gpudl_schema_tags(info, arity, r->tags);
+}
+
+/* Say why a predicate is not background for the learner. */
+static void
+left_out(const char *name, int arity)
+{
+	ereport(NOTICE,
+			(errmsg("gpudl_learn leaves out predicate \"%s\": it has %d arguments, the learner "
+					"reads 1 to %d", name, arity, GDL_ILP_MAX_ARITY)));
 }
 
 /*
@@ -92,10 +106,14 @@ build_background(GpudlLearnSetup *ls)
 		GdlPred    *p = &a->preds[i];
 		GdlColumns	rows;
 
-		if (p->arity < 1 || p->arity > 2)
+		if (p->arity < 1 || p->arity > GDL_ILP_MAX_ARITY)
+		{
+			if (strcmp(p->name, ls->target) != 0)
+				left_out(p->name, p->arity);
 			continue;
+		}
 		predicate_rows(ls, p, &rows);
-		add_relation(ls, p->name, p->arity, p->types, rows);
+		add_relation(ls, p->name, p->arity, p->types, rows, p->is_edb ? &p->rel : NULL);
 		CHECK_FOR_INTERRUPTS();
 	}
 	/* bound tables no rule reads yet */
@@ -115,10 +133,13 @@ build_background(GpudlLearnSetup *ls)
 			continue;
 		p.arity = p.rel.ncols;
 		p.types = p.rel.types;
-		if (p.arity < 1 || p.arity > 2)
+		if (p.arity < 1 || p.arity > GDL_ILP_MAX_ARITY)
+		{
+			left_out(p.name, p.arity);
 			continue;
+		}
 		gpudl_load_edb(NULL, &p, ls->dict, &rows);
-		add_relation(ls, p.name, p.arity, p.types, rows);
+		add_relation(ls, p.name, p.arity, p.types, rows, &p.rel);
 	}
 }
 
@@ -128,11 +149,11 @@ check_examples(GpudlLearnSetup *ls, const char *what, GdlColumns *ex, GdlType *t
 {
 	int			c;
 
-	if (ex->ncols < 1 || ex->ncols > 2)
+	if (ex->ncols < 1 || ex->ncols > GDL_ILP_MAX_ARITY)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("the %s have %d column%s, but a target has 1 or 2 arguments", what, ex->ncols,
-						ex->ncols == 1 ? "" : "s"),
+				 errmsg("the %s have %d column%s, but a target has 1 to %d arguments", what,
+						ex->ncols, ex->ncols == 1 ? "" : "s", GDL_ILP_MAX_ARITY),
 				 errhint("Select one column per argument of \"%s\", in order.", ls->target)));
 	if (ls->arity == 0)
 	{
@@ -193,24 +214,24 @@ gpudl_learn_setup(const char *program, const char *target, int arity,
 					 errmsg("target \"%s\" is a table of program \"%s\"; learn a derived predicate",
 							target, program),
 					 errhint("Name the predicate to learn differently from the tables its rules read.")));
-		if (p->arity < 1 || p->arity > 2)
+		if (p->arity < 1 || p->arity > GDL_ILP_MAX_ARITY)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("target \"%s\" has %d arguments; rules can be learned for 1 or 2",
-							target, p->arity)));
+					 errmsg("target \"%s\" has %d arguments; rules can be learned for 1 to %d",
+							target, p->arity, GDL_ILP_MAX_ARITY)));
 		if (arity > 0 && arity != p->arity)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
 					 errmsg("arity %d does not match predicate \"%s\", which has %d arguments",
 							arity, target, p->arity)));
 		ls->arity = p->arity;
-		ls->types[0] = p->types[0];
-		ls->types[1] = p->arity > 1 ? p->types[1] : GDL_TYPE_UNKNOWN;
+		for (int c = 0; c < p->arity; c++)
+			ls->types[c] = p->types[c];
 	}
-	else if (arity != 0 && (arity < 1 || arity > 2))
+	else if (arity != 0 && (arity < 1 || arity > GDL_ILP_MAX_ARITY))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("arity must be 1 or 2, not %d", arity)));
+				 errmsg("arity must be between 1 and %d, not %d", GDL_ILP_MAX_ARITY, arity)));
 	build_background(ls);
 
 	if (positives != NULL)
@@ -219,6 +240,7 @@ gpudl_learn_setup(const char *program, const char *target, int arity,
 
 		ls->positives = gpudl_read_examples(positives, "positives", ls->dict, &types);
 		check_examples(ls, "positives", ls->positives, types);
+		gpudl_example_tags(positives, ls->arity, ls->tags);
 		if (ls->positives->nrows == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -238,10 +260,12 @@ gpudl_learn_setup(const char *program, const char *target, int arity,
 	ls->prob.rels = ls->rels;
 	ls->prob.target = ls->target;
 	ls->prob.arity = ls->arity;
-	ls->prob.types[0] = ls->types[0];
-	ls->prob.types[1] = ls->types[1];
-	ls->prob.example_types[0] = ls->types[0];
-	ls->prob.example_types[1] = ls->types[1];
+	for (int c = 0; c < ls->arity; c++)
+	{
+		ls->prob.types[c] = ls->types[c];
+		ls->prob.example_types[c] = ls->types[c];
+		ls->prob.tags[c] = ls->tags[c];
+	}
 	ls->prob.positives = ls->positives;
 	ls->prob.negatives = ls->negatives;
 	return ls;
@@ -253,7 +277,74 @@ gpudl_learn_setup(const char *program, const char *target, int arity,
  * mark which target facts it derives.
  */
 static void
+eval_with_engine_run(void *arg, const char *program, const char *target, int arity,
+					 const GdlColumns *facts, bool *derived);
+
+/* The learn's deadline (gdl_now_ms), checked by the engine's progress calls of a fixpoint check. */
+static double check_deadline_ms = 0;
+
+/* Progress of a fixpoint check: past the learn's max_seconds it is cancelled. */
+static void
+check_progress(void *arg, const struct GdlProgress *p)
+{
+	gpudl_progress_engine(arg, p);
+	if (check_deadline_ms > 0 && gdl_now_ms() > check_deadline_ms)
+		ereport(ERROR,
+				(errcode(ERRCODE_QUERY_CANCELED),
+				 errmsg("gpudl_learn: max_seconds ran out during a fixpoint check")));
+}
+
+/*
+ * The ILP core's fixpoint hook.  With a time budget the check runs in a
+ * subtransaction, and one that runs past max_seconds is cancelled and
+ * counts as deriving nothing (the selection then makes no further check);
+ * any other error propagates.
+ */
+static void
 eval_with_engine(void *arg, const char *program, const char *target, int arity,
+				 const GdlColumns *facts, bool *derived)
+{
+	GpudlLearnSetup *ls = arg;
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+
+	if (ls->deadline_ms <= 0)
+	{
+		eval_with_engine_run(arg, program, target, arity, facts, derived);
+		return;
+	}
+	check_deadline_ms = ls->deadline_ms;
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		eval_with_engine_run(arg, program, target, arity, facts, derived);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *ed;
+
+		MemoryContextSwitchTo(cxt);
+		ed = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		check_deadline_ms = 0;
+		if (ed->sqlerrcode != ERRCODE_QUERY_CANCELED || gdl_now_ms() <= ls->deadline_ms)
+			ReThrowError(ed);
+		memset(derived, 0, sizeof(bool) * facts->nrows);
+	}
+	PG_END_TRY();
+	check_deadline_ms = 0;
+}
+
+/* Run one fixpoint check with the engine (see eval_with_engine). */
+static void
+eval_with_engine_run(void *arg, const char *program, const char *target, int arity,
 				 const GdlColumns *facts, bool *derived)
 {
 	GpudlLearnSetup *ls = arg;
@@ -273,8 +364,8 @@ eval_with_engine(void *arg, const char *program, const char *target, int arity,
 	if (gdl_analysis_find_pred(ls->analysis, target) < 0)
 	{
 		appendStringInfo(&src, ".decl %s(a1: %s", target, gdl_type_name(ls->types[0]));
-		if (arity > 1)
-			appendStringInfo(&src, ", a2: %s", gdl_type_name(ls->types[1]));
+		for (int c = 1; c < arity; c++)
+			appendStringInfo(&src, ", a%d: %s", c + 1, gdl_type_name(ls->types[c]));
 		appendStringInfoString(&src, ")\n");
 	}
 	appendStringInfoString(&src, program);
@@ -291,7 +382,7 @@ eval_with_engine(void *arg, const char *program, const char *target, int arity,
 	in.device = GDL_DEVICE_CPU;
 	in.max_iterations = gpudl_max_iterations;
 	in.want_rows = true;
-	in.progress = gpudl_progress_engine;
+	in.progress = check_progress;
 	goal.pred = t;
 	r = gdl_run(plan, &in, ls->dict, &goal);
 

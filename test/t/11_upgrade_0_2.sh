@@ -104,6 +104,23 @@ SQL
 )
 { echo "$notices" | grep -q "bob commit refused" && echo "$notices" | grep -q "ann predict refused"; } \
   || { echo "privileges of gpudl_mine / gpudl_predict after the update: $notices"; exit 1; }
+# rule learning (issue 15): the new arguments after the update — a ternary
+# target, types, the time budget, noise, the method — and the timed_out flag
+out=$(run -At <<'SQL'
+SET client_min_messages = warning;
+CREATE TABLE trip(p text, a text, b text);
+INSERT INTO trip SELECT x.p, x.c, y.c FROM parent x JOIN parent y ON x.p = y.p AND x.c <> y.c;
+SELECT gpudl_bind('family', 'trip', 'trip');
+SELECT 'rule ' || rule FROM gpudl_learn('family', 'sib3', 'SELECT p, a, b FROM trip', 'SELECT p, a, a FROM trip',
+  max_body => 4, max_seconds => 30, noise => 0, types => 'sib3(person, person, person); parent(person, person)',
+  max_vars => 5, method => 'refine') ORDER BY rank;
+SELECT 'flag ' || timed_out || ' ' || (params->>'method') FROM gpudl.learn_runs ORDER BY id DESC LIMIT 1;
+SELECT 'default ' || (pg_get_function_arguments('gpudl_learn(text,text,text,text,int,int,int,float8,boolean,int,int,boolean,text,float8,float8,text,int,text)'::regprocedure) LIKE '%negative_sampling text DEFAULT ''closed_world''%');
+SQL
+)
+echo "$out" | grep -q "^rule sib3(X, Y, Z) :- " || { echo "0.3 learning after the update: $out"; exit 1; }
+echo "$out" | grep -q "^flag false refine$" || { echo "0.3 learn_runs after the update: $out"; exit 1; }
+echo "$out" | grep -q "^default true$" || { echo "0.3 gpudl_learn defaults after the update: $out"; exit 1; }
 
 dropdb $db
 psql -X -q -d postgres -c "DROP ROLE upg2_ann" -c "DROP ROLE upg2_bob"

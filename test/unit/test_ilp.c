@@ -649,7 +649,12 @@ test_errors(void)
 	e = GDL_TRY(gdl_ilp_learn(&prob, &params, NULL));
 	CHECK(e != NULL && e->code == GDL_ERR_PARAM);
 	CHECK(e != NULL && strstr(e->message, "max_body") != NULL);
+	/* bodies of 4..GDL_ILP_MAX_BODY atoms take the refinement search; more is an error */
+	params.max_body = GDL_ILP_MAX_BODY + 1;
+	e = GDL_TRY(gdl_ilp_learn(&prob, &params, NULL));
+	CHECK(e != NULL && e->code == GDL_ERR_PARAM);
 	params.max_body = 4;
+	params.method = GDL_ILP_BULK;
 	e = GDL_TRY(gdl_ilp_learn(&prob, &params, NULL));
 	CHECK(e != NULL && e->code == GDL_ERR_PARAM);
 	gdl_ilp_params_default(&params);
@@ -684,7 +689,10 @@ test_errors(void)
 	CHECK(e != NULL && e->code == GDL_ERR_DATATYPE);
 	CHECK(e != NULL && strstr(e->message, "husband") != NULL);
 	prob.example_types[0] = GDL_TYPE_UNKNOWN;
-	prob.arity = 3;
+	prob.arity = 3;				/* a ternary target with binary examples */
+	e = GDL_TRY(gdl_ilp_learn(&prob, &params, NULL));
+	CHECK(e != NULL && e->code == GDL_ERR_DATATYPE);
+	prob.arity = GDL_ILP_MAX_ARITY + 1;
 	e = GDL_TRY(gdl_ilp_learn(&prob, &params, NULL));
 	CHECK(e != NULL && e->code == GDL_ERR_PARAM);
 	prob.arity = 2;

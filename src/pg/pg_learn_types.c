@@ -1,0 +1,241 @@
+/*
+ * pg_learn_types.c — argument types for rule learning beyond SQL types
+ * (issue 15): which arguments of the background and the target may share a
+ * variable.  Columns of different SQL types never do (the ILP core sees to
+ * that); here each argument may get a tag, and two tagged arguments join
+ * only when their tags are equal:
+ *
+ *   - a column with a single-column foreign key: "table.column" of the
+ *     referenced column, and that referenced column gets the same tag;
+ *   - a column whose type is a domain: the domain's name;
+ *   - the user's 'types' argument, Popper's type/2 in spirit:
+ *     "f(train); has_car(train, car); has_load(car, load)" — one entry per
+ *     predicate (background or target), one type name per argument; it
+ *     overrides the schema's tags.
+ */
+#include "gpudl_learn.h"
+
+#include <ctype.h>
+
+#include "access/htup_details.h"
+#include "catalog/pg_constraint.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+/* "schema.table.column" of a column, as a tag. */
+static char *
+column_tag(Oid relid, AttrNumber att)
+{
+	return psprintf("%s.%s", get_rel_name(relid), get_attname(relid, att, false));
+}
+
+/*
+ * Tags of a table's columns from the schema (see the file comment); tags[i]
+ * stays NULL where the schema says nothing.  Reads pg_constraint with the
+ * caller's rights (the catalog is readable by everyone).
+ */
+void
+gpudl_schema_tags(const GdlRelInfo *rel, int ncols, const char **tags)
+{
+	for (int c = 0; c < ncols && rel->colnames != NULL; c++)
+	{
+		AttrNumber	att = get_attnum(rel->relid, rel->colnames[c]);
+		Oid			typid;
+		Oid			argtypes[2] = {OIDOID, INT2OID};
+		Datum		args[2];
+
+		if (att == InvalidAttrNumber)
+			continue;
+		typid = get_atttype(rel->relid, att);
+		if (get_typtype(typid) == TYPTYPE_DOMAIN)
+			tags[c] = pstrdup(format_type_be(typid));
+		args[0] = ObjectIdGetDatum(rel->relid);
+		args[1] = Int16GetDatum(att);
+		SPI_connect();
+		/* this column references another (single-column keys only) */
+		if (SPI_execute_with_args("SELECT confrelid, confkey[1] FROM pg_catalog.pg_constraint "
+								  "WHERE contype = 'f' AND conrelid = $1 AND conkey = ARRAY[$2] "
+								  "ORDER BY oid LIMIT 1", 2, argtypes, args, NULL, true, 1) == SPI_OK_SELECT &&
+			SPI_processed == 1)
+		{
+			bool		n1,
+						n2;
+			Oid			fr = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0],
+															SPI_tuptable->tupdesc, 1, &n1));
+			AttrNumber	fa = DatumGetInt16(SPI_getbinval(SPI_tuptable->vals[0],
+														 SPI_tuptable->tupdesc, 2, &n2));
+
+			SPI_finish();
+			tags[c] = column_tag(fr, fa);
+			continue;
+		}
+		/* other columns reference this one */
+		if (SPI_execute_with_args("SELECT 1 FROM pg_catalog.pg_constraint WHERE contype = 'f' "
+								  "AND confrelid = $1 AND confkey = ARRAY[$2] LIMIT 1",
+								  2, argtypes, args, NULL, true, 1) == SPI_OK_SELECT &&
+			SPI_processed == 1)
+		{
+			SPI_finish();
+			tags[c] = column_tag(rel->relid, att);
+			continue;
+		}
+		SPI_finish();
+	}
+}
+
+/* Skip blanks. */
+static const char *
+skip_ws(const char *p)
+{
+	while (*p && isspace((unsigned char) *p))
+		p++;
+	return p;
+}
+
+/* Read an identifier (letters, digits, _) into a palloc'ed string, or NULL. */
+static char *
+read_ident(const char **pp)
+{
+	const char *p = skip_ws(*pp);
+	const char *s = p;
+
+	while (*p && (isalnum((unsigned char) *p) || *p == '_'))
+		p++;
+	if (p == s)
+		return NULL;
+	*pp = p;
+	return pnstrdup(s, p - s);
+}
+
+/* Raise 22023 for a malformed 'types' text. */
+static void
+bad_types(const char *types, const char *why)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid types: %s", why),
+			 errdetail("Got: %s", types),
+			 errhint("Write one entry per predicate, e.g. 'f(train); has_car(train, car)'.")));
+}
+
+/* Apply the user's 'types' text to the background and the target. */
+void
+gpudl_learn_apply_types(GpudlLearnSetup *ls, const char *types)
+{
+	const char *p = types;
+
+	for (;;)
+	{
+		char	   *name;
+		char	   *argt[GDL_ILP_MAX_ARITY];
+		int			n = 0;
+		bool		found = false;
+
+		p = skip_ws(p);
+		while (*p == ';' || *p == '.' || *p == ',')
+			p = skip_ws(p + 1);
+		if (*p == '\0')
+			break;
+		name = read_ident(&p);
+		if (name == NULL)
+			bad_types(types, "a predicate name expected");
+		p = skip_ws(p);
+		if (*p != '(')
+			bad_types(types, psprintf("\"(\" expected after \"%s\"", name));
+		p++;
+		for (;;)
+		{
+			char	   *t = read_ident(&p);
+
+			if (t == NULL)
+				bad_types(types, psprintf("a type name expected in the entry of \"%s\"", name));
+			if (n == GDL_ILP_MAX_ARITY)
+				bad_types(types, psprintf("\"%s\" has too many arguments", name));
+			argt[n++] = t;
+			p = skip_ws(p);
+			if (*p == ',')
+			{
+				p++;
+				if (*skip_ws(p) == ')')
+				{
+					p = skip_ws(p) + 1;
+					break;
+				}
+				continue;
+			}
+			if (*p == ')')
+			{
+				p++;
+				break;
+			}
+			bad_types(types, psprintf("\",\" or \")\" expected in the entry of \"%s\"", name));
+		}
+		if (strcmp(name, ls->target) == 0)
+		{
+			if (n != ls->arity)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("types gives %d argument%s for \"%s\", which has %d", n,
+								n == 1 ? "" : "s", name, ls->arity)));
+			for (int c = 0; c < n; c++)
+				ls->tags[c] = ls->prob.tags[c] = argt[c];
+			found = true;
+		}
+		for (int r = 0; r < ls->nrels; r++)
+			if (strcmp(ls->rels[r].name, name) == 0)
+			{
+				if (n != ls->rels[r].arity)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("types gives %d argument%s for \"%s\", which has %d", n,
+									n == 1 ? "" : "s", name, ls->rels[r].arity)));
+				for (int c = 0; c < n; c++)
+					ls->rels[r].tags[c] = argt[c];
+				found = true;
+			}
+		if (!found)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_OBJECT),
+					 errmsg("types names \"%s\", which is neither the target nor a background "
+							"predicate", name),
+					 errhint("Name the target and the program's predicates or bound tables.")));
+	}
+}
+
+/*
+ * Tags of the target's arguments from the positives' columns: a column of a
+ * domain type tags its argument with the domain's name (the query is run
+ * with LIMIT 0 for its row type only).
+ */
+void
+gpudl_example_tags(const char *source, int ncols, const char **tags)
+{
+	const char *p;
+	bool		name = true;
+	char	   *sql;
+	MemoryContext caller = CurrentMemoryContext;
+
+	for (p = source; *p; p++)
+		if (!(isalnum((unsigned char) *p) || *p == '_' || *p == '.' || *p == '"' || *p == '$'))
+			name = false;
+	sql = name ? psprintf("SELECT * FROM %s LIMIT 0", source)
+		: psprintf("SELECT * FROM (%s) q LIMIT 0", source);
+	SPI_connect();
+	if (SPI_execute(sql, true, 0) == SPI_OK_SELECT && SPI_tuptable->tupdesc->natts == ncols)
+		for (int c = 0; c < ncols; c++)
+		{
+			Oid			typid = TupleDescAttr(SPI_tuptable->tupdesc, c)->atttypid;
+
+			if (get_typtype(typid) == TYPTYPE_DOMAIN)
+			{
+				MemoryContext spi = MemoryContextSwitchTo(caller);
+
+				tags[c] = pstrdup(format_type_be(typid));
+				MemoryContextSwitchTo(spi);
+			}
+		}
+	SPI_finish();
+}

@@ -1,0 +1,422 @@
+/*
+ * test_ilp_refine.c — unit tests of the refinement search (issue 15,
+ * src/ilp/ilp_refine.h): a ternary target over a ternary table, a planted
+ * five-atom rule, argument tags keeping types apart, canonical keys, the
+ * time budget (returns within it, marked), the noise setting, relations
+ * left out with a note, and bad parameters.
+ */
+#include "test_host.h"
+#include "../../src/ilp/ilp_refine.h"
+
+#include <string.h>
+
+/* A relation of up to 4 integer columns, filled tuple by tuple. */
+typedef struct Tab
+{
+	int			arity;
+	size_t		n;
+	int64_t		c[4][4096];
+	int64_t    *cols[4];
+} Tab;
+
+/* Append a tuple (unused columns ignored). */
+static void
+put(Tab *t, int64_t a, int64_t b, int64_t c)
+{
+	t->c[0][t->n] = a;
+	t->c[1][t->n] = b;
+	t->c[2][t->n] = c;
+	t->n++;
+}
+
+/* The table as a background relation (or example columns). */
+static GdlIlpRelation
+rel_of(const char *name, Tab *t)
+{
+	GdlIlpRelation r;
+
+	memset(&r, 0, sizeof(r));
+	r.name = name;
+	r.arity = t->arity;
+	for (int k = 0; k < t->arity; k++)
+	{
+		r.types[k] = GDL_TYPE_BIGINT;
+		t->cols[k] = t->c[k];
+	}
+	r.rows.ncols = t->arity;
+	r.rows.nrows = t->n;
+	r.rows.cols = t->cols;
+	return r;
+}
+
+/* A problem over relations with integer examples. */
+static GdlIlpProblem
+problem(const char *target, int arity, GdlIlpRelation *rels, int nrels, GdlColumns *pos,
+		GdlColumns *neg)
+{
+	GdlIlpProblem p;
+
+	memset(&p, 0, sizeof(p));
+	p.target = target;
+	p.arity = arity;
+	p.rels = rels;
+	p.nrels = nrels;
+	for (int k = 0; k < arity; k++)
+		p.types[k] = GDL_TYPE_BIGINT;
+	p.positives = pos;
+	p.negatives = neg;
+	return p;
+}
+
+/* deal(S, I, P) :- sale(S, I, P), cheap(P): learned exactly, by the refinement search. */
+static void
+test_ternary(void)
+{
+	static Tab	sale,
+				cheap,
+				pos,
+				neg;
+	GdlIlpRelation rels[2];
+	GdlColumns	pc,
+				nc;
+	GdlIlpProblem prob;
+	GdlIlpParams params;
+	GdlIlpResult *r;
+
+	memset(&sale, 0, sizeof(sale));
+	memset(&cheap, 0, sizeof(cheap));
+	memset(&pos, 0, sizeof(pos));
+	memset(&neg, 0, sizeof(neg));
+	sale.arity = pos.arity = neg.arity = 3;
+	cheap.arity = 1;
+	for (int p = 0; p < 3; p++)
+		put(&cheap, p, 0, 0);
+	for (int s = 1; s <= 6; s++)
+		for (int i = 1; i <= 8; i++)
+		{
+			int			p = (s * 7 + i * 3) % 10;
+
+			put(&sale, s, i, p);
+			if (p < 3)
+			{
+				put(&pos, s, i, p);
+				put(&neg, s, i, (p + 1) % 3);
+			}
+			else
+				put(&neg, s, i, p);
+		}
+	rels[0] = rel_of("sale", &sale);
+	rels[1] = rel_of("cheap", &cheap);
+	pc = rel_of("pos", &pos).rows;
+	nc = rel_of("neg", &neg).rows;
+	prob = problem("deal", 3, rels, 2, &pc, &nc);
+	gdl_ilp_params_default(&params);
+	CHECK(ilp_refine_needed(&prob, &params));
+	r = gdl_ilp_learn(&prob, &params, NULL);
+	CHECK(r->nrules == 1);
+	CHECK_MSG(r->nrules == 1 && strcmp(r->rules[0].rule, "deal(X, Y, Z) :- cheap(Z), sale(X, Y, Z).") == 0,
+			  "got %s", r->nrules > 0 ? r->rules[0].rule : "(none)");
+	CHECK(r->train_precision == 1.0 && r->train_recall == 1.0);
+	CHECK(strcmp(r->method, "refine") == 0 && !r->timed_out);
+}
+
+/* Zendo-like scenes: the five-atom rule is recovered; three atoms are not enough. */
+static void
+test_five_atoms(void)
+{
+	static Tab	piece,
+				size,
+				small,
+				red,
+				contact,
+				pos,
+				neg;
+	GdlIlpRelation rels[5];
+	GdlColumns	pc,
+				nc;
+	GdlIlpProblem prob;
+	GdlIlpParams params;
+	GdlIlpResult *r;
+
+	memset(&piece, 0, sizeof(Tab) * 1);
+	memset(&size, 0, sizeof(Tab));
+	memset(&small, 0, sizeof(Tab));
+	memset(&red, 0, sizeof(Tab));
+	memset(&contact, 0, sizeof(Tab));
+	memset(&pos, 0, sizeof(Tab));
+	memset(&neg, 0, sizeof(Tab));
+	piece.arity = size.arity = contact.arity = 2;
+	small.arity = red.arity = pos.arity = neg.arity = 1;
+	put(&small, 1, 0, 0);
+	for (int64_t s = 1; s <= 60; s++)
+	{
+		bool		yes = false;
+
+		for (int64_t k = 1; k <= 4; k++)
+		{
+			int64_t		p = s * 10 + k;
+
+			put(&piece, s, p, 0);
+			put(&size, p, 1 + (p * 2654435761LL % 7919) % 3, 0);
+			if ((p * 40503 % 7) < 3)
+				put(&red, p, 0, 0);
+		}
+		for (int64_t a = 1; a <= 4; a++)
+			for (int64_t b = 1; b <= 4; b++)
+			{
+				int64_t		p = s * 10 + a,
+							q = s * 10 + b;
+
+				if (a != b && (p * 31 + q * 17) % 5 == 0)
+				{
+					put(&contact, p, q, 0);
+					if (1 + (p * 2654435761LL % 7919) % 3 == 1 && (q * 40503 % 7) < 3)
+						yes = true;
+				}
+			}
+		put(yes ? &pos : &neg, s, 0, 0);
+	}
+	rels[0] = rel_of("piece", &piece);
+	rels[1] = rel_of("size", &size);
+	rels[2] = rel_of("small", &small);
+	rels[3] = rel_of("red", &red);
+	rels[4] = rel_of("contact", &contact);
+	pc = rel_of("pos", &pos).rows;
+	nc = rel_of("neg", &neg).rows;
+	prob = problem("zen", 1, rels, 5, &pc, &nc);
+	gdl_ilp_params_default(&params);
+	params.max_body = 5;
+	r = gdl_ilp_learn(&prob, &params, NULL);
+	CHECK_MSG(r->nrules == 1 && strcmp(r->rules[0].rule, "zen(X) :- contact(Y, Z), piece(X, Y), red(Z), "
+									   "size(Y, W), small(W).") == 0,
+			  "got %d rules: %s", r->nrules, r->nrules > 0 ? r->rules[0].rule : "(none)");
+	CHECK(r->train_precision == 1.0 && r->train_recall == 1.0 && r->max_body_used == 5);
+	/* the same again: deterministic */
+	{
+		GdlIlpResult *r2 = gdl_ilp_learn(&prob, &params, NULL);
+
+		CHECK(r2->nrules == r->nrules && strcmp(r2->program, r->program) == 0);
+	}
+	params.max_body = 3;
+	params.method = GDL_ILP_REFINE;
+	r = gdl_ilp_learn(&prob, &params, NULL);
+	CHECK(r->train_recall < 1.0 && (r->nrules == 0 || r->train_precision == 1.0));
+	/* a tiny time budget: returns at once, marked, with a consistent best-so-far */
+	params.max_body = 6;
+	params.max_seconds = 0.0005;
+	{
+		double		t0 = ilp_now();
+
+		r = gdl_ilp_learn(&prob, &params, NULL);
+		CHECK(ilp_now() - t0 < 2.0);
+		CHECK(r->timed_out);
+		CHECK(strstr(r->message, "max_seconds ran out") != NULL);
+		CHECK(r->nrules == 0 || r->train_precision == 1.0);
+	}
+}
+
+/* Tags: persons and cities never share a variable; without them a coincidence fits. */
+static void
+test_types(void)
+{
+	static Tab	lives,
+				big,
+				pos,
+				neg;
+	GdlIlpRelation rels[2];
+	GdlColumns	pc,
+				nc;
+	GdlIlpProblem prob;
+	GdlIlpParams params;
+	GdlIlpResult *r;
+
+	memset(&lives, 0, sizeof(Tab));
+	memset(&big, 0, sizeof(Tab));
+	memset(&pos, 0, sizeof(Tab));
+	memset(&neg, 0, sizeof(Tab));
+	lives.arity = 2;
+	big.arity = pos.arity = neg.arity = 1;
+	for (int64_t p = 1; p <= 12; p++)
+	{
+		put(&lives, p, p <= 2 ? p : 3 + p % 2, 0);
+		put(p <= 2 ? &pos : &neg, p, 0, 0);
+	}
+	put(&big, 1, 0, 0);
+	put(&big, 2, 0, 0);
+	rels[0] = rel_of("lives", &lives);
+	rels[1] = rel_of("big", &big);
+	pc = rel_of("pos", &pos).rows;
+	nc = rel_of("neg", &neg).rows;
+	prob = problem("town", 1, rels, 2, &pc, &nc);
+	gdl_ilp_params_default(&params);
+	params.method = GDL_ILP_REFINE;
+	r = gdl_ilp_learn(&prob, &params, NULL);
+	CHECK(r->nrules == 1 && strcmp(r->rules[0].rule, "town(X) :- big(X).") == 0);
+	rels[0].tags[0] = prob.tags[0] = "person";
+	rels[0].tags[1] = rels[1].tags[0] = "city";
+	params.method = GDL_ILP_AUTO;
+	CHECK(ilp_refine_needed(&prob, &params));
+	r = gdl_ilp_learn(&prob, &params, NULL);
+	CHECK_MSG(r->nrules == 1 && strcmp(r->rules[0].rule, "town(X) :- big(Y), lives(X, Y).") == 0,
+			  "got %s", r->nrules > 0 ? r->rules[0].rule : "(none)");
+}
+
+/* The same rule written two ways has one canonical key. */
+static void
+test_canonical(void)
+{
+	static Tab	a,
+				b;
+	GdlIlpRelation rels[2];
+	GdlColumns	pc;
+	GdlIlpProblem prob;
+	NxWorld    *w;
+	NxRule		x,
+				y;
+
+	memset(&a, 0, sizeof(Tab));
+	memset(&b, 0, sizeof(Tab));
+	a.arity = b.arity = 2;
+	put(&a, 1, 2, 0);
+	put(&b, 2, 3, 0);
+	rels[0] = rel_of("a", &a);
+	rels[1] = rel_of("b", &b);
+	pc = rel_of("pos", &a).rows;
+	prob = problem("t", 2, rels, 2, &pc, NULL);
+	w = nx_world_build(&prob, 0, 2);
+	memset(&x, -1, sizeof(x));
+	memset(&y, -1, sizeof(y));
+	/* t(X, Y) :- a(X, Z), b(Z, W), a(W, Y)  vs  a(W', Y), a(X, Z'), b(Z', W') */
+	x.natoms = y.natoms = 3;
+	x.nvars = y.nvars = 4;
+	for (int v = 0; v < 4; v++)
+		x.vcls[v] = y.vcls[v] = 0;
+	x.atoms[0] = (NxAtom) {0, {0, 2, -1, -1, -1, -1, -1, -1}};
+	x.atoms[1] = (NxAtom) {1, {2, 3, -1, -1, -1, -1, -1, -1}};
+	x.atoms[2] = (NxAtom) {0, {3, 1, -1, -1, -1, -1, -1, -1}};
+	y.atoms[0] = (NxAtom) {0, {2, 1, -1, -1, -1, -1, -1, -1}};
+	y.atoms[1] = (NxAtom) {0, {0, 3, -1, -1, -1, -1, -1, -1}};
+	y.atoms[2] = (NxAtom) {1, {3, 2, -1, -1, -1, -1, -1, -1}};
+	nx_rule_canon(&x, 2);
+	nx_rule_canon(&y, 2);
+	CHECK(nx_rule_key(&x) == nx_rule_key(&y));
+	CHECK(strcmp(nx_rule_text(w, &x), nx_rule_text(w, &y)) == 0);
+	CHECK(w->generated_neg && w->nneg > 0);
+}
+
+/* Noise: flipped labels give extra rules exactly, one rule with noise. */
+static void
+test_noise(void)
+{
+	static Tab	sale,
+				cheap,
+				pos,
+				neg;
+	GdlIlpRelation rels[2];
+	GdlColumns	pc,
+				nc;
+	GdlIlpProblem prob;
+	GdlIlpParams params;
+	GdlIlpResult *r;
+	int			flipped = 0;
+
+	memset(&sale, 0, sizeof(Tab));
+	memset(&cheap, 0, sizeof(Tab));
+	memset(&pos, 0, sizeof(Tab));
+	memset(&neg, 0, sizeof(Tab));
+	sale.arity = pos.arity = neg.arity = 2;
+	cheap.arity = 1;
+	put(&cheap, 0, 0, 0);
+	put(&cheap, 1, 0, 0);
+	for (int64_t i = 1; i <= 60; i++)
+	{
+		int64_t		p = (i * 7) % 5;
+		bool		label = p < 2;
+
+		put(&sale, i, p, 0);
+		if (i % 15 == 0)
+		{
+			label = !label;		/* 4 outliers */
+			flipped++;
+		}
+		put(label ? &pos : &neg, i, p, 0);
+	}
+	rels[0] = rel_of("sale", &sale);
+	rels[1] = rel_of("cheap", &cheap);
+	pc = rel_of("pos", &pos).rows;
+	nc = rel_of("neg", &neg).rows;
+	prob = problem("deal", 2, rels, 2, &pc, &nc);
+	gdl_ilp_params_default(&params);
+	params.method = GDL_ILP_REFINE;
+	r = gdl_ilp_learn(&prob, &params, NULL);
+	CHECK(flipped == 4 && r->train_precision == 1.0);
+	CHECK(r->nrules != 1 || r->train_recall < 1.0);
+	params.noise = 0.2;
+	r = gdl_ilp_learn(&prob, &params, NULL);
+	CHECK_MSG(r->nrules == 1 && strcmp(r->rules[0].rule, "deal(X, Y) :- cheap(Y), sale(X, Y).") == 0,
+			  "got %d: %s", r->nrules, r->nrules > 0 ? r->rules[0].rule : "(none)");
+}
+
+/* Relations the search cannot use are noted; bad parameters raise. */
+static void
+test_notes_and_errors(void)
+{
+	static Tab	a,
+				empty,
+				pos;
+	GdlIlpRelation rels[3];
+	GdlColumns	pc;
+	GdlIlpProblem prob;
+	GdlIlpParams params;
+	GdlIlpResult *r;
+	GdlError   *e;
+
+	memset(&a, 0, sizeof(Tab));
+	memset(&empty, 0, sizeof(Tab));
+	memset(&pos, 0, sizeof(Tab));
+	a.arity = pos.arity = 3;
+	empty.arity = 2;
+	put(&a, 1, 2, 3);
+	put(&pos, 1, 2, 3);
+	rels[0] = rel_of("a", &a);
+	rels[1] = rel_of("empty", &empty);
+	rels[2] = rel_of("wide", &a);
+	rels[2].arity = GDL_ILP_MAX_ARITY + 1;
+	pc = rel_of("pos", &pos).rows;
+	prob = problem("t", 3, rels, 3, &pc, NULL);
+	gdl_ilp_params_default(&params);
+	r = gdl_ilp_learn(&prob, &params, NULL);
+	CHECK(r->nnotes == 2);
+	CHECK(r->nnotes == 2 && strstr(r->notes[0], "\"empty\"") && strstr(r->notes[0], "no rows"));
+	CHECK(r->nnotes == 2 && strstr(r->notes[1], "\"wide\"") && strstr(r->notes[1], "9 arguments"));
+	params.max_body = GDL_ILP_MAX_BODY + 1;
+	e = GDL_TRY(gdl_ilp_learn(&prob, &params, NULL));
+	CHECK(e != NULL && e->code == GDL_ERR_PARAM);
+	gdl_ilp_params_default(&params);
+	params.noise = 1.0;
+	e = GDL_TRY(gdl_ilp_learn(&prob, &params, NULL));
+	CHECK(e != NULL && e->code == GDL_ERR_PARAM);
+	gdl_ilp_params_default(&params);
+	params.max_seconds = -1;
+	e = GDL_TRY(gdl_ilp_learn(&prob, &params, NULL));
+	CHECK(e != NULL && e->code == GDL_ERR_PARAM);
+	/* a binary-only problem with more than 3 atoms: refinement, not an error */
+	gdl_ilp_params_default(&params);
+	params.max_body = 4;
+	prob.nrels = 0;
+	CHECK(ilp_refine_needed(&prob, &params));
+}
+
+int
+main(void)
+{
+	gdl_test_host_install();
+	test_ternary();
+	test_five_atoms();
+	test_types();
+	test_canonical();
+	test_noise();
+	test_notes_and_errors();
+	gdl_test_reset();
+	return gdl_test_summary("test_ilp_refine");
+}
