@@ -16,6 +16,10 @@
  *   ilp_metrics.c     precision / recall / support and AMIE measures
  *   ilp_learn.c       the driver (gdl_ilp_learn)
  *   ilp_api.c         gdl_ilp_candidates and gdl_ilp_loss_grad
+ *
+ * The refinement search for any arity and long bodies (issue 15) has its
+ * own header, ilp_refine.h (ilp_nworld.c, ilp_nsolve.c, ilp_nrule.c,
+ * ilp_refine.c).
  */
 #ifndef ILP_INT_H
 #define ILP_INT_H

@@ -34,56 +34,82 @@ column_tag(Oid relid, AttrNumber att)
 
 /*
  * Tags of a table's columns from the schema (see the file comment); tags[i]
- * stays NULL where the schema says nothing.  Reads pg_constraint with the
- * caller's rights (the catalog is readable by everyone).
+ * stays NULL where the schema says nothing.  One catalog query per table
+ * (its single-column foreign keys, either way), read with the caller's
+ * rights (pg_constraint is readable by everyone).
  */
 void
 gpudl_schema_tags(const GdlRelInfo *rel, int ncols, const char **tags)
 {
-	for (int c = 0; c < ncols && rel->colnames != NULL; c++)
-	{
-		AttrNumber	att = get_attnum(rel->relid, rel->colnames[c]);
-		Oid			typid;
-		Oid			argtypes[2] = {OIDOID, INT2OID};
-		Datum		args[2];
+	MemoryContext caller = CurrentMemoryContext;
+	AttrNumber	atts[GDL_ILP_MAX_ARITY];
+	Oid			argtypes[1] = {OIDOID};
+	Datum		args[1];
 
-		if (att == InvalidAttrNumber)
+	if (rel->colnames == NULL)
+		return;
+	for (int c = 0; c < ncols && c < GDL_ILP_MAX_ARITY; c++)
+	{
+		Oid			typid;
+
+		atts[c] = get_attnum(rel->relid, rel->colnames[c]);
+		if (atts[c] == InvalidAttrNumber)
 			continue;
-		typid = get_atttype(rel->relid, att);
+		typid = get_atttype(rel->relid, atts[c]);
 		if (get_typtype(typid) == TYPTYPE_DOMAIN)
 			tags[c] = pstrdup(format_type_be(typid));
-		args[0] = ObjectIdGetDatum(rel->relid);
-		args[1] = Int16GetDatum(att);
-		SPI_connect();
-		/* this column references another (single-column keys only) */
-		if (SPI_execute_with_args("SELECT confrelid, confkey[1] FROM pg_catalog.pg_constraint "
-								  "WHERE contype = 'f' AND conrelid = $1 AND conkey = ARRAY[$2] "
-								  "ORDER BY oid LIMIT 1", 2, argtypes, args, NULL, true, 1) == SPI_OK_SELECT &&
-			SPI_processed == 1)
-		{
-			bool		n1,
-						n2;
-			Oid			fr = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0],
-															SPI_tuptable->tupdesc, 1, &n1));
-			AttrNumber	fa = DatumGetInt16(SPI_getbinval(SPI_tuptable->vals[0],
-														 SPI_tuptable->tupdesc, 2, &n2));
+	}
+	args[0] = ObjectIdGetDatum(rel->relid);
+	SPI_connect();
+	if (SPI_execute_with_args("SELECT conrelid, conkey[1], confrelid, confkey[1] FROM pg_catalog.pg_constraint "
+							  "WHERE contype = 'f' AND cardinality(conkey) = 1 "
+							  "AND (conrelid = $1 OR confrelid = $1) ORDER BY oid",
+							  1, argtypes, args, NULL, true, 0) == SPI_OK_SELECT)
+	{
+		uint64		n = SPI_processed;
+		/* in the caller's context: SPI_finish frees SPI's */
+		Oid		   *fr = MemoryContextAlloc(caller, sizeof(Oid) * (n + 1));
+		AttrNumber *fa = MemoryContextAlloc(caller, sizeof(AttrNumber) * (n + 1));
+		Oid		   *cr = MemoryContextAlloc(caller, sizeof(Oid) * (n + 1));
+		AttrNumber *ca = MemoryContextAlloc(caller, sizeof(AttrNumber) * (n + 1));
 
-			SPI_finish();
-			tags[c] = column_tag(fr, fa);
-			continue;
-		}
-		/* other columns reference this one */
-		if (SPI_execute_with_args("SELECT 1 FROM pg_catalog.pg_constraint WHERE contype = 'f' "
-								  "AND confrelid = $1 AND confkey = ARRAY[$2] LIMIT 1",
-								  2, argtypes, args, NULL, true, 1) == SPI_OK_SELECT &&
-			SPI_processed == 1)
+		for (uint64 i = 0; i < n; i++)
 		{
-			SPI_finish();
-			tags[c] = column_tag(rel->relid, att);
-			continue;
+			bool		isnull;
+			HeapTuple	t = SPI_tuptable->vals[i];
+			TupleDesc	d = SPI_tuptable->tupdesc;
+
+			cr[i] = DatumGetObjectId(SPI_getbinval(t, d, 1, &isnull));
+			ca[i] = DatumGetInt16(SPI_getbinval(t, d, 2, &isnull));
+			fr[i] = DatumGetObjectId(SPI_getbinval(t, d, 3, &isnull));
+			fa[i] = DatumGetInt16(SPI_getbinval(t, d, 4, &isnull));
 		}
 		SPI_finish();
+		MemoryContextSwitchTo(caller);
+		for (int c = 0; c < ncols && c < GDL_ILP_MAX_ARITY; c++)
+		{
+			bool		done = false;
+
+			if (atts[c] == InvalidAttrNumber)
+				continue;
+			/* this column references another: the referenced column's tag */
+			for (uint64 i = 0; i < n && !done; i++)
+				if (cr[i] == rel->relid && ca[i] == atts[c])
+				{
+					tags[c] = column_tag(fr[i], fa[i]);
+					done = true;
+				}
+			/* other columns reference this one: its own */
+			for (uint64 i = 0; i < n && !done; i++)
+				if (fr[i] == rel->relid && fa[i] == atts[c])
+				{
+					tags[c] = column_tag(rel->relid, atts[c]);
+					done = true;
+				}
+		}
+		return;
 	}
+	SPI_finish();
 }
 
 /* Skip blanks. */
