@@ -169,6 +169,10 @@ extern int	gpudl_run_strata(const GpudlRun *run, bool *needed);
 /* The EDB loader given to the engine: reads a table with the caller's rights. */
 extern void gpudl_load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out);
 
+/* A predicate's rows for learning and mining: its table, or derived on the CPU (pg_io.c). */
+extern void gpudl_predicate_rows(GdlAnalysis *analysis, GdlPlan **plan, GdlDict *dict,
+								 const GdlPred *p, GdlColumns *out);
+
 /* Serve a predicate from a table loaded with gpudl_load (pg_cache.c). */
 extern bool gpudl_cache_read(const GdlPred *pred, GdlDict *dict, GdlColumns *out);
 extern bool gpudl_cache_resident(const GdlPred *pred, const struct GdlBackend *bk, GdlDict *dict,

@@ -268,3 +268,36 @@ gpudl_check_result_desc(TupleDesc desc, const GpudlRun *run, const char *goal_te
 							 format_type_be(gpudl_type_oid(p->types[i])))));
 	}
 }
+
+/*
+ * The rows of one predicate for learning and mining: its table (read with
+ * the caller's rights), or, for a derived predicate, the engine's answer on
+ * the CPU.  *plan is compiled from the analysis on first need and kept by
+ * the caller, so several derived predicates share one plan.
+ */
+void
+gpudl_predicate_rows(GdlAnalysis *analysis, GdlPlan **plan, GdlDict *dict,
+					 const GdlPred *p, GdlColumns *out)
+{
+	if (p->is_edb)
+		gpudl_load_edb(NULL, p, dict, out);
+	else
+	{
+		GdlRunInput in;
+		GdlGoal		goal;
+		GdlResult  *r;
+
+		memset(&in, 0, sizeof(in));
+		memset(&goal, 0, sizeof(goal));
+		in.load_edb = gpudl_load_edb;
+		in.device = GDL_DEVICE_CPU;
+		in.max_iterations = gpudl_max_iterations;
+		in.want_rows = true;
+		in.progress = gpudl_progress_engine;
+		goal.pred = p->id;
+		if (*plan == NULL)
+			*plan = gdl_plan_compile(analysis);
+		r = gdl_run(*plan, &in, dict, &goal);
+		*out = r->rows;
+	}
+}

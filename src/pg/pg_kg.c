@@ -26,33 +26,6 @@ domain_of(GdlType t)
 	return t == GDL_TYPE_INT ? GDL_TYPE_BIGINT : t;
 }
 
-/* The rows of a predicate: its table, or derived by the engine (CPU). */
-static void
-predicate_rows(GpudlKg *kg, const GdlPred *p, GdlColumns *out)
-{
-	if (p->is_edb)
-		gpudl_load_edb(NULL, p, kg->dict, out);
-	else
-	{
-		GdlRunInput in;
-		GdlGoal		goal;
-		GdlResult  *r;
-
-		memset(&in, 0, sizeof(in));
-		memset(&goal, 0, sizeof(goal));
-		in.load_edb = gpudl_load_edb;
-		in.device = GDL_DEVICE_CPU;
-		in.max_iterations = gpudl_max_iterations;
-		in.want_rows = true;
-		in.progress = gpudl_progress_engine;
-		goal.pred = p->id;
-		if (kg->plan == NULL)
-			kg->plan = gdl_plan_compile(kg->analysis);
-		r = gdl_run(kg->plan, &in, kg->dict, &goal);
-		*out = r->rows;
-	}
-}
-
 /*
  * Every binary predicate of the program: those its rules read or derive,
  * then bound tables no rule mentions (as build_background does for
@@ -216,7 +189,7 @@ gpudl_kg_build(const char *program, const char *target)
 		}
 		r = &kg->rels[kg->nrels++];
 		r->name = pstrdup(c[i].name);
-		predicate_rows(kg, &c[i].pred, &r->rows);
+		gpudl_predicate_rows(kg->analysis, &kg->plan, kg->dict, &c[i].pred, &r->rows);
 		CHECK_FOR_INTERRUPTS();
 	}
 	if (nleft > 0)

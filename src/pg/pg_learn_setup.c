@@ -32,33 +32,6 @@ check_target_name(const char *name)
 					 errhint("Use letters, digits and _ only.")));
 }
 
-/* Rows of one predicate: read from its table, or derived by the engine. */
-static void
-predicate_rows(GpudlLearnSetup *ls, const GdlPred *p, GdlColumns *out)
-{
-	if (p->is_edb)
-		gpudl_load_edb(NULL, p, ls->dict, out);
-	else
-	{
-		GdlRunInput in;
-		GdlGoal		goal;
-		GdlResult  *r;
-
-		memset(&in, 0, sizeof(in));
-		memset(&goal, 0, sizeof(goal));
-		in.load_edb = gpudl_load_edb;
-		in.device = GDL_DEVICE_CPU;
-		in.max_iterations = gpudl_max_iterations;
-		in.want_rows = true;
-		in.progress = gpudl_progress_engine;
-		goal.pred = p->id;
-		if (ls->plan == NULL)
-			ls->plan = gdl_plan_compile(ls->analysis);
-		r = gdl_run(ls->plan, &in, ls->dict, &goal);
-		*out = r->rows;
-	}
-}
-
 /* Add one background relation. */
 static void
 add_relation(GpudlLearnSetup *ls, const char *name, int arity, const GdlType *types,
@@ -112,7 +85,7 @@ build_background(GpudlLearnSetup *ls)
 				left_out(p->name, p->arity);
 			continue;
 		}
-		predicate_rows(ls, p, &rows);
+		gpudl_predicate_rows(ls->analysis, &ls->plan, ls->dict, p, &rows);
 		add_relation(ls, p->name, p->arity, p->types, rows, p->is_edb ? &p->rel : NULL);
 		CHECK_FOR_INTERRUPTS();
 	}
