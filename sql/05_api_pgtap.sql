@@ -166,7 +166,7 @@ SELECT is(pg_get_function_arguments('gpudl_predict(text,text,text,text,boolean,i
     'program text, target text, query text, aggregation text DEFAULT ''max''::text, '
     'exclude_known boolean DEFAULT true, "limit" integer DEFAULT 10, max_body integer DEFAULT 3, '
     'min_head_coverage double precision DEFAULT 0.01, min_confidence double precision DEFAULT 0.1, '
-    'confidence text DEFAULT ''pca''::text, smoothing double precision DEFAULT 5',
+    'confidence text DEFAULT ''std''::text, smoothing double precision DEFAULT 20',
     'gpudl_predict argument names and defaults (PRODUCT.md, plus confidence and smoothing)');
 SELECT is(pg_get_function_result('gpudl_predict(text,text,text,text,boolean,int,int,float8,float8,text,float8)'::regprocedure),
     'TABLE(query text, answer text, score double precision, rank bigint, rules text[])',

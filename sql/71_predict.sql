@@ -34,16 +34,16 @@ SELECT rule, support, pca_body_size, round(pca_confidence::numeric, 4) AS pca
 
 -- max with tie-break, noisy_or
 SELECT query, answer, round(score::numeric, 4) AS score, rank, rules
-  FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', max_body => 1, smoothing => 0);
+  FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', max_body => 1, smoothing => 0, confidence => 'pca');
 SELECT query, answer, round(score::numeric, 4) AS score, rank, rules
-  FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', aggregation => 'noisy_or', max_body => 1, smoothing => 0);
+  FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', aggregation => 'noisy_or', max_body => 1, smoothing => 0, confidence => 'pca');
 -- known answers too: b ties with c; e beats d on its second-best rule
 SELECT answer, round(score::numeric, 4) AS score, rank
-  FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', exclude_known => false, max_body => 1, smoothing => 0);
+  FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', exclude_known => false, max_body => 1, smoothing => 0, confidence => 'pca');
 SELECT answer, round(score::numeric, 4) AS score, rank
   FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', aggregation => 'noisy_or', exclude_known => false,
-                     max_body => 1, smoothing => 0);
--- the default smoothing: 3/9, 2/8, 2/9
+                     max_body => 1, smoothing => 0, confidence => 'pca');
+-- the defaults (std confidence, smoothing 20): 3/25, 2/25, 2/25 (e ahead of h by its second rule)
 SELECT answer, round(score::numeric, 4) AS score, rank
   FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', max_body => 1);
 -- standard confidence: 3/5, 2/5, 2/5 (e and h tie on their best rule; e has a second)
@@ -51,7 +51,7 @@ SELECT answer, round(score::numeric, 4) AS score, rank
   FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', max_body => 1, smoothing => 0, confidence => 'std');
 -- the other direction, limit
 SELECT query, answer, round(score::numeric, 4) AS score, rank
-  FROM gpudl_predict('soc', 'likes', 'likes(X, "e")', exclude_known => false, max_body => 1, smoothing => 0);
+  FROM gpudl_predict('soc', 'likes', 'likes(X, "e")', exclude_known => false, max_body => 1, smoothing => 0, confidence => 'pca');
 SELECT answer, rank FROM gpudl_predict('soc', 'likes', 'likes("a", _)', "limit" => 1, max_body => 1);
 SELECT count(*) AS all_answers
   FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', exclude_known => false, "limit" => 0, max_body => 1);
@@ -59,13 +59,13 @@ SELECT count(*) AS all_answers
 -- a table of queries (a name or a query): one NULL per row marks what to predict;
 -- an entity the graph does not know has no answers
 SELECT query, answer, rank
-  FROM gpudl_predict('soc', 'likes', 'pred_queries', max_body => 1, smoothing => 0);
+  FROM gpudl_predict('soc', 'likes', 'pred_queries', max_body => 1, smoothing => 0, confidence => 'pca');
 SELECT query, answer, rank
   FROM gpudl_predict('soc', 'likes', 'SELECT NULL, y FROM likes WHERE x = ''d''', max_body => 1,
                      exclude_known => false);
 
 SELECT query, answer, rank
-  FROM gpudl_predict('soc', 'likes', 'VALUES (NULL, ''c''), (''b'', NULL)', max_body => 1, smoothing => 0,
+  FROM gpudl_predict('soc', 'likes', 'VALUES (NULL, ''c''), (''b'', NULL)', max_body => 1, smoothing => 0, confidence => 'pca',
                      exclude_known => false);
 
 -- stored rules come first: with only R1 committed, only R1's answers

@@ -80,8 +80,8 @@ CREATE FUNCTION gpudl_predict(
     program text, target text, query text, aggregation text DEFAULT 'max',
     exclude_known boolean DEFAULT true, "limit" int DEFAULT 10,
     max_body int DEFAULT 3, min_head_coverage float8 DEFAULT 0.01,
-    min_confidence float8 DEFAULT 0.1, confidence text DEFAULT 'pca',
-    smoothing float8 DEFAULT 5)
+    min_confidence float8 DEFAULT 0.1, confidence text DEFAULT 'std',
+    smoothing float8 DEFAULT 20)
     RETURNS TABLE(query text, answer text, score float8, rank bigint, rules text[])
     AS 'MODULE_PATHNAME', 'gpudl_predict' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION gpudl_predict(text, text, text, text, boolean, int, int, float8, float8, text, float8) IS
