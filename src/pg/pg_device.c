@@ -150,7 +150,8 @@ gpudl_ilp_device_setup(void)
  * Register the GPU's mining counter with the mining core for the next
  * gdl_mine, as gpudl.device says (cpu: none; auto and gpu: the GPU when
  * one works in this session and the module has the counter).  With the GPU
- * service running, the service owns the GPU: mining stays on the CPU.
+ * service running, the service owns the GPU and counts for the session
+ * (svc_mine.c) when its module has the counter.
  * Returns whether a device is registered.
  */
 bool
@@ -160,7 +161,15 @@ gpudl_mine_device_setup(void)
 	if (gpudl_device_setting == GPUDL_DEVICE_CPU)
 		return false;
 	if (svc_active() && gpudl_service_enabled)
-		return false;
+	{
+		/* the service owns the GPU: count there, admitted like a run */
+		const GdlMineDevice *proxy = svc_mine_proxy_device();
+
+		if (proxy == NULL)
+			return false;
+		gdl_mine_register_device(proxy);
+		return true;
+	}
 	if (gpudl_choose_gpu_backend() == NULL || gpu_mine == NULL)
 		return false;
 	gdl_mine_register_device(gpu_mine);

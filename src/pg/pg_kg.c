@@ -7,6 +7,7 @@
  */
 #include "gpudl_kg.h"
 #include "mine/gdl_mine_device.h"
+#include "svc_int.h"
 
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -279,7 +280,7 @@ extern bool gpudl_mine_device_setup(void);
 /*
  * See gpudl_kg.h.  The GPU when gpudl.device allows, one works in this
  * session and the CUDA module counts for mining; with the GPU service
- * running the service owns the GPU and mining stays on the CPU.
+ * running, the service counts (svc_mine.c), admitted like a GPU run.
  */
 int
 gpudl_kg_mine_device(void)
@@ -326,6 +327,7 @@ gpudl_kg_mine(GpudlKg *kg, const char *target, const GpudlMineArgs *a)
 	o.device = device;
 	gpudl_progress_device(device == GDL_DEVICE_GPU ? "gpu" : "cpu");
 	gpudl_progress_phase("mining");
+	svc_mine_set_label(kg->program, target);
 	res = gdl_mine(kg->graph, &o);
 	if (device == GDL_DEVICE_GPU && res->device != GDL_DEVICE_GPU)
 		elog(DEBUG1, "gpudl: mining ran on the CPU: %s", gdl_mine_device_last_error());

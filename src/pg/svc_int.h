@@ -114,7 +114,8 @@ typedef enum SvcOp
 	SVC_OP_DIFFERENCE, SVC_OP_MERGE, SVC_OP_ABSORB, SVC_OP_AGGREGATE,
 	SVC_OP_SLICE, SVC_OP_JOIN_COUNT, SVC_OP_RESIDENT_CREATE,
 	SVC_OP_RESIDENT_FREE, SVC_OP_FROM_RESIDENT, SVC_OP_STAGE_PUT,
-	SVC_OP_STAGE_GET, SVC_OP_RESET
+	SVC_OP_STAGE_GET, SVC_OP_RESET,
+	SVC_OP_MINE					/* rule mining's counting (svc_mine.c) */
 } SvcOp;
 
 /* The request, then the reply, of one operation. */
@@ -162,6 +163,7 @@ typedef struct SvcShared
 	bool		has_absorb;		/* ... and has the optional operations */
 	bool		has_slice;
 	bool		has_join_count;
+	bool		has_mine;		/* the module counts rule mining (svc_mine.c) */
 	int64		device_total;
 	int64		device_free_at_start;
 	TimestampTz started_at;
@@ -248,6 +250,35 @@ extern void svc_proxy_set_job(int job);
 extern int	svc_call(SvcSlot *slot, SvcMsg *m);
 extern SvcSlot *svc_slot_acquire(char *why, size_t whylen);
 extern void svc_slot_release(SvcSlot *slot);
+
+/* a request outside any context: payload in pieces, reply payload palloc'd */
+extern int	svc_proxy_request(int op, int job, int64 *args, int nargs,
+							  const void *const *data, const int64 *lens, int npieces,
+							  char **reply, int64 *reply_len, char *err, size_t errlen);
+
+/*
+ * Rule mining in the service (svc_mine.c, svc_serve.c).  The request's
+ * payload is this header, then the arrays of GdlMineDevIn in the order of
+ * svc_mine.c's wire_pieces (each padded to 8 bytes); the reply's payload is
+ * the GdlMineDevCand array, a[0] its length, a[1..3] the seconds (as bits).
+ */
+typedef struct SvcMineWire
+{
+	int32		nent;
+	int32		nrels;
+	int64		nlinks;
+	int64		npp;			/* parallel pairs: ppoff[nent] */
+	int64		ncp;			/* cycle pairs: cpoff[nent] */
+	int32		max_body;
+	int32		target;
+	int64		min_support;
+	double		min_head_coverage;
+} SvcMineWire;
+
+struct GdlMineDevice;
+extern void svc_serve_set_mine(const struct GdlMineDevice *dev);
+extern const struct GdlMineDevice *svc_mine_proxy_device(void);
+extern void svc_mine_set_label(const char *program, const char *target);
 
 /* resident tables (svc_resident.c, svc_proxy.c) */
 extern bool svc_resident_make_room(int64 bytes);

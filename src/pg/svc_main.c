@@ -23,6 +23,7 @@
 #include <stdlib.h>
 
 #include "exec/gdl_engine.h"
+#include "mine/gdl_mine_device.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -204,6 +205,13 @@ serve_cuda_backend(void)
 	svc_shared->device_free_at_start = free_bytes;
 	svc_shared->device_budget = free_bytes > 0 ? free_bytes / 100 * 92 : INT64CONST(1) << 30;
 
+	{
+		GdlMineDeviceEntryFn mine_entry =
+			(GdlMineDeviceEntryFn) dlsym(handle, GDL_MINE_DEVICE_ENTRY_SYMBOL);
+		const GdlMineDevice *mine = mine_entry ? mine_entry() : NULL;
+
+		svc_serve_set_mine(mine && mine->abi == GDL_MINE_DEVICE_ABI && mine->mine ? mine : NULL);
+	}
 	svc_serve_start(bk);
 	svc_shared->state = SVC_READY;
 	elog(LOG, "gpudl GPU service: %s, %lld MB free, budget %lld MB, %d slots",
@@ -230,6 +238,7 @@ gpudl_svc_main(Datum arg)
 	svc_shared->started_at = GetCurrentTimestamp();
 	svc_shared->device_budget = 0;
 	svc_shared->why[0] = '\0';
+	svc_shared->has_mine = false;
 	pg_atomic_fetch_add_u32(&svc_shared->generation, 1);
 	svc_shared->state = SVC_STARTING;
 	reset_previous_generation();

@@ -914,3 +914,88 @@ svc_proxy_backend(void)
 	}
 	return &proxy_backend_served;
 }
+
+/*
+ * A request outside any context (rule mining's counting): take a slot,
+ * send 'op' with args[0..nargs) and a payload in pieces, and return the
+ * reply's values in args and its payload in a palloc'd buffer (*reply,
+ * *reply_len; NULL when empty).  The slot goes back in every case, also
+ * when an interrupt ends the wait for a slot or the staging.  Returns the
+ * reply's status; on failure 'err' holds the service's message.
+ */
+int
+svc_proxy_request(int op, int job, int64 *args, int nargs,
+				  const void *const *data, const int64 *lens, int npieces,
+				  char **reply, int64 *reply_len, char *err, size_t errlen)
+{
+	ProxyCtx	p;
+	Piece	   *pcs = palloc0(sizeof(Piece) * Max(npieces, 1));
+	volatile int st = GDL_BK_ERR_DEVICE;
+	int			i;
+
+	*reply = NULL;
+	*reply_len = 0;
+	Assert(nargs <= 8);
+	for (i = 0; i < npieces; i++)
+	{
+		pcs[i].data = data[i];
+		pcs[i].len = lens[i];
+	}
+	memset(&p, 0, sizeof(p));
+	p.slot = svc_slot_acquire(err, errlen);
+	if (p.slot == NULL)
+		return GDL_BK_ERR_DEVICE;
+	PG_TRY();
+	{
+		SvcMsg	   *m = begin(&p, SVC_OP_RESET);
+
+		st = send_plain(&p, m);
+		if (st == GDL_BK_OK)
+		{
+			m = begin(&p, op);
+			for (i = 0; i < nargs; i++)
+				m->a[i] = args[i];
+			m->job = job;
+			st = send_with_payload(&p, m, pcs, npieces);
+		}
+		if (st == GDL_BK_OK)
+		{
+			int64		total = m->len;
+			bool		staged = m->staged != 0;
+			char	   *dst = total > 0 ? palloc_extended(total, MCXT_ALLOC_HUGE) : NULL;
+			int64		off;
+
+			for (i = 0; i < nargs; i++)
+				args[i] = m->a[i];
+			if (!staged && total > 0)
+				memcpy(dst, svc_slot_buf(p.slot), total);
+			for (off = 0; staged && off < total && st == GDL_BK_OK;)
+			{
+				int64		n = Min((int64) svc_shared->bufsize, total - off);
+
+				m = begin(&p, SVC_OP_STAGE_GET);
+				m->a[0] = off;
+				m->a[1] = n;
+				st = send_plain(&p, m);
+				if (st == GDL_BK_OK)
+					memcpy(dst + off, svc_slot_buf(p.slot), n);
+				off += n;
+				CHECK_FOR_INTERRUPTS();
+			}
+			*reply = dst;
+			*reply_len = total;
+		}
+		if (st != GDL_BK_OK)
+			strlcpy(err, p.err, errlen);
+		/* free the service's staged copy of a large request or reply */
+		if (st == GDL_BK_OK)
+			(void) send_plain(&p, begin(&p, SVC_OP_RESET));
+	}
+	PG_FINALLY();
+	{
+		svc_slot_release(p.slot);
+	}
+	PG_END_TRY();
+	pfree(pcs);
+	return st;
+}

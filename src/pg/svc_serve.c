@@ -10,6 +10,7 @@
  * service's pointers, passed to sessions as opaque 64-bit values.
  */
 #include "svc_int.h"
+#include "mine/gdl_mine_device.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -32,6 +33,8 @@ typedef struct ServeState
 } ServeState;
 
 static const GdlBackend *serve_bk;
+static const GdlMineDevice *serve_mine;	/* the module's rule mining, or NULL */
+static pthread_mutex_t serve_mine_lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile bool serve_stopping = false;	/* no new requests once set */
 static pg_atomic_uint32 serving;	/* requests being run now */
 
@@ -132,6 +135,103 @@ reply_payload(ServeState *st, SvcMsg *m, int64 len)
 	return st->stage;
 }
 
+/* The module's rule-mining device (NULL: none); before svc_serve_start. */
+void
+svc_serve_set_mine(const GdlMineDevice *dev)
+{
+	serve_mine = dev;
+	svc_shared->has_mine = dev != NULL;
+}
+
+/* Round a wire offset up to 8 bytes (svc_mine.c pads each array so). */
+static int64
+wire_pad(int64 n)
+{
+	return (n + 7) & ~(int64) 7;
+}
+
+/*
+ * SVC_OP_MINE: point a GdlMineDevIn into the request's payload (the wire
+ * format of svc_int.h), count on the device, and reply with the candidates.
+ * One mining at a time: the module sizes its scratch by the device's free
+ * memory, which two at once would each count as theirs.
+ */
+static void
+serve_mine_request(ServeState *st, SvcMsg *m, const char *pl)
+{
+	SvcMineWire w;
+	GdlMineDevIn in;
+	GdlMineDevCand *out = NULL;
+	int64_t		nout = 0;
+	double		sec[3] = {0, 0, 0};
+	char		err[SVC_ERRLEN] = "";
+	int64		off = sizeof(SvcMineWire),
+				need;
+	int			rc;
+	char	   *dst;
+
+	if (serve_mine == NULL || m->len < (int64) sizeof(SvcMineWire))
+	{
+		reply_error(m, GDL_BK_ERR_INVALID, "internal: the GPU service does not mine rules");
+		return;
+	}
+	memcpy(&w, pl, sizeof(w));
+	need = off + wire_pad(8 * ((int64) w.nent + 1)) * 3 + wire_pad(4 * w.nlinks) * 4 +
+		wire_pad(4 * w.npp) * 3 + wire_pad(4 * w.ncp) * 2 + wire_pad(8 * (int64) w.nrels);
+	if (w.nent < 0 || w.nrels < 0 || w.nlinks < 0 || w.npp < 0 || w.ncp < 0 || need != m->len)
+	{
+		reply_error(m, GDL_BK_ERR_INVALID, "internal: a mining request of the wrong size");
+		return;
+	}
+	memset(&in, 0, sizeof(in));
+#define TAKE(field, type, count) \
+	do { in.field = (const type *) (pl + off); off += wire_pad(sizeof(type) * (int64) (count)); } while (0)
+	TAKE(aoff, int64_t, w.nent + 1);
+	TAKE(sig, int32_t, w.nlinks);
+	TAKE(nb, int32_t, w.nlinks);
+	TAKE(bnb, int32_t, w.nlinks);
+	TAKE(bsig, int32_t, w.nlinks);
+	TAKE(ppoff, int64_t, w.nent + 1);
+	TAKE(ppa, int32_t, w.npp);
+	TAKE(ppb, int32_t, w.npp);
+	TAKE(ppz, int32_t, w.npp);
+	TAKE(cpoff, int64_t, w.nent + 1);
+	TAKE(cpa, int32_t, w.ncp);
+	TAKE(cpb, int32_t, w.ncp);
+	TAKE(nfacts, int64_t, w.nrels);
+#undef TAKE
+	in.nent = w.nent;
+	in.nrels = w.nrels;
+	in.nlinks = w.nlinks;
+	in.max_body = w.max_body;
+	in.target = w.target;
+	in.min_support = w.min_support;
+	in.min_head_coverage = w.min_head_coverage;
+	pthread_mutex_lock(&serve_mine_lock);
+	rc = serve_mine->mine(&in, &out, &nout, sec, err, sizeof(err));
+	pthread_mutex_unlock(&serve_mine_lock);
+	if (rc != 0)
+	{
+		reply_error(m, GDL_BK_ERR_DEVICE, err[0] ? err : "the mining device failed");
+		return;
+	}
+	/* the input is no longer needed: the reply may reuse the staging area */
+	dst = reply_payload(st, m, (int64) sizeof(GdlMineDevCand) * nout);
+	if (dst == NULL)
+	{
+		serve_mine->mine_free(out);
+		m->len = 0;
+		reply_error(m, GDL_BK_ERR_NO_MEMORY, "out of host memory in the GPU service");
+		return;
+	}
+	if (nout > 0)
+		memcpy(dst, out, sizeof(GdlMineDevCand) * nout);
+	serve_mine->mine_free(out);
+	m->a[0] = nout;
+	for (int i = 0; i < 3; i++)
+		memcpy(&m->a[1 + i], &sec[i], sizeof(double));
+}
+
 /* Run one request of the slot and fill in its reply. */
 static void
 serve_one(ServeState *st)
@@ -163,6 +263,9 @@ serve_one(ServeState *st)
 	}
 	switch (op)
 	{
+		case SVC_OP_MINE:
+			serve_mine_request(st, m, pl);
+			return;
 		case SVC_OP_CTX_CREATE:
 			{
 				GdlBkConfig cfg;

@@ -104,5 +104,42 @@ w() { echo "$out2" | grep "^$1 " | head -1 | cut -d' ' -f2-; }
 echo "loaded on the CPU: $(w where0), after a GPU run: $(w where1), count $(w n)"
 [ "$(w where0)" = cpu ] && [ "$(w where1)" = gpu ] || { echo "the table did not move to the device"; exit 1; }
 [ "$(w n)" = "$(v changed_cpu)" ] || { echo "wrong count from the moved table: $(w n)"; exit 1; }
+# rule mining on the GPU through SQL: the same rules and measures as the
+# CPU's, counted by the GPU service when it runs (else by the session), and
+# four sessions mining at once all on the GPU with the same rules
+q -q <<'SQL'
+CREATE TABLE m1 AS SELECT (random() * 400)::int AS a, (random() * 400)::int AS b FROM generate_series(1, 4000);
+CREATE TABLE m2 AS SELECT b AS a, a AS b FROM m1 WHERE random() < 0.7
+  UNION SELECT (random() * 400)::int, (random() * 400)::int FROM generate_series(1, 600);
+CREATE TABLE m3 AS SELECT DISTINCT x.a, y.b FROM m1 x JOIN m2 y ON x.b = y.a WHERE random() < 0.05;
+CREATE TABLE m4 AS SELECT DISTINCT x.a, y.b FROM m3 x JOIN m1 y ON x.b = y.a WHERE random() < 0.01;
+SELECT gpudl_create_program('kgm');
+SELECT gpudl_bind('kgm', 'm1', 'm1'); SELECT gpudl_bind('kgm', 'm2', 'm2');
+SELECT gpudl_bind('kgm', 'm3', 'm3'); SELECT gpudl_bind('kgm', 'm4', 'm4');
+SQL
+rules="SELECT target, rule, support, head_coverage, std_confidence, pca_confidence, body_size, pca_body_size FROM gpudl_mine('kgm', NULL, max_body => 3) ORDER BY 1, 2"
+mcpu=$(q -c "SET gpudl.device = cpu" -c "$rules")
+mgpu=$(q -c "SET gpudl.device = gpu" -c "$rules")
+echo "mining: $(echo "$mcpu" | grep -c .) rules on the CPU, $(echo "$mgpu" | grep -c .) on the GPU"
+[ "$(echo "$mcpu" | grep -c .)" -gt 10 ] || { echo "too few mined rules to compare: $mcpu"; exit 1; }
+[ "$mcpu" = "$mgpu" ] || { echo "GPU mining differs from the CPU's"; diff <(echo "$mcpu") <(echo "$mgpu") | head; exit 1; }
+dev=$(q -c "SET gpudl.device = gpu" -c "SELECT count(*) FROM gpudl_mine('kgm', 'm3', max_body => 3, commit => true)" \
+        -c "SELECT DISTINCT params->>'device' FROM gpudl.mined_rules WHERE program = 'kgm'" | tail -1)
+[ "$dev" = gpu ] || { echo "mining did not run on the GPU: device $dev"; exit 1; }
+for i in 1 2 3 4; do
+  q -q -c "SELECT gpudl_create_program('kgm$i')" -c "SELECT gpudl_bind('kgm$i', 'm' || k, 'm' || k) FROM generate_series(1, 4) k" >/dev/null
+done
+pids=()
+for i in 1 2 3 4; do
+  q -c "SET gpudl.device = gpu" -c "SELECT count(*) FROM gpudl_mine('kgm$i', 'm3', max_body => 3, commit => true)" \
+    >"/tmp/gpudl_mine_$i.out" 2>&1 & pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p" || { echo "a concurrent GPU mining failed"; cat /tmp/gpudl_mine_*.out; exit 1; }; done
+same=$(q -c "SELECT count(DISTINCT program) || ' ' || count(DISTINCT params->>'device') || ' ' || min(params->>'device')
+              FROM gpudl.mined_rules WHERE program LIKE 'kgm_'" \
+         -c "SELECT count(*) FROM (SELECT rule, support, body_size, pca_body_size, count(*) FROM gpudl.mined_rules
+              WHERE program LIKE 'kgm%' GROUP BY 1, 2, 3, 4 HAVING count(*) <> 5) x")
+echo "four sessions mining at once: $(echo "$same" | paste -sd' ') (programs, devices, device, rules not in all 5)"
+[ "$same" = "$(printf '4 1 gpu\n0')" ] || { echo "concurrent GPU mining differs"; cat /tmp/gpudl_mine_*.out; exit 1; }
 dropdb $db
 echo "gpu: ok"

@@ -1,0 +1,182 @@
+/*
+ * svc_mine.c — rule mining on the GPU when the GPU service owns it: a
+ * session's GdlMineDevice whose counting is sent to the service.
+ *
+ * Without this, a cluster running the service (the default) mined on the
+ * CPU only, since a session may not open the GPU the service holds.  Here
+ * the mining core (src/mine) calls this device as it calls the CUDA module:
+ * the graph's links go to a slot of the service (staged in pieces when
+ * large), the service runs the module's counting (svc_serve.c, one mining
+ * at a time on the device), and the candidates come back.  Before that the
+ * session is admitted against the cluster's device budget like any GPU
+ * run, so mining queues behind the runs that hold the device and shows in
+ * gpudl_gpu_jobs() with its program and phase; with gpudl.device = auto a
+ * wait past gpudl.device_wait_timeout counts on the CPU instead, with
+ * gpudl.device = gpu it raises 53200 as a run does.  Any failure in the
+ * service (the module's, or the service ending) makes the core count on
+ * the CPU, as it does when the session's own module fails.
+ */
+#include "svc_int.h"
+#include "mine/gdl_mine_device.h"
+
+#include "miscadmin.h"
+#include "utils/timestamp.h"
+
+/* What gpudl_gpu_jobs() shows for the mining in flight. */
+static char mine_program[64] = "";
+static char mine_goal[128] = "";
+
+/* Name the mining that the next counting belongs to (for gpudl_gpu_jobs). */
+void
+svc_mine_set_label(const char *program, const char *target)
+{
+	strlcpy(mine_program, program ? program : "", sizeof(mine_program));
+	snprintf(mine_goal, sizeof(mine_goal), "gpudl_mine(%s)", target ? target : "every relation");
+}
+
+/*
+ * Device memory to be admitted for: the links and pairs on the device, the
+ * walk's scratch and the count table.  The module sizes its scratch by the
+ * free memory it finds (at most half, at most 24 GB), so this is what it
+ * needs to run at all, not what it may borrow while the device is idle.
+ */
+static int64
+mine_need(const GdlMineDevIn *in)
+{
+	int64		npairs = in->ppoff[in->nent] + in->cpoff[in->nent];
+	int64		bytes = in->nlinks * 16 + npairs * 12 + ((int64) in->nent + 1) * 24;
+
+	return Max(bytes * 4, (int64) 1 << 30);
+}
+
+/* Bytes of an array padded to 8 (the wire's alignment). */
+static int64
+padded(int64 n)
+{
+	return (n + 7) & ~(int64) 7;
+}
+
+static const char wire_zeros[8] = {0};
+
+/*
+ * GdlMineDevice.mine: admitted, then counted in the service.  Returns
+ * nonzero (the core counts on the CPU) when the wait timed out under
+ * gpudl.device = auto or the service failed; raises under gpudl.device =
+ * gpu when the wait timed out, and on cancel.
+ */
+static int
+px_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seconds[3],
+		char *why, size_t whylen)
+{
+	SvcMineWire w;
+	const void *data[32];
+	int64		lens[32];
+	int			np = 0;
+	int64		args[4] = {0, 0, 0, 0};
+	char	   *reply = NULL;
+	int64		reply_len = 0;
+	int64		need = Min(mine_need(in), svc_budget(SVC_RES_DEVICE));
+	SvcAdmission adm = {-1, SVC_RES_DEVICE, 0};
+	char		busy[512];
+	TimestampTz wait_start = GetCurrentTimestamp();
+	volatile int st = GDL_BK_ERR_DEVICE;
+
+	*out = NULL;
+	*nout = 0;
+	if (!svc_admit(&adm, SVC_RES_DEVICE, need, mine_program[0] ? mine_program : "(mining)",
+				   mine_goal[0] ? mine_goal : "gpudl_mine", gpudl_device_wait_timeout_ms,
+				   busy, sizeof(busy)))
+	{
+		long		waited = (long) ((GetCurrentTimestamp() - wait_start) / 1000);
+
+		if (gpudl_device_setting == GPUDL_DEVICE_GPU)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("gpudl: the GPU was busy: waited %ld ms for %lld MB of device memory",
+							waited, (long long) (need >> 20)),
+					 errdetail("Held by %s.", busy),
+					 errhint("Raise gpudl.device_wait_timeout (0 waits without limit), or use gpudl.device = auto to mine on the CPU after the wait.")));
+		snprintf(why, whylen, "the GPU was busy for %ld ms (%s)", waited, busy);
+		return 1;
+	}
+
+	memset(&w, 0, sizeof(w));
+	w.nent = in->nent;
+	w.nrels = in->nrels;
+	w.nlinks = in->nlinks;
+	w.npp = in->ppoff[in->nent];
+	w.ncp = in->cpoff[in->nent];
+	w.max_body = in->max_body;
+	w.target = in->target;
+	w.min_support = in->min_support;
+	w.min_head_coverage = in->min_head_coverage;
+	data[np] = &w;
+	lens[np++] = sizeof(w);
+#define PUT(ptr, bytes) \
+	do { \
+		int64 b_ = (bytes); \
+		data[np] = (ptr); lens[np++] = b_; \
+		if (padded(b_) > b_) { data[np] = wire_zeros; lens[np++] = padded(b_) - b_; } \
+	} while (0)
+	PUT(in->aoff, 8 * ((int64) in->nent + 1));
+	PUT(in->sig, 4 * in->nlinks);
+	PUT(in->nb, 4 * in->nlinks);
+	PUT(in->bnb, 4 * in->nlinks);
+	PUT(in->bsig, 4 * in->nlinks);
+	PUT(in->ppoff, 8 * ((int64) in->nent + 1));
+	PUT(in->ppa, 4 * w.npp);
+	PUT(in->ppb, 4 * w.npp);
+	PUT(in->ppz, 4 * w.npp);
+	PUT(in->cpoff, 8 * ((int64) in->nent + 1));
+	PUT(in->cpa, 4 * w.ncp);
+	PUT(in->cpb, 4 * w.ncp);
+	PUT(in->nfacts, 8 * (int64) in->nrels);
+#undef PUT
+
+	PG_TRY();
+	{
+		svc_admit_set_phase(&adm, "mining");
+		st = svc_proxy_request(SVC_OP_MINE, adm.job, args, 4, data, lens, np,
+							   &reply, &reply_len, why, whylen);
+	}
+	PG_FINALLY();
+	{
+		svc_admit_release(&adm);
+	}
+	PG_END_TRY();
+	if (st != GDL_BK_OK)
+		return 1;
+	if (reply_len != args[0] * (int64) sizeof(GdlMineDevCand))
+	{
+		snprintf(why, whylen, "internal: a mining reply of the wrong size");
+		if (reply)
+			pfree(reply);
+		return 1;
+	}
+	*out = (GdlMineDevCand *) reply;
+	*nout = args[0];
+	for (int i = 0; i < 3; i++)
+		memcpy(&seconds[i], &args[1 + i], sizeof(double));
+	return 0;
+}
+
+/* GdlMineDevice.mine_free: the reply was palloc'd. */
+static void
+px_mine_free(GdlMineDevCand *p)
+{
+	if (p)
+		pfree(p);
+}
+
+static const GdlMineDevice proxy_mine = {
+	GDL_MINE_DEVICE_ABI, "cuda (GPU service)", px_mine, px_mine_free
+};
+
+/* The session's mining device when the service serves one (else NULL). */
+const GdlMineDevice *
+svc_mine_proxy_device(void)
+{
+	if (svc_shared == NULL || svc_shared->state != SVC_READY || !svc_shared->has_mine)
+		return NULL;
+	return &proxy_mine;
+}
