@@ -135,12 +135,21 @@ bool
 gpudl_ilp_device_setup(void)
 {
 	gdl_ilp_register_device(NULL);
-	/* with the service, no session opens a CUDA context: training is on the CPU */
+	if (gpudl_device_setting == GPUDL_DEVICE_CPU)
+		return false;
 	if (svc_active() && gpudl_service_enabled)
+	{
+		/* the service owns the GPU: train and cover there (svc_ilp.c) */
+		const GdlIlpDevice *proxy = svc_ilp_proxy_device();
+
+		if (proxy == NULL)
+			return false;
+		gdl_ilp_register_device(proxy);
+	}
+	else if (gpudl_choose_gpu_backend() == NULL || gpu_ilp == NULL)
 		return false;
-	if (gpudl_choose_gpu_backend() == NULL || gpu_ilp == NULL)
-		return false;
-	gdl_ilp_register_device(gpu_ilp);
+	else
+		gdl_ilp_register_device(gpu_ilp);
 	gdl_ilp_set_device_mode(gpudl_device_setting == GPUDL_DEVICE_GPU ?
 							GDL_ILP_DEVICE_ALWAYS : GDL_ILP_DEVICE_AUTO);
 	return true;

@@ -115,7 +115,9 @@ typedef enum SvcOp
 	SVC_OP_SLICE, SVC_OP_JOIN_COUNT, SVC_OP_RESIDENT_CREATE,
 	SVC_OP_RESIDENT_FREE, SVC_OP_FROM_RESIDENT, SVC_OP_STAGE_PUT,
 	SVC_OP_STAGE_GET, SVC_OP_RESET,
-	SVC_OP_MINE					/* rule mining's counting (svc_mine.c) */
+	SVC_OP_MINE,				/* rule mining's counting (svc_mine.c) */
+	SVC_OP_ILP_TRAIN,			/* rule learning's training (svc_ilp.c) */
+	SVC_OP_ILP_COVER			/* rule learning's bulk coverage (svc_ilp.c) */
 } SvcOp;
 
 /* The request, then the reply, of one operation. */
@@ -164,6 +166,7 @@ typedef struct SvcShared
 	bool		has_slice;
 	bool		has_join_count;
 	bool		has_mine;		/* the module counts rule mining (svc_mine.c) */
+	bool		has_ilp;		/* the module trains rule learning (svc_ilp.c) */
 	int64		device_total;
 	int64		device_free_at_start;
 	TimestampTz started_at;
@@ -251,6 +254,27 @@ extern int	svc_call(SvcSlot *slot, SvcMsg *m);
 extern SvcSlot *svc_slot_acquire(char *why, size_t whylen);
 extern void svc_slot_release(SvcSlot *slot);
 
+/*
+ * A request's payload as pieces, each array padded to 8 bytes so that the
+ * service can point into it (svc_wire_put; the service skips the same
+ * padding with svc_wire_pad).
+ */
+#define SVC_WIRE_MAX 48
+typedef struct SvcWire
+{
+	const void *data[SVC_WIRE_MAX];
+	int64		lens[SVC_WIRE_MAX];
+	int			n;
+} SvcWire;
+
+extern void svc_wire_put(SvcWire *w, const void *data, int64 bytes);
+
+static inline int64
+svc_wire_pad(int64 bytes)
+{
+	return (bytes + 7) & ~(int64) 7;
+}
+
 /* a request outside any context: payload in pieces, reply payload palloc'd */
 extern int	svc_proxy_request(int op, int job, int64 *args, int nargs,
 							  const void *const *data, const int64 *lens, int npieces,
@@ -277,6 +301,46 @@ typedef struct SvcMineWire
 
 struct GdlMineDevice;
 extern void svc_serve_set_mine(const struct GdlMineDevice *dev);
+
+/*
+ * Rule learning's device work in the service (svc_ilp.c, svc_serve.c):
+ * one training (create, train, destroy) or one bulk coverage per request.
+ * Payloads: the header, then the arrays as svc_ilp.c puts them.
+ */
+typedef struct SvcIlpTrainWire
+{
+	int32		nrows;
+	int32		ncols;
+	int32		npos;
+	int32		epochs;
+	double		wneg;
+	int64		nnz;
+	double		lr,
+				beta1,
+				beta2,
+				adam_eps,
+				w0,
+				stall_tol,
+				loss_eps;
+	int32		stall_every;
+	int32		pad;
+} SvcIlpTrainWire;
+
+typedef struct SvcIlpCoverWire
+{
+	int32		nent;
+	int32		nex;
+	int64		nadj;			/* aoff[nent] */
+	int64		nsig;			/* soff[nent] */
+	int64		nusig;			/* uoff[nent] */
+	int64		max_entries;
+	int32		skip_pred;
+	int32		pad;
+} SvcIlpCoverWire;
+
+struct GdlIlpDevice;
+extern void svc_serve_set_ilp(const struct GdlIlpDevice *dev);
+extern const struct GdlIlpDevice *svc_ilp_proxy_device(void);
 extern const struct GdlMineDevice *svc_mine_proxy_device(void);
 extern void svc_mine_set_label(const char *program, const char *target);
 

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 
 #include "exec/gdl_engine.h"
+#include "ilp/gdl_ilp_device.h"
 #include "mine/gdl_mine_device.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -210,7 +211,12 @@ serve_cuda_backend(void)
 			(GdlMineDeviceEntryFn) dlsym(handle, GDL_MINE_DEVICE_ENTRY_SYMBOL);
 		const GdlMineDevice *mine = mine_entry ? mine_entry() : NULL;
 
+		GdlIlpDeviceEntryFn ilp_entry =
+			(GdlIlpDeviceEntryFn) dlsym(handle, GDL_ILP_DEVICE_ENTRY_SYMBOL);
+		const GdlIlpDevice *ilp = ilp_entry ? ilp_entry() : NULL;
+
 		svc_serve_set_mine(mine && mine->abi == GDL_MINE_DEVICE_ABI && mine->mine ? mine : NULL);
+		svc_serve_set_ilp(ilp && ilp->abi == GDL_ILP_DEVICE_ABI && ilp->create && ilp->train ? ilp : NULL);
 	}
 	svc_serve_start(bk);
 	svc_shared->state = SVC_READY;
@@ -239,6 +245,7 @@ gpudl_svc_main(Datum arg)
 	svc_shared->device_budget = 0;
 	svc_shared->why[0] = '\0';
 	svc_shared->has_mine = false;
+	svc_shared->has_ilp = false;
 	pg_atomic_fetch_add_u32(&svc_shared->generation, 1);
 	svc_shared->state = SVC_STARTING;
 	reset_previous_generation();

@@ -49,15 +49,6 @@ mine_need(const GdlMineDevIn *in)
 	return Max(bytes * 4, (int64) 1 << 30);
 }
 
-/* Bytes of an array padded to 8 (the wire's alignment). */
-static int64
-padded(int64 n)
-{
-	return (n + 7) & ~(int64) 7;
-}
-
-static const char wire_zeros[8] = {0};
-
 /*
  * GdlMineDevice.mine: admitted, then counted in the service.  Returns
  * nonzero (the core counts on the CPU) when the wait timed out under
@@ -69,9 +60,7 @@ px_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 		char *why, size_t whylen)
 {
 	SvcMineWire w;
-	const void *data[32];
-	int64		lens[32];
-	int			np = 0;
+	SvcWire		wire;
 	int64		args[4] = {0, 0, 0, 0};
 	char	   *reply = NULL;
 	int64		reply_len = 0;
@@ -110,33 +99,26 @@ px_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 	w.target = in->target;
 	w.min_support = in->min_support;
 	w.min_head_coverage = in->min_head_coverage;
-	data[np] = &w;
-	lens[np++] = sizeof(w);
-#define PUT(ptr, bytes) \
-	do { \
-		int64 b_ = (bytes); \
-		data[np] = (ptr); lens[np++] = b_; \
-		if (padded(b_) > b_) { data[np] = wire_zeros; lens[np++] = padded(b_) - b_; } \
-	} while (0)
-	PUT(in->aoff, 8 * ((int64) in->nent + 1));
-	PUT(in->sig, 4 * in->nlinks);
-	PUT(in->nb, 4 * in->nlinks);
-	PUT(in->bnb, 4 * in->nlinks);
-	PUT(in->bsig, 4 * in->nlinks);
-	PUT(in->ppoff, 8 * ((int64) in->nent + 1));
-	PUT(in->ppa, 4 * w.npp);
-	PUT(in->ppb, 4 * w.npp);
-	PUT(in->ppz, 4 * w.npp);
-	PUT(in->cpoff, 8 * ((int64) in->nent + 1));
-	PUT(in->cpa, 4 * w.ncp);
-	PUT(in->cpb, 4 * w.ncp);
-	PUT(in->nfacts, 8 * (int64) in->nrels);
-#undef PUT
+	wire.n = 0;
+	svc_wire_put(&wire, &w, sizeof(w));
+	svc_wire_put(&wire, in->aoff, 8 * ((int64) in->nent + 1));
+	svc_wire_put(&wire, in->sig, 4 * in->nlinks);
+	svc_wire_put(&wire, in->nb, 4 * in->nlinks);
+	svc_wire_put(&wire, in->bnb, 4 * in->nlinks);
+	svc_wire_put(&wire, in->bsig, 4 * in->nlinks);
+	svc_wire_put(&wire, in->ppoff, 8 * ((int64) in->nent + 1));
+	svc_wire_put(&wire, in->ppa, 4 * w.npp);
+	svc_wire_put(&wire, in->ppb, 4 * w.npp);
+	svc_wire_put(&wire, in->ppz, 4 * w.npp);
+	svc_wire_put(&wire, in->cpoff, 8 * ((int64) in->nent + 1));
+	svc_wire_put(&wire, in->cpa, 4 * w.ncp);
+	svc_wire_put(&wire, in->cpb, 4 * w.ncp);
+	svc_wire_put(&wire, in->nfacts, 8 * (int64) in->nrels);
 
 	PG_TRY();
 	{
 		svc_admit_set_phase(&adm, "mining");
-		st = svc_proxy_request(SVC_OP_MINE, adm.job, args, 4, data, lens, np,
+		st = svc_proxy_request(SVC_OP_MINE, adm.job, args, 4, wire.data, wire.lens, wire.n,
 							   &reply, &reply_len, why, whylen);
 	}
 	PG_FINALLY();

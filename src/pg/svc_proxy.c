@@ -915,6 +915,23 @@ svc_proxy_backend(void)
 	return &proxy_backend_served;
 }
 
+/* Append an array to a request's payload, padded to 8 bytes. */
+void
+svc_wire_put(SvcWire *w, const void *data, int64 bytes)
+{
+	static const char zeros[8] = {0};
+
+	if (w->n + 2 > SVC_WIRE_MAX)
+		elog(ERROR, "gpudl: internal: a request of too many pieces");
+	w->data[w->n] = data;
+	w->lens[w->n++] = bytes;
+	if (svc_wire_pad(bytes) > bytes)
+	{
+		w->data[w->n] = zeros;
+		w->lens[w->n++] = svc_wire_pad(bytes) - bytes;
+	}
+}
+
 /*
  * A request outside any context (rule mining's counting): take a slot,
  * send 'op' with args[0..nargs) and a payload in pieces, and return the

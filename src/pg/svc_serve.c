@@ -10,6 +10,7 @@
  * service's pointers, passed to sessions as opaque 64-bit values.
  */
 #include "svc_int.h"
+#include "ilp/gdl_ilp_device.h"
 #include "mine/gdl_mine_device.h"
 
 #include <errno.h>
@@ -35,6 +36,8 @@ typedef struct ServeState
 static const GdlBackend *serve_bk;
 static const GdlMineDevice *serve_mine;	/* the module's rule mining, or NULL */
 static pthread_mutex_t serve_mine_lock = PTHREAD_MUTEX_INITIALIZER;
+static const GdlIlpDevice *serve_ilp;	/* the module's rule learning, or NULL */
+static pthread_mutex_t serve_ilp_lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile bool serve_stopping = false;	/* no new requests once set */
 static pg_atomic_uint32 serving;	/* requests being run now */
 
@@ -143,13 +146,6 @@ svc_serve_set_mine(const GdlMineDevice *dev)
 	svc_shared->has_mine = dev != NULL;
 }
 
-/* Round a wire offset up to 8 bytes (svc_mine.c pads each array so). */
-static int64
-wire_pad(int64 n)
-{
-	return (n + 7) & ~(int64) 7;
-}
-
 /*
  * SVC_OP_MINE: point a GdlMineDevIn into the request's payload (the wire
  * format of svc_int.h), count on the device, and reply with the candidates.
@@ -176,8 +172,8 @@ serve_mine_request(ServeState *st, SvcMsg *m, const char *pl)
 		return;
 	}
 	memcpy(&w, pl, sizeof(w));
-	need = off + wire_pad(8 * ((int64) w.nent + 1)) * 3 + wire_pad(4 * w.nlinks) * 4 +
-		wire_pad(4 * w.npp) * 3 + wire_pad(4 * w.ncp) * 2 + wire_pad(8 * (int64) w.nrels);
+	need = off + svc_wire_pad(8 * ((int64) w.nent + 1)) * 3 + svc_wire_pad(4 * w.nlinks) * 4 +
+		svc_wire_pad(4 * w.npp) * 3 + svc_wire_pad(4 * w.ncp) * 2 + svc_wire_pad(8 * (int64) w.nrels);
 	if (w.nent < 0 || w.nrels < 0 || w.nlinks < 0 || w.npp < 0 || w.ncp < 0 || need != m->len)
 	{
 		reply_error(m, GDL_BK_ERR_INVALID, "internal: a mining request of the wrong size");
@@ -185,7 +181,7 @@ serve_mine_request(ServeState *st, SvcMsg *m, const char *pl)
 	}
 	memset(&in, 0, sizeof(in));
 #define TAKE(field, type, count) \
-	do { in.field = (const type *) (pl + off); off += wire_pad(sizeof(type) * (int64) (count)); } while (0)
+	do { in.field = (const type *) (pl + off); off += svc_wire_pad(sizeof(type) * (int64) (count)); } while (0)
 	TAKE(aoff, int64_t, w.nent + 1);
 	TAKE(sig, int32_t, w.nlinks);
 	TAKE(nb, int32_t, w.nlinks);
@@ -232,6 +228,174 @@ serve_mine_request(ServeState *st, SvcMsg *m, const char *pl)
 		memcpy(&m->a[1 + i], &sec[i], sizeof(double));
 }
 
+/* The module's rule-learning device (NULL: none); before svc_serve_start. */
+void
+svc_serve_set_ilp(const GdlIlpDevice *dev)
+{
+	serve_ilp = dev;
+	svc_shared->has_ilp = dev != NULL;
+}
+
+/*
+ * SVC_OP_ILP_TRAIN: create a training session from the request's matrix,
+ * train, destroy, and reply with the probabilities (a[0] epochs, a[1] the
+ * loss, a[2] the seconds, as bits).  One learning operation at a time, as
+ * for mining.
+ */
+static void
+serve_ilp_train(ServeState *st, SvcMsg *m, const char *pl)
+{
+	SvcIlpTrainWire w;
+	GdlIlpDevProblem prob;
+	GdlIlpDevTrain t;
+	GdlIlpDevResult r;
+	GdlIlpDevSession *s;
+	char		err[SVC_ERRLEN] = "";
+	double	   *probs;
+	char	   *dst;
+	int64		off = svc_wire_pad(sizeof(w));
+	int			rc;
+
+	if (serve_ilp == NULL || m->len < (int64) sizeof(w))
+	{
+		reply_error(m, GDL_BK_ERR_INVALID, "internal: the GPU service does not learn rules");
+		return;
+	}
+	memcpy(&w, pl, sizeof(w));
+	if (w.nrows < 0 || w.ncols < 0 || w.nnz < 0 ||
+		m->len != off + svc_wire_pad(8 * ((int64) w.nrows + 1)) + svc_wire_pad(4 * w.nnz))
+	{
+		reply_error(m, GDL_BK_ERR_INVALID, "internal: a training request of the wrong size");
+		return;
+	}
+	prob.nrows = w.nrows;
+	prob.ncols = w.ncols;
+	prob.npos = w.npos;
+	prob.wneg = w.wneg;
+	prob.off = (const int64_t *) (pl + off);
+	prob.idx = (const int32_t *) (pl + off + svc_wire_pad(8 * ((int64) w.nrows + 1)));
+	t.epochs = w.epochs;
+	t.lr = w.lr;
+	t.beta1 = w.beta1;
+	t.beta2 = w.beta2;
+	t.adam_eps = w.adam_eps;
+	t.w0 = w.w0;
+	t.stall_every = w.stall_every;
+	t.stall_tol = w.stall_tol;
+	t.loss_eps = w.loss_eps;
+	probs = malloc(sizeof(double) * ((size_t) w.ncols + 1));
+	if (probs == NULL)
+	{
+		reply_error(m, GDL_BK_ERR_NO_MEMORY, "out of host memory in the GPU service");
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	r.prob = probs;
+	pthread_mutex_lock(&serve_ilp_lock);
+	s = serve_ilp->create(&prob, err, sizeof(err));
+	rc = s == NULL ? 1 : serve_ilp->train(s, &t, &r, err, sizeof(err));
+	if (s != NULL)
+		serve_ilp->destroy(s);
+	pthread_mutex_unlock(&serve_ilp_lock);
+	if (rc != 0)
+	{
+		free(probs);
+		reply_error(m, GDL_BK_ERR_DEVICE, err[0] ? err : "the training device failed");
+		return;
+	}
+	/* the input is no longer needed: the reply may reuse the staging area */
+	dst = reply_payload(st, m, 8 * (int64) w.ncols);
+	if (dst == NULL)
+	{
+		free(probs);
+		m->len = 0;
+		reply_error(m, GDL_BK_ERR_NO_MEMORY, "out of host memory in the GPU service");
+		return;
+	}
+	if (w.ncols > 0)
+		memcpy(dst, probs, 8 * (size_t) w.ncols);
+	free(probs);
+	m->a[0] = r.epochs;
+	memcpy(&m->a[1], &r.loss, sizeof(double));
+	memcpy(&m->a[2], &r.seconds, sizeof(double));
+}
+
+/*
+ * SVC_OP_ILP_COVER: the bulk coverage of the request's graph; reply with
+ * the entries (a[0] their number, a[1] the seconds as bits).  The graph is
+ * not kept on the device (graph_id 0): the next request may be another
+ * session's.
+ */
+static void
+serve_ilp_cover(ServeState *st, SvcMsg *m, const char *pl)
+{
+	SvcIlpCoverWire w;
+	GdlIlpDevCoverIn in;
+	uint64_t   *out = NULL;
+	int64_t		nout = 0;
+	double		secs = 0;
+	char		err[SVC_ERRLEN] = "";
+	int64		off = svc_wire_pad(sizeof(w)),
+				ents;
+	char	   *dst;
+	int			rc;
+
+	if (serve_ilp == NULL || serve_ilp->cover == NULL || m->len < (int64) sizeof(w))
+	{
+		reply_error(m, GDL_BK_ERR_INVALID, "internal: the GPU service does not compute coverage");
+		return;
+	}
+	memcpy(&w, pl, sizeof(w));
+	ents = svc_wire_pad(8 * ((int64) w.nent + 1));
+	if (w.nent < 0 || w.nex < 0 || w.nadj < 0 || w.nsig < 0 || w.nusig < 0 ||
+		m->len != off + ents * 3 + svc_wire_pad(8 * w.nadj) + svc_wire_pad(4 * w.nsig) +
+		svc_wire_pad(4 * w.nusig) + svc_wire_pad(4 * (int64) w.nex) * 2)
+	{
+		reply_error(m, GDL_BK_ERR_INVALID, "internal: a coverage request of the wrong size");
+		return;
+	}
+	memset(&in, 0, sizeof(in));
+	in.nent = w.nent;
+	in.nex = w.nex;
+	in.max_entries = w.max_entries;
+	in.skip_pred = w.skip_pred;
+	in.graph_id = 0;
+#define TAKE(field, type, count) \
+	do { in.field = (const type *) (pl + off); off += svc_wire_pad(sizeof(type) * (int64) (count)); } while (0)
+	TAKE(aoff, int64_t, w.nent + 1);
+	TAKE(adj, uint64_t, w.nadj);
+	TAKE(soff, int64_t, w.nent + 1);
+	TAKE(sig, uint32_t, w.nsig);
+	TAKE(uoff, int64_t, w.nent + 1);
+	TAKE(usig, uint32_t, w.nusig);
+	TAKE(ex0, int32_t, w.nex);
+	TAKE(ex1, int32_t, w.nex);
+#undef TAKE
+	pthread_mutex_lock(&serve_ilp_lock);
+	rc = serve_ilp->cover(&in, &out, &nout, &secs, err, sizeof(err));
+	pthread_mutex_unlock(&serve_ilp_lock);
+	if (rc != 0)
+	{
+		if (out != NULL)
+			serve_ilp->cover_free(out);
+		reply_error(m, GDL_BK_ERR_DEVICE, err[0] ? err : "the coverage device failed");
+		return;
+	}
+	dst = reply_payload(st, m, 8 * (int64) nout);
+	if (dst == NULL)
+	{
+		serve_ilp->cover_free(out);
+		m->len = 0;
+		reply_error(m, GDL_BK_ERR_NO_MEMORY, "out of host memory in the GPU service");
+		return;
+	}
+	if (nout > 0)
+		memcpy(dst, out, 8 * (size_t) nout);
+	serve_ilp->cover_free(out);
+	m->a[0] = nout;
+	memcpy(&m->a[1], &secs, sizeof(double));
+}
+
 /* Run one request of the slot and fill in its reply. */
 static void
 serve_one(ServeState *st)
@@ -265,6 +429,12 @@ serve_one(ServeState *st)
 	{
 		case SVC_OP_MINE:
 			serve_mine_request(st, m, pl);
+			return;
+		case SVC_OP_ILP_TRAIN:
+			serve_ilp_train(st, m, pl);
+			return;
+		case SVC_OP_ILP_COVER:
+			serve_ilp_cover(st, m, pl);
 			return;
 		case SVC_OP_CTX_CREATE:
 			{

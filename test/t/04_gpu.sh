@@ -141,5 +141,27 @@ same=$(q -c "SELECT count(DISTINCT program) || ' ' || count(DISTINCT params->>'d
               WHERE program LIKE 'kgm%' GROUP BY 1, 2, 3, 4 HAVING count(*) <> 5) x")
 echo "four sessions mining at once: $(echo "$same" | paste -sd' ') (programs, devices, device, rules not in all 5)"
 [ "$same" = "$(printf '4 1 gpu\n0')" ] || { echo "concurrent GPU mining differs"; cat /tmp/gpudl_mine_*.out; exit 1; }
+# rule learning on the GPU through SQL (trained and covered by the GPU
+# service when it runs): the same rules as on the CPU, the run recorded as
+# a GPU one, and two sessions learning at once
+q -q <<'SQL'
+CREATE TABLE par AS SELECT DISTINCT (random() * 300)::int AS p, (random() * 300)::int AS c FROM generate_series(1, 900);
+CREATE TABLE gp_ex AS SELECT DISTINCT x.p, y.c FROM par x JOIN par y ON x.c = y.p;
+SELECT gpudl_create_program('fam', 'anc(X, Y) :- par(X, Y).');
+SQL
+learn="SELECT rule FROM gpudl_learn('fam', 'gp', 'gp_ex', max_rules => 3) ORDER BY rank"
+lcpu=$(q -c "SET gpudl.device = cpu" -c "$learn" | grep -v '^SET$')
+lgpu=$(q -c "SET gpudl.device = gpu" -c "$learn" | grep -v '^SET$')
+ldev=$(q -c "SELECT device FROM gpudl.learn_runs ORDER BY id DESC LIMIT 1")
+echo "learning: CPU [$(echo "$lcpu" | paste -sd';')], GPU [$(echo "$lgpu" | paste -sd';')] on $ldev"
+echo "$lcpu" | grep -q "^gp(X, Y) :- " || { echo "nothing learned on the CPU"; exit 1; }
+[ "$lcpu" = "$lgpu" ] || { echo "GPU learning differs from the CPU's"; exit 1; }
+[ "$ldev" = gpu ] || { echo "learning did not train on the GPU"; exit 1; }
+pids=()
+for i in 1 2; do q -c "SET gpudl.device = gpu" -c "$learn" 2>&1 | grep -v '^SET$' >"/tmp/gpudl_learn_$i.out" & pids+=($!); done
+for p in "${pids[@]}"; do wait "$p" || { echo "a concurrent GPU learning failed"; cat /tmp/gpudl_learn_*.out; exit 1; }; done
+for i in 1 2; do [ "$(cat /tmp/gpudl_learn_$i.out)" = "$lgpu" ] || { echo "concurrent learning $i differs"; exit 1; }; done
+[ "$(q -c "SELECT count(*) FROM (SELECT device FROM gpudl.learn_runs ORDER BY id DESC LIMIT 2) x WHERE device = 'gpu'")" = 2 ] \
+  || { echo "concurrent learning did not run on the GPU"; exit 1; }
 dropdb $db
 echo "gpu: ok"
