@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # bench/soak/run.sh — soak test on the CPU: pgbench clients mixing
 # gpudl_query, gpudl_count, gpudl_materialize (per-client tables), rule
-# edits by the program's owner, gpudl_learn, and edits by a role that does
-# not own the program, for a while; then checks: no client aborted, no
+# edits by the program's owner, gpudl_learn, gpudl_mine committing rules
+# while others gpudl_predict with them, and edits by a role that does not
+# own the program, for a while; then checks: no client aborted, no
 # ERROR, deadlock or crash in the server log, the postmaster never restarted,
-# and the backends' memory (RSS) at the end within 10% of minute 1.
+# the stored mined rules are one commit's, and the backends' memory (RSS)
+# at the end within 10% of minute 1.
 #
 #   bash bench/soak/run.sh                 # 16 clients, 600 s
 #   CLIENTS=4 SECONDS_=60 bash bench/soak/run.sh
@@ -46,11 +48,12 @@ rss_sample() {
 
 echo "soak: $owner owner clients + $other non-owner clients for ${secs}s on the CPU"
 pgbench -n -c $owner -j 2 -T $secs -P 60 -U soak_owner \
-  -f query.sql@6 -f count.sql@6 -f materialize.sql@2 -f owner_edit.sql@1 -f learn.sql@1 $db \
+  -f query.sql@6 -f count.sql@6 -f materialize.sql@2 -f owner_edit.sql@1 -f learn.sql@1 \
+  -f mine.sql@1 -f predict.sql@2 $db \
   >"$out/pgbench_owner.log" 2>&1 &
 pa=$!
 pgbench -n -c $other -j 1 -T $secs -P 60 -U soak_other \
-  -f other_edit.sql@1 -f query.sql@3 $db \
+  -f other_edit.sql@1 -f query.sql@3 -f predict.sql@2 $db \
   >"$out/pgbench_other.log" 2>&1 &
 pb=$!
 first=60; [ "$secs" -ge 120 ] || first=$(( secs / 4 ))
@@ -74,6 +77,7 @@ as_server_user tail -c +$((log_start + 1)) "$PGDATA/server.log" >"$out/server.lo
        "$(grep -cE 'terminated by signal|server process .* was terminated|PANIC' "$out/server.log") crash lines"
   echo "postmaster start: $pm_start -> $pm_end"
   echo "non-owner edits: $(psql -X -At -d $db -c "SELECT soak_other_edit(999)") (one more, by a superuser: allowed)"
+  echo "mined rules of child: $(psql -X -At -d $db -c "SELECT count(*) || ' rows, ' || count(DISTINCT rule) || ' distinct, from ' || count(DISTINCT mined_at) || ' commit(s)' FROM gpudl.mined_rules WHERE program = 'soakfam' AND target = 'child'")"
   echo "learn runs: $(psql -X -At -d $db -c "SELECT string_agg(status || ' ' || n, ', ') FROM (SELECT status, count(*) n FROM gpudl.learn_runs GROUP BY 1 ORDER BY 1) s")"
   join "$out/rss_first.txt" "$out/rss_last.txt" | awk '
     { n++; r1 += $2; a1 += $3; r2 += $4; a2 += $5; d = ($5 - $3) / $3 * 100; if (d > max) max = d }
@@ -89,5 +93,7 @@ ok=1
 grep -q ERROR "$out/server.log" && ok=0
 grep -q deadlock "$out/server.log" && ok=0
 [ "$pm_start" = "$pm_end" ] || ok=0
+# the stored rules are one commit's, never a mix of two
+psql -X -At -d $db -c "SELECT count(DISTINCT mined_at) <= 1 AND count(*) = count(DISTINCT rule) FROM gpudl.mined_rules WHERE program = 'soakfam' AND target = 'child'" | grep -qx t || ok=0
 awk '/^anon_growth_pct/ { exit !($2 <= 10) }' "$out/summary.txt" || ok=0
 [ $ok = 1 ] && echo "soak: PASS" || { echo "soak: FAIL"; exit 1; }

@@ -56,6 +56,7 @@ GRANT SELECT ON edge, parent, gp_pos, gp_neg TO soak_other;
 DO $$ BEGIN
   IF to_regprocedure('gpudl_grant(text, text, text)') IS NOT NULL THEN
     EXECUTE $q$SELECT gpudl_grant('soak', 'soak_other', 'use')$q$;
+    EXECUTE $q$SELECT gpudl_grant('soakfam', 'soak_other', 'use')$q$;
   END IF;
 END $$;
 RESET ROLE;
