@@ -1,7 +1,8 @@
 /*
  * api_mine.c — gpudl_mine: every closed, connected rule of up to three
  * body atoms over a program's knowledge graph (its binary predicates of one
- * type), with exact support, head coverage, standard and PCA confidence;
+ * type), with constants when asked, with exact support, head coverage,
+ * standard and PCA confidence;
  * optionally stored in gpudl.mined_rules for gpudl_predict.
  */
 #include "gpudl_kg.h"
@@ -22,9 +23,10 @@ static char *
 params_json(const GpudlMineArgs *a, int device)
 {
 	return psprintf("{\"max_body\": %d, \"min_head_coverage\": %.17g, \"min_confidence\": %.17g, "
-					"\"min_support\": %lld, \"device\": \"%s\"}",
+					"\"min_support\": %lld, \"constants\": %s, \"device\": \"%s\"}",
 					a->max_body, a->min_head_coverage, a->min_confidence,
-					(long long) a->min_support, device == GDL_DEVICE_GPU ? "gpu" : "cpu");
+					(long long) a->min_support, a->constants ? "true" : "false",
+					device == GDL_DEVICE_GPU ? "gpu" : "cpu");
 }
 
 /*
@@ -94,7 +96,7 @@ commit_rules(GpudlKg *kg, const char *target, const GdlMineResult *res, char **t
 
 /*
  * gpudl_mine(program, target, max_body, min_head_coverage, min_confidence,
- * min_support, commit)
+ * min_support, commit, constants)
  */
 Datum
 gpudl_mine(PG_FUNCTION_ARGS)
@@ -121,6 +123,17 @@ gpudl_mine(PG_FUNCTION_ARGS)
 	args.min_confidence = PG_GETARG_FLOAT8(4);
 	args.min_support = PG_GETARG_INT64(5);
 	commit = PG_ARGISNULL(6) ? false : PG_GETARG_BOOL(6);
+	/* 0.4's constants (a 0.3 catalog's gpudl_mine has seven arguments) */
+	args.constants = false;
+	if (PG_NARGS() > 7)
+	{
+		if (PG_ARGISNULL(7))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("constants must not be null"),
+					 errhint("Pass true for rules with constants, false (the default) for rules over variables only.")));
+		args.constants = PG_GETARG_BOOL(7);
+	}
 	gpudl_mine_args_check(&args);
 	/* refusals first: a failed call changes nothing */
 	gpudl_require_program(program, commit ? GPUDL_PRIV_MODIFY : GPUDL_PRIV_USE);
@@ -134,7 +147,7 @@ gpudl_mine(PG_FUNCTION_ARGS)
 	res = gpudl_kg_mine(kg, target, &args);
 	texts = palloc(sizeof(char *) * (res->nrules + 1));
 	for (i = 0; i < res->nrules; i++)
-		texts[i] = gdl_mine_rule_text(kg->graph, &res->rules[i]);
+		texts[i] = gpudl_kg_rule_text(kg, &res->rules[i]);
 	if (commit)
 	{
 		gpudl_progress_phase("recording");

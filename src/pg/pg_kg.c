@@ -273,6 +273,20 @@ gpudl_kg_value_literal(const GpudlKg *kg, int64_t value)
 	return b.data;
 }
 
+/* gpudl_kg_value_literal as the core's literal function. */
+static const char *
+kg_literal(void *ctx, int64_t value)
+{
+	return gpudl_kg_value_literal((const GpudlKg *) ctx, value);
+}
+
+/* See gpudl_kg.h. */
+char *
+gpudl_kg_rule_text(const GpudlKg *kg, const GdlMineRule *r)
+{
+	return gdl_mine_rule_text_lit(kg->graph, r, kg_literal, (void *) kg);
+}
+
 /* In pg_device.c: register the GPU's mining counter as gpudl.device says. */
 extern bool gpudl_mine_device_setup(void);
 
@@ -323,6 +337,7 @@ gpudl_kg_mine(GpudlKg *kg, const char *target, const GpudlMineArgs *a)
 	o.min_head_coverage = a->min_head_coverage;
 	o.min_confidence = a->min_confidence;
 	o.min_support = a->min_support;
+	o.constants = a->constants;
 	o.device = device;
 	gpudl_progress_device(device == GDL_DEVICE_GPU ? "gpu" : "cpu");
 	gpudl_progress_phase("mining");
