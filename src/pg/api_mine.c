@@ -18,6 +18,9 @@
 
 PG_FUNCTION_INFO_V1(gpudl_mine);
 
+/* The first key of the advisory lock that serialises commits of mined rules ("gdlm"). */
+#define GPUDL_MINED_RULES_LOCK 1734634605
+
 /* The call's thresholds as jsonb text, for gpudl.mined_rules.params. */
 static char *
 params_json(const GpudlMineArgs *a, int device)
@@ -58,6 +61,18 @@ commit_rules(GpudlKg *kg, const char *target, const GdlMineResult *res, char **t
 	PG_TRY();
 	{
 		SPI_connect();
+
+		/*
+		 * Committers of one program take turns: without the lock, two
+		 * sessions' DELETEs would each miss the other's new rows (invisible
+		 * to a snapshot taken before that commit) and the table would end
+		 * with both runs' rules.  Held to the end of the transaction; the
+		 * DELETE after it takes a fresh snapshot (READ COMMITTED) and sees
+		 * the rules of any committer that went first.
+		 */
+		if (SPI_execute_with_args("SELECT pg_catalog.pg_advisory_xact_lock(" CppAsString2(GPUDL_MINED_RULES_LOCK)
+								  ", pg_catalog.hashtext($1))", 1, dtypes, dv, NULL, false, 0) != SPI_OK_SELECT)
+			elog(ERROR, "gpudl: could not lock the mined rules");
 		if (SPI_execute_with_args("DELETE FROM gpudl.mined_rules WHERE program = $1 AND target = ANY($2)",
 								  2, dtypes, dv, NULL, false, 0) != SPI_OK_DELETE)
 			elog(ERROR, "gpudl: could not replace the mined rules");
