@@ -563,8 +563,7 @@ mine_const_rules(const GdlMineGraph *g, const GdlMineOptions *o, int64_t *nrules
 				if (!mine_graph_links(g, c, h ^ 1, &hb, &he) || !passes(&cr, rel, he - hb))
 					continue;
 				mine_head_constant(&cr, h, c, hb, he, &kv, lcount);
-				if ((c & 63) == 0)
-					gdl_check_interrupts();
+				gdl_check_interrupts();
 			}
 		if (o->max_body >= 2)
 			mine_var_head(&cr, rel, &kv, lcount);

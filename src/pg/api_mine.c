@@ -162,7 +162,11 @@ gpudl_mine(PG_FUNCTION_ARGS)
 	res = gpudl_kg_mine(kg, target, &args);
 	texts = palloc(sizeof(char *) * (res->nrules + 1));
 	for (i = 0; i < res->nrules; i++)
+	{
 		texts[i] = gpudl_kg_rule_text(kg, &res->rules[i]);
+		if ((i & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
 	if (commit)
 	{
 		gpudl_progress_phase("recording");

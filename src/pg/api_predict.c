@@ -324,7 +324,11 @@ gpudl_predict(PG_FUNCTION_ARGS)
 		nrules = res->nrules;
 		texts = palloc(sizeof(char *) * (nrules + 1));
 		for (i = 0; i < nrules; i++)
+		{
 			texts[i] = gpudl_kg_rule_text(kg, &rules[i]);
+			if ((i & 4095) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
 	}
 	rule_datums = palloc(sizeof(Datum) * (nrules + 1));
 	for (i = 0; i < nrules; i++)

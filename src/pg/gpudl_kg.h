@@ -23,6 +23,7 @@ typedef struct GpudlKg
 	GdlMineRelation *rels;		/* in the graph's order */
 	GdlMineGraph *graph;
 	GdlAnalysis goals;			/* the graph's relations, for the goal parser */
+	char	  **literals;		/* per entity: its literal in rule texts, made lazily */
 } GpudlKg;
 
 /*
@@ -45,7 +46,7 @@ extern char *gpudl_kg_value_literal(const GpudlKg *kg, int64_t value);
  * A rule's text with its constants as goal literals ("alice", 7), as the
  * language's parser reads them back: r(X, "bob") :- s(X, "alice").
  */
-extern char *gpudl_kg_rule_text(const GpudlKg *kg, const GdlMineRule *r);
+extern char *gpudl_kg_rule_text(GpudlKg *kg, const GdlMineRule *r);
 
 /* The device a mining run uses under gpudl.device (GDL_DEVICE_CPU or _GPU). */
 extern int	gpudl_kg_mine_device(void);

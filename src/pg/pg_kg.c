@@ -273,16 +273,29 @@ gpudl_kg_value_literal(const GpudlKg *kg, int64_t value)
 	return b.data;
 }
 
-/* gpudl_kg_value_literal as the core's literal function. */
+/*
+ * gpudl_kg_value_literal as the core's literal function, each entity's
+ * literal made once per graph (millions of rule texts share a few
+ * thousand constants).
+ */
 static const char *
 kg_literal(void *ctx, int64_t value)
 {
-	return gpudl_kg_value_literal((const GpudlKg *) ctx, value);
+	GpudlKg    *kg = (GpudlKg *) ctx;
+	int32_t		e = gdl_mine_graph_entity(kg->graph, value);
+
+	if (e < 0)
+		return gpudl_kg_value_literal(kg, value);
+	if (kg->literals == NULL)
+		kg->literals = palloc0(sizeof(char *) * (gdl_mine_graph_nentities(kg->graph) + 1));
+	if (kg->literals[e] == NULL)
+		kg->literals[e] = gpudl_kg_value_literal(kg, value);
+	return kg->literals[e];
 }
 
 /* See gpudl_kg.h. */
 char *
-gpudl_kg_rule_text(const GpudlKg *kg, const GdlMineRule *r)
+gpudl_kg_rule_text(GpudlKg *kg, const GdlMineRule *r)
 {
 	return gdl_mine_rule_text_lit(kg->graph, r, kg_literal, (void *) kg);
 }
