@@ -89,13 +89,22 @@ cmp_key(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Sort the keys (qsort is never handed the NULL of an empty vector). */
+static void
+kv_sort(KeyVec *k)
+{
+	if (k->n > 1)
+		qsort(k->v, k->n, sizeof(uint64_t), cmp_key);
+}
+
 /* Sort the keys from 'from' on, and keep each once (they end at k->n). */
 static void
 kv_sort_unique(KeyVec *k, int64_t from)
 {
 	int64_t		m = from;
 
-	qsort(k->v + from, k->n - from, sizeof(uint64_t), cmp_key);
+	if (k->n - from > 1)
+		qsort(k->v + from, k->n - from, sizeof(uint64_t), cmp_key);
 	for (int64_t i = from; i < k->n; i++)
 		if (i == from || k->v[i] != k->v[i - 1])
 			k->v[m++] = k->v[i];
@@ -193,7 +202,8 @@ build_cycle_index(ConstRun *cr)
 			cr->cp[k].key = pair_key((uint32_t) g->cpa[k], (uint32_t) g->cpb[k]);
 			cr->cp[k].x = x;
 		}
-	qsort(cr->cp, n, sizeof(CyclePair), cmp_cycle);
+	if (n > 1)
+		qsort(cr->cp, n, sizeof(CyclePair), cmp_cycle);
 }
 
 /* Denominators of r(X, c) :- a(X, Z), b(X, Z): the x with the cycle pair (a, b). */
@@ -273,7 +283,7 @@ mine_head_constant(ConstRun *cr, uint32_t h, int32_t c, int64_t hb, int64_t he, 
 			if (!((uint32_t) g->asig[k] == h && g->anb[k] == c))
 				kv_push(kv, pair_key((uint32_t) g->asig[k], (uint32_t) g->anb[k]));
 	}
-	qsort(kv->v, kv->n, sizeof(uint64_t), cmp_key);
+	kv_sort(kv);
 	for (int64_t i = 0, j; i < kv->n; i = j)
 	{
 		for (j = i; j < kv->n && kv->v[j] == kv->v[i]; j++)
@@ -309,7 +319,7 @@ mine_head_constant(ConstRun *cr, uint32_t h, int32_t c, int64_t hb, int64_t he, 
 		for (int64_t k = g->cpoff[x]; k < g->cpoff[x + 1]; k++)
 			kv_push(kv, pair_key((uint32_t) g->cpa[k], (uint32_t) g->cpb[k]));
 	}
-	qsort(kv->v, kv->n, sizeof(uint64_t), cmp_key);
+	kv_sort(kv);
 	for (int64_t i = 0, j; i < kv->n; i = j)
 	{
 		for (j = i; j < kv->n && kv->v[j] == kv->v[i]; j++)
@@ -366,7 +376,7 @@ mine_head_constant(ConstRun *cr, uint32_t h, int32_t c, int64_t hb, int64_t he, 
 			}
 			kv_sort_unique(kv, from);
 		}
-		qsort(kv->v, kv->n, sizeof(uint64_t), cmp_key);
+		kv_sort(kv);
 		for (int64_t i = 0, j; i < kv->n; i = j)
 		{
 			for (j = i; j < kv->n && kv->v[j] == kv->v[i]; j++)
@@ -483,7 +493,7 @@ mine_var_head(ConstRun *cr, int rel, KeyVec *kv, int32_t *lcount)
 						kv_push(kv, pair_key((uint32_t) g->asig[j], (uint32_t) g->anb[j]));
 				}
 			}
-			qsort(kv->v, kv->n, sizeof(uint64_t), cmp_key);
+			kv_sort(kv);
 			for (int64_t i = 0, j; i < kv->n; i = j)
 			{
 				uint32_t	m;
