@@ -352,6 +352,27 @@ measure_const_head(const Kg *k, GdlMineRule *r, int64_t *sup, int64_t *bs, int64
 	}
 }
 
+/* Measure a rule with the head r(X, Y) by brute force (over pairs). */
+static void
+measure_var_head(const Kg *k, GdlMineRule *r, int64_t *sup, int64_t *bs, int64_t *pca)
+{
+	for (int x = 0; x < k->nent; x++)
+	{
+		bool		dom = false;
+
+		for (int y = 0; y < k->nent; y++)
+			dom |= k->has[r->head][x][y];
+		for (int y = 0; y < k->nent; y++)
+		{
+			if (!body_true(k, r, x, y))
+				continue;
+			(*bs)++;
+			*pca += dom;
+			*sup += k->has[r->head][x][y];
+		}
+	}
+}
+
 /* Append every rule with constants (syntactically, then const_rule_ok) to all. */
 static void
 naive_const_rules(const Kg *k, const GdlMineOptions *o, GdlMineRule **all, int64_t *n, int64_t *cap)
@@ -490,23 +511,7 @@ naive_mine(const Kg *k, const GdlMineOptions *o, int64_t *nout)
 		if (r->head_const != GDL_MINE_HEAD_VARS)
 			measure_const_head(k, r, &sup, &bs, &pca);
 		else
-			for (int x = 0; x < k->nent; x++)
-		{
-			bool		dom = false;
-
-			for (int y = 0; y < k->nent; y++)
-				dom |= k->has[r->head][x][y];
-			for (int y = 0; y < k->nent; y++)
-			{
-				if (!body_true(k, r, x, y))
-					continue;
-				bs++;
-				if (dom)
-					pca++;
-				if (k->has[r->head][x][y])
-					sup++;
-			}
-		}
+			measure_var_head(k, r, &sup, &bs, &pca);
 		if (sup < minsup)
 			continue;
 		r->support = sup;
