@@ -7,9 +7,13 @@
  * with gdl_mine_canonical, drops duplicates, evaluates each by brute force
  * (nested loops over entities) and applies the same thresholds.  Random
  * small graphs, sparse and dense, with duplicate facts and self-loops, are
- * mined both ways and every rule and every measure must agree.  Also:
- * canonical forms by hand, thread-count independence, graph lookups, and
- * prediction on a graph whose ranking is known by hand.
+ * mined both ways and every rule and every measure must agree.  With
+ * options.constants (on about half of the graphs) the reference also
+ * enumerates every rule with constants from the language's definition
+ * (const_rule_ok) over every entity and measures it by brute force.  Also:
+ * canonical forms by hand, thread-count independence, graph lookups,
+ * prediction on a graph whose ranking is known by hand, and rules with
+ * constants measured and ranked by hand.
  */
 #include "test_host.h"
 #include "../../src/mine/gdl_mine.h"
