@@ -253,19 +253,42 @@ gdl_predict(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 	{
 		const GdlMineRule *r = &rules[i];
 		double		den = (double) (o->use_pca ? r->pca_body_size : r->body_size) + o->smoothing;
-
 		bool		usable = true;
 
 		if (r->head != q->rel || r->nbody < 1 || r->nbody > GDL_MINE_MAX_BODY)
 			continue;
 		if (i > INT32_MAX)
 			break;
-		s.r = r;
-		s.rule = (int32_t) i;
-		s.conf = den > 0 ? (double) r->support / den : 0.0;
-		s.stamp++;
+		if ((i & 255) == 0)
+			gdl_check_interrupts();
+		/*
+		 * head(X, c) or head(c, X): when the query binds the constant's side,
+		 * the rule applies only if it is c (checked first: most rules with a
+		 * constant head do not apply), and X is the answer; else X is the
+		 * bound value and c the one answer.
+		 */
+		s.fixed = -1;
+		s.done = false;
 		for (int v = 0; v < 4; v++)
 			s.val[v] = -1;
+		if (r->head_const == GDL_MINE_HEAD_VARS)
+		{
+			s.free_var = q->subject_bound ? GDL_MINE_Y : GDL_MINE_X;
+			s.val[q->subject_bound ? GDL_MINE_X : GDL_MINE_Y] = bound;
+		}
+		else if (q->subject_bound == (r->head_const == GDL_MINE_HEAD_SUBJECT))
+		{
+			if (r->head_value != q->value)
+				continue;
+			s.free_var = GDL_MINE_X;
+		}
+		else
+		{
+			s.fixed = gdl_mine_graph_entity(g, r->head_value);
+			s.free_var = GDL_MINE_X;
+			s.val[GDL_MINE_X] = bound;
+			usable &= s.fixed >= 0;
+		}
 		/* constants absent from the graph: the body never holds */
 		for (int k = 0; k < r->nbody; k++)
 		{
@@ -276,39 +299,14 @@ gdl_predict(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 				usable &= s.cval[k] >= 0;
 			}
 		}
-		s.fixed = -1;
-		s.done = false;
-		if (r->head_const == GDL_MINE_HEAD_VARS)
-		{
-			s.free_var = q->subject_bound ? GDL_MINE_Y : GDL_MINE_X;
-			s.val[q->subject_bound ? GDL_MINE_X : GDL_MINE_Y] = bound;
-		}
-		else
-		{
-			/*
-			 * head(X, c) or head(c, X): when the query binds the constant's
-			 * side, the rule applies only if it is c, and X is the answer;
-			 * else X is the bound value and c the one answer.
-			 */
-			int32_t		c = gdl_mine_graph_entity(g, r->head_value);
-			bool		const_bound = q->subject_bound == (r->head_const == GDL_MINE_HEAD_SUBJECT);
-
-			usable &= c >= 0;
-			s.free_var = GDL_MINE_X;
-			if (const_bound)
-				usable &= c == bound;
-			else
-			{
-				s.val[GDL_MINE_X] = bound;
-				s.fixed = c;
-			}
-		}
+		s.r = r;
+		s.rule = (int32_t) i;
+		s.conf = den > 0 ? (double) r->support / den : 0.0;
+		s.stamp++;
 		if (!usable)
 			continue;
 		memset(s.used, 0, sizeof(s.used));
 		pred_search(&s, 0);
-		if ((i & 255) == 0)
-			gdl_check_interrupts();
 	}
 	if (s.nhits == 0)
 		return res;
