@@ -111,6 +111,7 @@ kv_sort_unique(KeyVec *k, int64_t from)
 	k->n = m;
 }
 
+/* Two 32-bit fields as one sortable key: (signature, entity) or (sig, sig). */
 static inline uint64_t
 pair_key(uint32_t hi, uint32_t lo)
 {
@@ -401,7 +402,7 @@ mine_head_constant(ConstRun *cr, uint32_t h, int32_t c, int64_t hb, int64_t he, 
 	}
 }
 
-/* The x <-> y links between x and y: [*beg, *end) of bnb/bsig. */
+/* The links from x to y (any signature): [*beg, *end) of bnb/bsig. */
 static void
 links_between(const GdlMineGraph *g, int32_t x, int32_t y, int64_t *beg, int64_t *end)
 {
