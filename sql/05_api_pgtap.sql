@@ -147,28 +147,29 @@ SELECT is(pg_get_function_result('gpudl_candidates(text,text,int,int,boolean)'::
     'TABLE(id integer, rule text, template text)', 'gpudl_candidates result');
 SELECT is(pg_get_function_result('gpudl_loss_grad(text,text,text,text,float8[])'::regprocedure),
     'TABLE(loss double precision, grad double precision[])', 'gpudl_loss_grad result');
--- knowledge graphs (0.3): mining and link prediction
+-- knowledge graphs (0.3): mining and link prediction (0.4: constants)
 SELECT has_function('public', 'gpudl_mine',
-    ARRAY['text', 'text', 'integer', 'double precision', 'double precision', 'bigint', 'boolean']);
-SELECT is(pg_get_function_arguments('gpudl_mine(text,text,int,float8,float8,bigint,boolean)'::regprocedure),
+    ARRAY['text', 'text', 'integer', 'double precision', 'double precision', 'bigint', 'boolean', 'boolean']);
+SELECT is(pg_get_function_arguments('gpudl_mine(text,text,int,float8,float8,bigint,boolean,boolean)'::regprocedure),
     'program text, target text DEFAULT NULL::text, max_body integer DEFAULT 3, '
     'min_head_coverage double precision DEFAULT 0.01, min_confidence double precision DEFAULT 0.1, '
-    'min_support bigint DEFAULT 1, commit boolean DEFAULT false',
-    'gpudl_mine argument names and defaults (PRODUCT.md)');
-SELECT is(pg_get_function_result('gpudl_mine(text,text,int,float8,float8,bigint,boolean)'::regprocedure),
+    'min_support bigint DEFAULT 1, commit boolean DEFAULT false, constants boolean DEFAULT false',
+    'gpudl_mine argument names and defaults (PRODUCT.md, plus constants)');
+SELECT is(pg_get_function_result('gpudl_mine(text,text,int,float8,float8,bigint,boolean,boolean)'::regprocedure),
     'TABLE(target text, rule text, support bigint, head_coverage double precision, '
     'std_confidence double precision, pca_confidence double precision, body_size bigint, pca_body_size bigint)',
     'gpudl_mine result columns');
 SELECT has_function('public', 'gpudl_predict',
     ARRAY['text', 'text', 'text', 'text', 'boolean', 'integer', 'integer', 'double precision',
-          'double precision', 'text', 'double precision']);
-SELECT is(pg_get_function_arguments('gpudl_predict(text,text,text,text,boolean,int,int,float8,float8,text,float8)'::regprocedure),
+          'double precision', 'text', 'double precision', 'boolean']);
+SELECT is(pg_get_function_arguments('gpudl_predict(text,text,text,text,boolean,int,int,float8,float8,text,float8,boolean)'::regprocedure),
     'program text, target text, query text, aggregation text DEFAULT ''max''::text, '
     'exclude_known boolean DEFAULT true, "limit" integer DEFAULT 10, max_body integer DEFAULT 3, '
     'min_head_coverage double precision DEFAULT 0.01, min_confidence double precision DEFAULT 0.1, '
-    'confidence text DEFAULT ''std''::text, smoothing double precision DEFAULT 20',
-    'gpudl_predict argument names and defaults (PRODUCT.md, plus confidence and smoothing)');
-SELECT is(pg_get_function_result('gpudl_predict(text,text,text,text,boolean,int,int,float8,float8,text,float8)'::regprocedure),
+    'confidence text DEFAULT ''std''::text, smoothing double precision DEFAULT 20, '
+    'constants boolean DEFAULT false',
+    'gpudl_predict argument names and defaults (PRODUCT.md, plus confidence, smoothing and constants)');
+SELECT is(pg_get_function_result('gpudl_predict(text,text,text,text,boolean,int,int,float8,float8,text,float8,boolean)'::regprocedure),
     'TABLE(query text, answer text, score double precision, rank bigint, rules text[])',
     'gpudl_predict result columns');
 SELECT function_returns('public', 'gpudl_commit_rule', ARRAY['text', 'text'], 'bigint');

@@ -107,8 +107,52 @@ RESET ROLE;
 -- the failed calls changed nothing
 SELECT target, count(*) FROM gpudl.mined_rules WHERE program = 'kin' GROUP BY target ORDER BY target;
 
+-- rules with constants (0.4): a graph known by hand.  speaks: ann-fr,
+-- bob-fr, cat-it, dan-en; lives: ann, bob, dan, eve in paris, cat in rome.
+-- With one body atom, speaks has exactly five:
+--   speaks(X, "fr") :- lives(X, "paris")  support 2, body 4 (ann bob dan eve),
+--                                         PCA body 3 (eve speaks nothing)
+--   speaks(X, "en") :- lives(X, "paris")  1 / 4 / 3
+--   speaks(X, "it") :- lives(X, "rome")   1 / 1 / 1
+--   speaks("ann", X) :- speaks("bob", X)  and back: 1 / 1 / 1
+SET ROLE mine_owner;
+CREATE TABLE mine_s.speaks(p text, lang text);
+INSERT INTO mine_s.speaks VALUES ('ann', 'fr'), ('bob', 'fr'), ('cat', 'it'), ('dan', 'en');
+CREATE TABLE mine_s.lives(p text, city text);
+INSERT INTO mine_s.lives VALUES ('ann', 'paris'), ('bob', 'paris'), ('cat', 'rome'), ('dan', 'paris'), ('eve', 'paris');
+SELECT gpudl_create_program('lang');
+SELECT gpudl_bind('lang', 'speaks', 'mine_s.speaks');
+SELECT gpudl_bind('lang', 'lives', 'mine_s.lives');
+SELECT rule, support, head_coverage, std_confidence, round(pca_confidence::numeric, 4) AS pca,
+       body_size, pca_body_size
+  FROM gpudl_mine('lang', 'speaks', max_body => 1, min_head_coverage => 0, min_confidence => 0,
+                  constants => true) ORDER BY rule;
+-- without constants there is none; min_support prunes the constants' choices
+SELECT count(*) AS without_constants
+  FROM gpudl_mine('lang', 'speaks', max_body => 1, min_head_coverage => 0, min_confidence => 0);
+SELECT rule FROM gpudl_mine('lang', 'speaks', max_body => 1, min_support => 2, constants => true);
+-- two body atoms, every relation: more rules, each measured as its definition says
+SELECT count(*) > 5 AS more_rules,
+       bool_and(abs(std_confidence - support::float8 / body_size) < 1e-12
+                AND abs(pca_confidence - support::float8 / pca_body_size) < 1e-12
+                AND pca_body_size <= body_size AND support <= pca_body_size) AS measures_consistent
+  FROM gpudl_mine('lang', max_body => 2, min_head_coverage => 0, min_confidence => 0, constants => true);
+-- a path to a constant, by hand: lives(X, "paris") :- speaks(X, Z), speaks("bob", Z):
+-- ann and bob (both speak fr), both in paris
+SELECT rule, support, body_size, pca_body_size
+  FROM gpudl_mine('lang', 'lives', max_body => 2, constants => true)
+ WHERE rule = 'lives(X, "paris") :- speaks(X, Z), speaks("bob", Z).';
+-- commit stores the constants as goal literals; the parameters say constants
+SELECT count(*) AS mined FROM gpudl_mine('lang', 'speaks', max_body => 1, min_head_coverage => 0,
+                                         min_confidence => 0, commit => true, constants => true);
+SELECT rule, params->>'constants' AS constants FROM gpudl.mined_rules WHERE program = 'lang' ORDER BY rule;
+SELECT gpudl_drop_program('lang');
+RESET ROLE;
+
 -- errors
 SET ROLE mine_owner;
+SELECT * FROM gpudl_mine('kin', 'gp', constants => NULL);
+\echo :LAST_ERROR_SQLSTATE
 SELECT * FROM gpudl_mine('nope', 'gp');
 \echo :LAST_ERROR_SQLSTATE
 SELECT * FROM gpudl_mine('kin', 'cousin');

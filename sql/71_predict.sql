@@ -7,6 +7,7 @@
 -- max: c .75 > e (2/3, then .5) > h .5; noisy_or: e 1 - (1/3)(1/2) = 5/6 > c > h.
 -- Without exclude_known, b ties with c and e beats d on its second rule.
 -- smoothing 0 gives these numbers; the default 5 gives support / (pca body + 5).
+-- At the end: rules with constants, mined for the call and stored.
 \set VERBOSITY default
 SET client_min_messages = warning;
 DROP ROLE IF EXISTS pred_user;
@@ -125,6 +126,60 @@ SELECT * FROM gpudl_predict('soc', 'likes', 'SELECT 1, NULL');
 \echo :LAST_ERROR_SQLSTATE
 SELECT * FROM gpudl_predict('soc', 'likes', NULL);
 \echo :LAST_ERROR_SQLSTATE
+
+SELECT * FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', constants => NULL);
+\echo :LAST_ERROR_SQLSTATE
+
+-- rules with constants (0.4), known by hand.  speaks: ann-fr, bob-fr,
+-- cat-it, dan-en; lives: ann, bob, dan, eve in paris, cat in rome.  Mined
+-- for the call with constants (one body atom), speaks("eve", ?) gets
+--   fr by speaks(X, "fr") :- lives(X, "paris")  PCA 2/3
+--   en by speaks(X, "en") :- lives(X, "paris")  PCA 1/3
+-- and speaks(?, "fr") gets dan and eve (2/3 each; ann and bob are known).
+CREATE TABLE lang_speaks(p text, lang text);
+INSERT INTO lang_speaks VALUES ('ann', 'fr'), ('bob', 'fr'), ('cat', 'it'), ('dan', 'en');
+CREATE TABLE lang_lives(p text, city text);
+INSERT INTO lang_lives VALUES ('ann', 'paris'), ('bob', 'paris'), ('cat', 'rome'), ('dan', 'paris'), ('eve', 'paris');
+SELECT gpudl_create_program('lang');
+SELECT gpudl_bind('lang', 'speaks', 'lang_speaks');
+SELECT gpudl_bind('lang', 'lives', 'lang_lives');
+SELECT answer, round(score::numeric, 4) AS score, rank, rules
+  FROM gpudl_predict('lang', 'speaks', 'speaks("eve", Y)', max_body => 1, min_head_coverage => 0,
+                     min_confidence => 0, smoothing => 0, confidence => 'pca', constants => true);
+SELECT count(*) AS without_constants
+  FROM gpudl_predict('lang', 'speaks', 'speaks("eve", Y)', max_body => 1, min_head_coverage => 0,
+                     min_confidence => 0, smoothing => 0, confidence => 'pca');
+SELECT answer, round(score::numeric, 4) AS score, rank
+  FROM gpudl_predict('lang', 'speaks', 'speaks(X, "fr")', max_body => 1, min_head_coverage => 0,
+                     min_confidence => 0, smoothing => 0, confidence => 'pca', constants => true);
+
+-- stored constant rules, written by hand, one of them filtering: with
+--   learns: ann-fr, bob-fr, bob-it, eve-fr, eve-it; spoken_in: fr-paris, it-rome
+--   A speaks(X, Y) :- learns(X, Y), spoken_in(Y, "paris").  PCA 2/2
+--   B speaks(X, Y) :- learns(X, Y).                          PCA 2/3
+--   C speaks(X, "it") :- lives(X, "rome").                   PCA 1/1
+--   D speaks(X, "de") :- lives(X, "berlin").  (no berlin in the graph: skipped, NOTICE)
+-- speaks("eve", ?) ranks fr (A 1, B 2/3) before it (B 2/3: A filters it out);
+-- speaks("cat", ?) gets it by C.
+CREATE TABLE lang_learns(p text, lang text);
+INSERT INTO lang_learns VALUES ('ann', 'fr'), ('bob', 'fr'), ('bob', 'it'), ('eve', 'fr'), ('eve', 'it');
+CREATE TABLE lang_spoken_in(lang text, city text);
+INSERT INTO lang_spoken_in VALUES ('fr', 'paris'), ('it', 'rome');
+SELECT gpudl_bind('lang', 'learns', 'lang_learns');
+SELECT gpudl_bind('lang', 'spoken_in', 'lang_spoken_in');
+INSERT INTO gpudl.mined_rules(program, target, rule, support, head_coverage, std_confidence,
+                              pca_confidence, body_size, pca_body_size, nbody)
+VALUES ('lang', 'speaks', 'speaks(X, Y) :- learns(X, Y), spoken_in(Y, "paris").', 2, 0.5, 2.0 / 3, 1, 3, 2, 2),
+       ('lang', 'speaks', 'speaks(X, Y) :- learns(X, Y).', 2, 0.5, 0.4, 2.0 / 3, 5, 3, 1),
+       ('lang', 'speaks', 'speaks(X, "it") :- lives(X, "rome").', 1, 0.25, 1, 1, 1, 1, 1),
+       ('lang', 'speaks', 'speaks(X, "de") :- lives(X, "berlin").', 1, 0.25, 1, 1, 1, 1, 1);
+SELECT answer, round(score::numeric, 4) AS score, rank, rules
+  FROM gpudl_predict('lang', 'speaks', 'speaks("eve", Y)', smoothing => 0, confidence => 'pca');
+SELECT answer, round(score::numeric, 4) AS score, rank, rules
+  FROM gpudl_predict('lang', 'speaks', 'speaks("cat", Y)', exclude_known => false, smoothing => 0,
+                     confidence => 'pca');
+SELECT gpudl_drop_program('lang');
+DROP TABLE lang_speaks, lang_lives, lang_learns, lang_spoken_in;
 
 SELECT gpudl_drop_program('soc');
 DROP TABLE friend, colleague, neighbor, likes, pred_queries;

@@ -13,6 +13,7 @@
 #               (default ../shared/data/kg relative to the repository root)
 #   SPLIT       the triples asked: test (default) or valid (choose settings on valid only)
 #   MAX_BODY, MIN_HC (0.01), MIN_CONF, MIN_SUPPORT (1): gpudl_mine's thresholds
+#   CONSTANTS   true: also rules with constants (gpudl_mine's constants; default false)
 #   AGG (max | noisy_or), CONF (pca | std), SMOOTH: gpudl_predict's scoring
 # Unset, the settings are those chosen on the valid split (RESULTS.md):
 #   family   MAX_BODY=2 MIN_CONF=0.1 CONF=std SMOOTH=20 AGG=max
@@ -33,6 +34,7 @@ DATA_ROOT="${DATA_ROOT:-$root/../shared/data/kg}"
 SPLIT="${SPLIT:-test}"
 MIN_HC="${MIN_HC:-0.01}"
 MIN_SUPPORT="${MIN_SUPPORT:-1}"
+CONSTANTS="${CONSTANTS:-false}"
 AGG="${AGG:-max}"
 user_max_body="${MAX_BODY:-}" user_min_conf="${MIN_CONF:-}" user_conf="${CONF:-}" user_smooth="${SMOOTH:-}"
 # the settings chosen on the valid split, unless given
@@ -66,7 +68,7 @@ for name in "${names[@]}"; do
     q -v dir="$dir" -v program=kg -f "$here/load.sql" >/dev/null
   fi
   echo "== $name: split $SPLIT; max_body $MAX_BODY, min_head_coverage $MIN_HC, min_confidence $MIN_CONF," \
-       "min_support $MIN_SUPPORT; aggregation $AGG, confidence $CONF, smoothing $SMOOTH; device $DEVICE"
+       "min_support $MIN_SUPPORT, constants $CONSTANTS; aggregation $AGG, confidence $CONF, smoothing $SMOOTH; device $DEVICE"
   q -At -c "SELECT 'graph: ' || count(*) || ' triples (facts + train), ' || (SELECT count(*) FROM relations) || ' relations, '
                    || (SELECT count(*) FROM entities) || ' entities; asked: ' || (SELECT count(*) FROM triples WHERE split = '$SPLIT') || ' triples x 2'
               FROM triples WHERE split IN ('facts', 'train')"
@@ -74,7 +76,7 @@ for name in "${names[@]}"; do
 \set ON_ERROR_STOP 1
 SELECT clock_timestamp() AS t0 \gset
 CREATE TABLE mined AS SELECT * FROM gpudl_mine('kg', max_body => $MAX_BODY, min_head_coverage => $MIN_HC,
-    min_confidence => $MIN_CONF, min_support => $MIN_SUPPORT, commit => true);
+    min_confidence => $MIN_CONF, min_support => $MIN_SUPPORT, commit => true, constants => $CONSTANTS);
 SELECT 'mining: ' || (SELECT count(*) FROM mined) || ' rules in '
        || round(extract(epoch FROM clock_timestamp() - :'t0'::timestamptz)::numeric, 2) || ' s';
 SELECT clock_timestamp() AS t1 \gset

@@ -15,8 +15,9 @@
  *   bench_mine [-e ENTITIES] [-t TYPES] [-r RELATIONS] [-f FACTS_PER_REL]
  *              [-k TSV_FILE] [-b MAX_BODY] [-H MIN_HEAD_COVERAGE]
  *              [-C MIN_PCA_CONFIDENCE] [-s MIN_SUPPORT] [-T THREADS]
- *              [-g CUDA_LIB] [-c] [-v]
- *   -c: GPU only (skip the CPU run); -v: print the rules
+ *              [-g CUDA_LIB] [-c] [-K] [-v]
+ *   -c: GPU only (skip the CPU run); -K: also rules with constants
+ *   (options.constants; counted on the CPU for either device); -v: print the rules
  */
 #include "../../test/unit/test_host.h"
 #include "../../src/mine/gdl_mine.h"
@@ -107,10 +108,15 @@ fingerprint(const GdlMineResult *res)
 	for (int64_t i = 0; i < res->nrules; i++)
 	{
 		const GdlMineRule *r = &res->rules[i];
-		int64_t		v[4 + 3 * GDL_MINE_MAX_BODY];
+		int64_t		v[6 + 4 * GDL_MINE_MAX_BODY];
 		int			n = 0;
 
 		v[n++] = r->head;
+		if (r->head_const != GDL_MINE_HEAD_VARS)
+		{
+			v[n++] = r->head_const;
+			v[n++] = r->head_value;
+		}
 		v[n++] = r->support;
 		v[n++] = r->body_size;
 		v[n++] = r->pca_body_size;
@@ -119,6 +125,8 @@ fingerprint(const GdlMineResult *res)
 			v[n++] = r->body[k].rel;
 			v[n++] = r->body[k].a;
 			v[n++] = r->body[k].b;
+			if (r->body[k].a == GDL_MINE_C || r->body[k].b == GDL_MINE_C)
+				v[n++] = r->body[k].value;
 		}
 		for (int k = 0; k < n; k++)
 		{
@@ -153,8 +161,9 @@ run_one(const char *label, const GdlMineGraph *g, const GdlMineOptions *o, bool 
 	for (int64_t i = 0; i < res->nrules; i++)
 		bylen[res->rules[i].nbody]++;
 	fp = fingerprint(res);
-	printf("%s: enumerate %.3fs  measures %.3fs  index %.3fs  total %.3fs\n", label,
-		   res->times.enumerate, res->times.measures, res->times.index, res->times.total);
+	printf("%s: enumerate %.3fs  measures %.3fs  index %.3fs  constants %.3fs  total %.3fs\n", label,
+		   res->times.enumerate, res->times.measures, res->times.index, res->times.constants,
+		   res->times.total);
 	printf("%s: rules %ld (%ld/%ld/%ld of 1/2/3 atoms)  candidates %ld  fingerprint %016llx\n",
 		   label, (long) res->nrules, (long) bylen[1], (long) bylen[2], (long) bylen[3],
 		   (long) res->candidates, (unsigned long long) fp);
@@ -185,7 +194,7 @@ main(int argc, char **argv)
 
 	gdl_test_host_install();
 	gdl_mine_options_init(&o);
-	while ((opt = getopt(argc, argv, "e:t:r:f:k:b:H:C:s:T:g:cv")) != -1)
+	while ((opt = getopt(argc, argv, "e:t:r:f:k:b:H:C:s:T:g:cKv")) != -1)
 	{
 		switch (opt)
 		{
@@ -201,10 +210,11 @@ main(int argc, char **argv)
 			case 'T': o.threads = atoi(optarg); break;
 			case 'g': lib = optarg; break;
 			case 'c': gpu_only = true; break;
+			case 'K': o.constants = true; break;
 			case 'v': verbose = true; break;
 			default:
 				fprintf(stderr, "usage: %s [-e E] [-t T] [-r R] [-f F] [-k TSV] [-b MAX_BODY] "
-						"[-H HC] [-C CONF] [-s SUP] [-T THREADS] [-g CUDA_LIB] [-c] [-v]\n", argv[0]);
+						"[-H HC] [-C CONF] [-s SUP] [-T THREADS] [-g CUDA_LIB] [-c] [-K] [-v]\n", argv[0]);
 				return 2;
 		}
 	}
@@ -225,9 +235,10 @@ main(int argc, char **argv)
 		   tsv ? tsv : "synthetic", nrels, (long) total, now_s() - t0);
 	t0 = now_s();
 	g = gdl_mine_graph_build(nrels, rels);
-	printf("graph index: %d entities, %.3fs; max_body %d, hc %g, pca conf %g, threads %d\n",
+	printf("graph index: %d entities, %.3fs; max_body %d, hc %g, pca conf %g, threads %d%s\n",
 		   gdl_mine_graph_nentities(g), now_s() - t0, o.max_body, o.min_head_coverage,
-		   o.min_confidence, o.threads > 0 ? o.threads : gdl_threads());
+		   o.min_confidence, o.threads > 0 ? o.threads : gdl_threads(),
+		   o.constants ? ", constants" : "");
 	if (!gpu_only)
 	{
 		o.device = GDL_DEVICE_CPU;

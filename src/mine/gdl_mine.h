@@ -10,7 +10,7 @@
  *     --gdl_predict--> ranked answers of r(h, ?) or r(?, t), each with its
  *                   score and the rules that derive it
  *
- * The rule language is AMIE's (no constants): a head r(X, Y) and 1 to
+ * The rule language is AMIE's: a head r(X, Y) and 1 to
  * max_body (at most 3) body atoms p(A, B) over the variables X, Y, Z, W with
  * A != B (no reflexive atom), no atom twice, no body atom equal to the head;
  * every variable occurs in at least two atoms, the head counted (closed);
@@ -18,6 +18,23 @@
  * the shapes are: three atoms on (X, Y); a path X-Z-Y with a third atom on
  * (X, Y), on (X, Z) or on (Z, Y); a cycle X-Z-X or Y-Z-Y beside an atom on
  * (X, Y); the path X-Z-W-Y.  Every atom in both argument orders.
+ *
+ * With options.constants (AMIE 3's -const), also rules with constants
+ * (entities of the graph), still closed (every variable in two atoms) and
+ * with connected bodies: at most one constant per atom, one or two per
+ * rule, at most two body atoms (whatever max_body beyond 2 says):
+ *   r(X, c) :- l(X, d)                  head and body constant
+ *   r(X, c) :- l(X, Z), m(Z, d)         a path from X to a constant
+ *   r(X, c) :- l(X, Z), m(X, Z)         two links between X and Z
+ *   r(X, Y) :- l(X, Y), m(X, d)  or  l(X, Y), m(Y, d)
+ * and the heads r(c, X) with the same bodies; "l(X, d)" stands for both
+ * argument orders (l(X, d) and l(d, X)).  With max_body 1 only the first.
+ * A rule with a constant head is measured over its one head variable X:
+ * support = #x with r(x, c) (r(c, x)) and the body true; body_size = #x
+ * with the body true; pca_body_size = #x with the body true and some fact
+ * r(x, _) (for r(c, X): some fact r(_, x)), the PCA on the head variable's
+ * side; head_coverage = support / |r|.  Only constants with enough support
+ * are ever enumerated (from the bindings of supported rules).
  *
  * Measures (AMIE): support = #distinct (x, y) with r(x, y) and the body true
  * for X=x, Y=y; body_size = #distinct (x, y) with the body true;
@@ -28,8 +45,9 @@
  *
  * A rule is reported once, in canonical form (gdl_mine_canonical): among
  * the renamings of Z and W and the orders of the body atoms, the smallest
- * sequence of (rel, a, b).  Results are sorted by (head, body) — the body
- * compared by its number of atoms, then atom by atom as (rel, a, b) — and
+ * sequence of (rel, a, b, value).  Results are sorted by (head, head_const,
+ * head_value, body) — the body compared by its number of atoms, then atom
+ * by atom as (rel, a, b, value) — and
  * are the same on every device and for every thread count.
  *
  * The GPU (device GDL_DEVICE_GPU) counts through the accelerator registered
@@ -48,10 +66,18 @@
 
 #define GDL_MINE_MAX_BODY 3
 
-/* Variables of a rule. */
+/* Variables of a rule; GDL_MINE_C marks an argument that is a constant. */
 enum
 {
-	GDL_MINE_X = 0, GDL_MINE_Y = 1, GDL_MINE_Z = 2, GDL_MINE_W = 3
+	GDL_MINE_X = 0, GDL_MINE_Y = 1, GDL_MINE_Z = 2, GDL_MINE_W = 3, GDL_MINE_C = 4
+};
+
+/* The head of a rule: head(X, Y), head(X, c) or head(c, X). */
+enum
+{
+	GDL_MINE_HEAD_VARS = 0,		/* head(X, Y) */
+	GDL_MINE_HEAD_OBJECT = 1,	/* head(X, c): the object is the constant */
+	GDL_MINE_HEAD_SUBJECT = 2	/* head(c, X): the subject is the constant */
 };
 
 /* One binary relation of the graph: rows.ncols == 2. */
@@ -80,14 +106,21 @@ extern bool gdl_mine_graph_has(const GdlMineGraph *g, int rel, int32_t s, int32_
 typedef struct GdlMineAtom
 {
 	int32_t		rel;
-	int8_t		a;				/* GDL_MINE_X .. GDL_MINE_W */
+	int8_t		a;				/* GDL_MINE_X .. GDL_MINE_W, or GDL_MINE_C */
 	int8_t		b;
+	int16_t		pad_;			/* zero (rules are compared bytewise) */
+	int64_t		value;			/* the constant (a graph value) when a or b
+								 * is GDL_MINE_C (at most one of them); else 0 */
 } GdlMineAtom;
 
 typedef struct GdlMineRule
 {
-	int32_t		head;			/* head atom is head(X, Y) */
+	int32_t		head;			/* head relation */
 	int32_t		nbody;			/* 1 .. GDL_MINE_MAX_BODY */
+	int32_t		head_const;		/* GDL_MINE_HEAD_*: which head argument, if
+								 * any, is the constant head_value */
+	int32_t		pad_;			/* zero */
+	int64_t		head_value;		/* the head's constant (a graph value), or 0 */
 	GdlMineAtom body[GDL_MINE_MAX_BODY];
 	int64_t		support;
 	int64_t		body_size;
@@ -108,6 +141,7 @@ typedef struct GdlMineOptions
 								 * counts as 1 */
 	int			device;			/* GDL_DEVICE_CPU or GDL_DEVICE_GPU */
 	int			threads;		/* 0: automatic (gdl_set_threads) */
+	bool		constants;		/* also rules with constants (below); default false */
 } GdlMineOptions;
 
 /* Phases of a mining run, for benchmarks and EXPLAIN-like reporting. */
@@ -116,6 +150,7 @@ typedef struct GdlMineTimes
 	double		index;			/* graph indexes for the run */
 	double		enumerate;		/* body groundings enumerated and counted */
 	double		measures;		/* denominators (body sizes) */
+	double		constants;		/* rules with constants (CPU), both passes */
 	double		total;
 } GdlMineTimes;
 
@@ -136,8 +171,16 @@ extern GdlMineResult *gdl_mine(const GdlMineGraph *g, const GdlMineOptions *o);
 
 /* Bring a rule to canonical form in place (see the header comment). */
 extern void gdl_mine_canonical(GdlMineRule *r);
-/* "head(X, Y) :- p(X, Z), q(Z, Y)." with the graph's relation names. */
+/*
+ * "head(X, Y) :- p(X, Z), q(Z, Y)." with the graph's relation names;
+ * constants as their values' decimal text (gdl_mine_rule_text), or as the
+ * host's literal of a value (gdl_mine_rule_text_lit: literal(ctx, value)
+ * returns the text, e.g. "\"alice\"" for a dictionary id).
+ */
 extern char *gdl_mine_rule_text(const GdlMineGraph *g, const GdlMineRule *r);
+typedef const char *(*GdlMineLiteralFn) (void *ctx, int64_t value);
+extern char *gdl_mine_rule_text_lit(const GdlMineGraph *g, const GdlMineRule *r,
+									GdlMineLiteralFn literal, void *ctx);
 
 /* ------------------------------------------------------------- prediction */
 

@@ -1,6 +1,7 @@
 /*
  * mine_api.c — gdl_mine: options, the two counting passes (on the CPU,
- * mine_enum.c, or on a registered device, mine_device.c), the confidence
+ * mine_enum.c, or on a registered device, mine_device.c), the rules with
+ * constants when asked (mine_const.c, on the CPU), the confidence
  * thresholds, canonical rules sorted by (head, body), and the phase times.
  */
 #include "mine_int.h"
@@ -19,6 +20,7 @@ gdl_mine_options_init(GdlMineOptions *o)
 	o->min_support = 1;
 	o->device = GDL_DEVICE_CPU;
 	o->threads = 0;
+	o->constants = false;
 }
 
 /* qsort order of rules (mine_rule_cmp). */
@@ -43,7 +45,9 @@ check_options(const GdlMineGraph *g, const GdlMineOptions *o)
 
 /*
  * Mine every closed connected rule of up to max_body atoms whose head is
- * o->target (or any relation) over the thresholds, with exact measures.
+ * o->target (or any relation) over the thresholds, with exact measures;
+ * with o->constants also the rules with constants (mine_const.c, always on
+ * the CPU: a GPU run's device counts the rules without constants).
  * min_support below 1 counts as 1 (a rule without support is never
  * reported).
  */
@@ -58,6 +62,8 @@ gdl_mine(const GdlMineGraph *g, const GdlMineOptions *o)
 	MineCand   *c;
 	int64_t		n = 0;
 	bool		done = false;
+	GdlMineRule *crules = NULL;
+	int64_t		nconst = 0;
 
 	check_options(g, o);
 	if (o->device == GDL_DEVICE_GPU)
@@ -73,8 +79,15 @@ gdl_mine(const GdlMineGraph *g, const GdlMineOptions *o)
 		res->times.enumerate = (t1 - t0) / 1000.0;
 		res->times.measures = (t2 - t1) / 1000.0;
 	}
-	res->candidates = n;
-	res->rules = gdl_alloc(sizeof(GdlMineRule) * (n + 1));
+	if (o->constants)
+	{
+		/* on the CPU for either device: the same rules and counts */
+		t1 = gdl_now_ms();
+		crules = mine_const_rules(g, o, &nconst);
+		res->times.constants = (gdl_now_ms() - t1) / 1000.0;
+	}
+	res->candidates = n + nconst;
+	res->rules = gdl_alloc(sizeof(GdlMineRule) * (n + nconst + 1));
 	for (int64_t i = 0; i < n; i++)
 	{
 		GdlMineRule *r = &res->rules[res->nrules];
@@ -93,6 +106,21 @@ gdl_mine(const GdlMineGraph *g, const GdlMineOptions *o)
 		res->nrules++;
 	}
 	gdl_free(c);
+	for (int64_t i = 0; i < nconst; i++)
+	{
+		GdlMineRule *r = &crules[i];
+		double		pca = r->pca_body_size > 0 ? (double) r->support / r->pca_body_size : 0;
+		double		std = r->body_size > 0 ? (double) r->support / r->body_size : 0;
+
+		if (pca < o->min_confidence || std < o->min_std_confidence)
+			continue;
+		r->head_coverage = (double) r->support / (double) g->nfacts[r->head];
+		r->std_confidence = std;
+		r->pca_confidence = pca;
+		res->rules[res->nrules++] = *r;
+	}
+	if (crules)
+		gdl_free(crules);
 	qsort(res->rules, res->nrules, sizeof(GdlMineRule), cmp_rule);
 	res->times.total = (gdl_now_ms() - t0) / 1000.0;
 	return res;

@@ -14,9 +14,23 @@ link_atom(uint32_t sig, int u, int v)
 {
 	GdlMineAtom a;
 
+	memset(&a, 0, sizeof(a));
 	a.rel = (int32_t) (sig >> 1);
 	a.a = (int8_t) ((sig & 1) ? v : u);
 	a.b = (int8_t) ((sig & 1) ? u : v);
+	return a;
+}
+
+/*
+ * The atom of a link from variable u to the constant value with signature
+ * sig: l(u, c) for an even sig, l(c, u) for an odd one.
+ */
+GdlMineAtom
+mine_const_atom(uint32_t sig, int u, int64_t value)
+{
+	GdlMineAtom a = link_atom(sig, u, GDL_MINE_C);
+
+	a.value = value;
 	return a;
 }
 
@@ -122,7 +136,7 @@ mine_key_has_atom(uint64_t key, uint32_t sig)
 	}
 }
 
-/* Order of atoms: (rel, a, b). */
+/* Order of atoms: (rel, a, b, value); a constant argument sorts last. */
 static int
 atom_cmp(const GdlMineAtom *x, const GdlMineAtom *y)
 {
@@ -132,6 +146,8 @@ atom_cmp(const GdlMineAtom *x, const GdlMineAtom *y)
 		return x->a < y->a ? -1 : 1;
 	if (x->b != y->b)
 		return x->b < y->b ? -1 : 1;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
 	return 0;
 }
 
@@ -208,12 +224,19 @@ gdl_mine_canonical(GdlMineRule *r)
 	}
 }
 
-/* Result order: head, then the number of body atoms, then the atoms. */
+/*
+ * Result order: head, the head's form (head(X, Y) first, then head(X, c),
+ * then head(c, X)) and constant, the number of body atoms, the atoms.
+ */
 int
 mine_rule_cmp(const GdlMineRule *a, const GdlMineRule *b)
 {
 	if (a->head != b->head)
 		return a->head < b->head ? -1 : 1;
+	if (a->head_const != b->head_const)
+		return a->head_const < b->head_const ? -1 : 1;
+	if (a->head_value != b->head_value)
+		return a->head_value < b->head_value ? -1 : 1;
 	if (a->nbody != b->nbody)
 		return a->nbody < b->nbody ? -1 : 1;
 	for (int i = 0; i < a->nbody; i++)
@@ -226,19 +249,62 @@ mine_rule_cmp(const GdlMineRule *a, const GdlMineRule *b)
 	return 0;
 }
 
+/*
+ * One argument of an atom: a variable's name or the constant's literal
+ * (its decimal value without a literal function).
+ */
+static void
+append_arg(GdlBuf *b, int arg, int64_t value, GdlMineLiteralFn literal, void *ctx)
+{
+	static const char vars[] = "XYZW";
+
+	if (arg == GDL_MINE_C && literal == NULL)
+		gdl_buf_append(b, "%lld", (long long) value);
+	else if (arg == GDL_MINE_C)
+		gdl_buf_append(b, "%s", literal(ctx, value));
+	else
+		gdl_buf_putc(b, vars[arg & 3]);
+}
+
+/* See gdl_mine.h. */
+char *
+gdl_mine_rule_text_lit(const GdlMineGraph *g, const GdlMineRule *r, GdlMineLiteralFn literal,
+					   void *ctx)
+{
+	GdlBuf		b;
+
+	gdl_buf_init(&b);
+	gdl_buf_append(&b, "%s(", gdl_mine_graph_relname(g, r->head));
+	if (r->head_const == GDL_MINE_HEAD_OBJECT)
+	{
+		gdl_buf_append(&b, "X, ");
+		append_arg(&b, GDL_MINE_C, r->head_value, literal, ctx);
+	}
+	else if (r->head_const == GDL_MINE_HEAD_SUBJECT)
+	{
+		append_arg(&b, GDL_MINE_C, r->head_value, literal, ctx);
+		gdl_buf_append(&b, ", X");
+	}
+	else
+		gdl_buf_append(&b, "X, Y");
+	gdl_buf_append(&b, ") :- ");
+	for (int i = 0; i < r->nbody; i++)
+	{
+		const GdlMineAtom *at = &r->body[i];
+
+		gdl_buf_append(&b, "%s%s(", i ? ", " : "", gdl_mine_graph_relname(g, at->rel));
+		append_arg(&b, at->a, at->value, literal, ctx);
+		gdl_buf_append(&b, ", ");
+		append_arg(&b, at->b, at->value, literal, ctx);
+		gdl_buf_putc(&b, ')');
+	}
+	gdl_buf_putc(&b, '.');
+	return b.data;
+}
+
 /* "head(X, Y) :- p(X, Z), q(Z, Y)." with the graph's relation names. */
 char *
 gdl_mine_rule_text(const GdlMineGraph *g, const GdlMineRule *r)
 {
-	static const char vars[] = "XYZW";
-	GdlBuf		b;
-
-	gdl_buf_init(&b);
-	gdl_buf_append(&b, "%s(X, Y) :- ", gdl_mine_graph_relname(g, r->head));
-	for (int i = 0; i < r->nbody; i++)
-		gdl_buf_append(&b, "%s%s(%c, %c)", i ? ", " : "",
-					   gdl_mine_graph_relname(g, r->body[i].rel),
-					   vars[r->body[i].a & 3], vars[r->body[i].b & 3]);
-	gdl_buf_putc(&b, '.');
-	return b.data;
+	return gdl_mine_rule_text_lit(g, r, NULL, NULL);
 }

@@ -109,6 +109,15 @@ extern void mine_key_rule(uint64_t key, int32_t head, GdlMineRule *r);
 extern bool mine_key_has_atom(uint64_t key, uint32_t sig);
 extern int	mine_key_nbody(uint64_t key);
 extern int	mine_rule_cmp(const GdlMineRule *a, const GdlMineRule *b);
+extern GdlMineAtom mine_const_atom(uint32_t sig, int u, int64_t value);
+
+/*
+ * mine_const.c: the rules with constants (gdl_mine.h lists them) over
+ * min_support and min_head_coverage, canonical, with support, body_size and
+ * pca_body_size counted (head_coverage and confidences are the caller's).
+ */
+extern GdlMineRule *mine_const_rules(const GdlMineGraph *g, const GdlMineOptions *o,
+									 int64_t *nrules);
 
 /* mine_graph.c: the links of e with signature sig, or false */
 extern bool mine_graph_links(const GdlMineGraph *g, int32_t e, uint32_t sig,

@@ -5,6 +5,9 @@
  * Each rule whose head is the query's relation is evaluated with the bound
  * variable fixed (X = h, or Y = t): a small backtracking search over its
  * body atoms along the graph's links, never a full body materialization.
+ * Constants of the body are bound from the start; a head r(X, c) answers
+ * r(h, ?) with c when its body holds for X = h, and r(?, c) with the X of
+ * its body (r(?, t) for t != c: nothing); r(c, X) the other way round.
  * Every answer collects the smoothed confidence support / (denominator +
  * smoothing) of each rule deriving it; answers rank by the aggregation
  * (max: the confidences best first, compared lexicographically; noisy_or:
@@ -40,7 +43,10 @@ typedef struct PredSearch
 	const GdlMineGraph *g;
 	const GdlMineRule *r;
 	int			free_var;		/* the variable whose values are answers */
+	int32_t		fixed;			/* or the one answer (a head constant), -1 */
+	bool		done;			/* the fixed answer was found: stop */
 	int32_t		val[4];			/* -1: unbound */
+	int32_t		cval[GDL_MINE_MAX_BODY];	/* each atom's constant (entity) */
 	bool		used[GDL_MINE_MAX_BODY];
 	uint32_t   *seen;			/* per entity: rule stamp */
 	uint32_t	stamp;
@@ -69,6 +75,13 @@ pred_found(PredSearch *s, int32_t e)
 	s->nhits++;
 }
 
+/* The value of argument arg (a variable, or GDL_MINE_C) of atom i; -1: unbound. */
+static inline int32_t
+arg_value(const PredSearch *s, int i, int arg)
+{
+	return arg == GDL_MINE_C ? s->cval[i] : s->val[arg];
+}
+
 /*
  * Match the remaining atoms (depth of them done): the next atom is one with
  * a bound argument (both bound: a lookup); with none, its first argument
@@ -83,9 +96,16 @@ pred_search(PredSearch *s, int depth)
 	int			pick = -1,
 				best = -1;
 
+	if (s->done)
+		return;
 	if (depth == r->nbody)
 	{
-		if (s->val[s->free_var] >= 0)
+		if (s->fixed >= 0)
+		{
+			pred_found(s, s->fixed);
+			s->done = true;
+		}
+		else if (s->val[s->free_var] >= 0)
 			pred_found(s, s->val[s->free_var]);
 		return;
 	}
@@ -95,7 +115,7 @@ pred_search(PredSearch *s, int depth)
 
 		if (s->used[i])
 			continue;
-		nbound = (s->val[(int) r->body[i].a] >= 0) + (s->val[(int) r->body[i].b] >= 0);
+		nbound = (arg_value(s, i, r->body[i].a) >= 0) + (arg_value(s, i, r->body[i].b) >= 0);
 		if (nbound > best)
 		{
 			best = nbound;
@@ -105,8 +125,8 @@ pred_search(PredSearch *s, int depth)
 	s->used[pick] = true;
 	{
 		const GdlMineAtom *at = &r->body[pick];
-		int32_t		va = s->val[(int) at->a],
-					vb = s->val[(int) at->b];
+		int32_t		va = arg_value(s, pick, at->a),
+					vb = arg_value(s, pick, at->b);
 
 		if (va >= 0 && vb >= 0)
 		{
@@ -229,27 +249,64 @@ gdl_predict(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 	memset(&s, 0, sizeof(s));
 	s.g = g;
 	s.seen = gdl_alloc(sizeof(uint32_t) * (g->nent + 1));
-	s.free_var = q->subject_bound ? GDL_MINE_Y : GDL_MINE_X;
 	for (int64_t i = 0; i < nrules; i++)
 	{
 		const GdlMineRule *r = &rules[i];
 		double		den = (double) (o->use_pca ? r->pca_body_size : r->body_size) + o->smoothing;
+		bool		usable = true;
 
 		if (r->head != q->rel || r->nbody < 1 || r->nbody > GDL_MINE_MAX_BODY)
 			continue;
 		if (i > INT32_MAX)
 			break;
+		if ((i & 255) == 0)
+			gdl_check_interrupts();
+		/*
+		 * head(X, c) or head(c, X): when the query binds the constant's side,
+		 * the rule applies only if it is c (checked first: most rules with a
+		 * constant head do not apply), and X is the answer; else X is the
+		 * bound value and c the one answer.
+		 */
+		s.fixed = -1;
+		s.done = false;
+		for (int v = 0; v < 4; v++)
+			s.val[v] = -1;
+		if (r->head_const == GDL_MINE_HEAD_VARS)
+		{
+			s.free_var = q->subject_bound ? GDL_MINE_Y : GDL_MINE_X;
+			s.val[q->subject_bound ? GDL_MINE_X : GDL_MINE_Y] = bound;
+		}
+		else if (q->subject_bound == (r->head_const == GDL_MINE_HEAD_SUBJECT))
+		{
+			if (r->head_value != q->value)
+				continue;
+			s.free_var = GDL_MINE_X;
+		}
+		else
+		{
+			s.fixed = gdl_mine_graph_entity(g, r->head_value);
+			s.free_var = GDL_MINE_X;
+			s.val[GDL_MINE_X] = bound;
+			usable &= s.fixed >= 0;
+		}
+		/* constants absent from the graph: the body never holds */
+		for (int k = 0; k < r->nbody; k++)
+		{
+			s.cval[k] = -1;
+			if (r->body[k].a == GDL_MINE_C || r->body[k].b == GDL_MINE_C)
+			{
+				s.cval[k] = gdl_mine_graph_entity(g, r->body[k].value);
+				usable &= s.cval[k] >= 0;
+			}
+		}
 		s.r = r;
 		s.rule = (int32_t) i;
 		s.conf = den > 0 ? (double) r->support / den : 0.0;
 		s.stamp++;
-		for (int v = 0; v < 4; v++)
-			s.val[v] = -1;
-		s.val[q->subject_bound ? GDL_MINE_X : GDL_MINE_Y] = bound;
+		if (!usable)
+			continue;
 		memset(s.used, 0, sizeof(s.used));
 		pred_search(&s, 0);
-		if ((i & 255) == 0)
-			gdl_check_interrupts();
 	}
 	if (s.nhits == 0)
 		return res;

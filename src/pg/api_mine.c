@@ -1,7 +1,8 @@
 /*
  * api_mine.c — gpudl_mine: every closed, connected rule of up to three
  * body atoms over a program's knowledge graph (its binary predicates of one
- * type), with exact support, head coverage, standard and PCA confidence;
+ * type), with constants when asked, with exact support, head coverage,
+ * standard and PCA confidence;
  * optionally stored in gpudl.mined_rules for gpudl_predict.
  */
 #include "gpudl_kg.h"
@@ -17,14 +18,18 @@
 
 PG_FUNCTION_INFO_V1(gpudl_mine);
 
+/* The first key of the advisory lock that serialises commits of mined rules ("gdlm"). */
+#define GPUDL_MINED_RULES_LOCK 1734634605
+
 /* The call's thresholds as jsonb text, for gpudl.mined_rules.params. */
 static char *
 params_json(const GpudlMineArgs *a, int device)
 {
 	return psprintf("{\"max_body\": %d, \"min_head_coverage\": %.17g, \"min_confidence\": %.17g, "
-					"\"min_support\": %lld, \"device\": \"%s\"}",
+					"\"min_support\": %lld, \"constants\": %s, \"device\": \"%s\"}",
 					a->max_body, a->min_head_coverage, a->min_confidence,
-					(long long) a->min_support, device == GDL_DEVICE_GPU ? "gpu" : "cpu");
+					(long long) a->min_support, a->constants ? "true" : "false",
+					device == GDL_DEVICE_GPU ? "gpu" : "cpu");
 }
 
 /*
@@ -56,6 +61,18 @@ commit_rules(GpudlKg *kg, const char *target, const GdlMineResult *res, char **t
 	PG_TRY();
 	{
 		SPI_connect();
+
+		/*
+		 * Committers of one program take turns: without the lock, two
+		 * sessions' DELETEs would each miss the other's new rows (invisible
+		 * to a snapshot taken before that commit) and the table would end
+		 * with both runs' rules.  Held to the end of the transaction; the
+		 * DELETE after it takes a fresh snapshot (READ COMMITTED) and sees
+		 * the rules of any committer that went first.
+		 */
+		if (SPI_execute_with_args("SELECT pg_catalog.pg_advisory_xact_lock(" CppAsString2(GPUDL_MINED_RULES_LOCK)
+								  ", pg_catalog.hashtext($1))", 1, dtypes, dv, NULL, false, 0) != SPI_OK_SELECT)
+			elog(ERROR, "gpudl: could not lock the mined rules");
 		if (SPI_execute_with_args("DELETE FROM gpudl.mined_rules WHERE program = $1 AND target = ANY($2)",
 								  2, dtypes, dv, NULL, false, 0) != SPI_OK_DELETE)
 			elog(ERROR, "gpudl: could not replace the mined rules");
@@ -94,7 +111,7 @@ commit_rules(GpudlKg *kg, const char *target, const GdlMineResult *res, char **t
 
 /*
  * gpudl_mine(program, target, max_body, min_head_coverage, min_confidence,
- * min_support, commit)
+ * min_support, commit, constants)
  */
 Datum
 gpudl_mine(PG_FUNCTION_ARGS)
@@ -121,6 +138,17 @@ gpudl_mine(PG_FUNCTION_ARGS)
 	args.min_confidence = PG_GETARG_FLOAT8(4);
 	args.min_support = PG_GETARG_INT64(5);
 	commit = PG_ARGISNULL(6) ? false : PG_GETARG_BOOL(6);
+	/* 0.4's constants (a 0.3 catalog's gpudl_mine has seven arguments) */
+	args.constants = false;
+	if (PG_NARGS() > 7)
+	{
+		if (PG_ARGISNULL(7))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("constants must not be null"),
+					 errhint("Pass true for rules with constants, false (the default) for rules over variables only.")));
+		args.constants = PG_GETARG_BOOL(7);
+	}
 	gpudl_mine_args_check(&args);
 	/* refusals first: a failed call changes nothing */
 	gpudl_require_program(program, commit ? GPUDL_PRIV_MODIFY : GPUDL_PRIV_USE);
@@ -134,7 +162,11 @@ gpudl_mine(PG_FUNCTION_ARGS)
 	res = gpudl_kg_mine(kg, target, &args);
 	texts = palloc(sizeof(char *) * (res->nrules + 1));
 	for (i = 0; i < res->nrules; i++)
-		texts[i] = gdl_mine_rule_text(kg->graph, &res->rules[i]);
+	{
+		texts[i] = gpudl_kg_rule_text(kg, &res->rules[i]);
+		if ((i & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
 	if (commit)
 	{
 		gpudl_progress_phase("recording");

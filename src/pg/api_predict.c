@@ -257,7 +257,8 @@ predict_options(FunctionCallInfo fcinfo, GdlPredictOptions *o)
 
 /*
  * gpudl_predict(program, target, query, aggregation, exclude_known, limit,
- * max_body, min_head_coverage, min_confidence, confidence, smoothing)
+ * max_body, min_head_coverage, min_confidence, confidence, smoothing,
+ * constants)
  */
 Datum
 gpudl_predict(PG_FUNCTION_ARGS)
@@ -291,6 +292,15 @@ gpudl_predict(PG_FUNCTION_ARGS)
 	margs.min_head_coverage = PG_GETARG_FLOAT8(7);
 	margs.min_confidence = PG_GETARG_FLOAT8(8);
 	margs.min_support = 1;
+	margs.constants = false;
+	/* 0.4's constants, for rules mined for the call (0.3: eleven arguments) */
+	if (PG_NARGS() > 11)
+	{
+		if (PG_ARGISNULL(11))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("constants must not be null")));
+		margs.constants = PG_GETARG_BOOL(11);
+	}
 	gpudl_mine_args_check(&margs);
 	gpudl_require_program(program, GPUDL_PRIV_USE);
 
@@ -314,7 +324,11 @@ gpudl_predict(PG_FUNCTION_ARGS)
 		nrules = res->nrules;
 		texts = palloc(sizeof(char *) * (nrules + 1));
 		for (i = 0; i < nrules; i++)
-			texts[i] = gdl_mine_rule_text(kg->graph, &rules[i]);
+		{
+			texts[i] = gpudl_kg_rule_text(kg, &rules[i]);
+			if ((i & 4095) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
 	}
 	rule_datums = palloc(sizeof(Datum) * (nrules + 1));
 	for (i = 0; i < nrules; i++)

@@ -23,6 +23,7 @@ typedef struct GpudlKg
 	GdlMineRelation *rels;		/* in the graph's order */
 	GdlMineGraph *graph;
 	GdlAnalysis goals;			/* the graph's relations, for the goal parser */
+	char	  **literals;		/* per entity: its literal in rule texts, made lazily */
 } GpudlKg;
 
 /*
@@ -41,6 +42,12 @@ extern int	gpudl_kg_relation(const GpudlKg *kg, const char *name, bool missing_o
 extern char *gpudl_kg_value_text(const GpudlKg *kg, int64_t value);
 extern char *gpudl_kg_value_literal(const GpudlKg *kg, int64_t value);
 
+/*
+ * A rule's text with its constants as goal literals ("alice", 7), as the
+ * language's parser reads them back: r(X, "bob") :- s(X, "alice").
+ */
+extern char *gpudl_kg_rule_text(GpudlKg *kg, const GdlMineRule *r);
+
 /* The device a mining run uses under gpudl.device (GDL_DEVICE_CPU or _GPU). */
 extern int	gpudl_kg_mine_device(void);
 
@@ -54,6 +61,7 @@ typedef struct GpudlMineArgs
 	double		min_head_coverage;
 	double		min_confidence;
 	int64		min_support;
+	bool		constants;		/* also rules with constants (gdl_mine.h) */
 } GpudlMineArgs;
 
 extern void gpudl_mine_args_check(const GpudlMineArgs *a);

@@ -274,6 +274,33 @@ gpudl_kg_value_literal(const GpudlKg *kg, int64_t value)
 	return b.data;
 }
 
+/*
+ * gpudl_kg_value_literal as the core's literal function, each entity's
+ * literal made once per graph (millions of rule texts share a few
+ * thousand constants).
+ */
+static const char *
+kg_literal(void *ctx, int64_t value)
+{
+	GpudlKg    *kg = (GpudlKg *) ctx;
+	int32_t		e = gdl_mine_graph_entity(kg->graph, value);
+
+	if (e < 0)
+		return gpudl_kg_value_literal(kg, value);
+	if (kg->literals == NULL)
+		kg->literals = palloc0(sizeof(char *) * (gdl_mine_graph_nentities(kg->graph) + 1));
+	if (kg->literals[e] == NULL)
+		kg->literals[e] = gpudl_kg_value_literal(kg, value);
+	return kg->literals[e];
+}
+
+/* See gpudl_kg.h. */
+char *
+gpudl_kg_rule_text(GpudlKg *kg, const GdlMineRule *r)
+{
+	return gdl_mine_rule_text_lit(kg->graph, r, kg_literal, (void *) kg);
+}
+
 /* In pg_device.c: register the GPU's mining counter as gpudl.device says. */
 extern bool gpudl_mine_device_setup(void);
 
@@ -324,6 +351,7 @@ gpudl_kg_mine(GpudlKg *kg, const char *target, const GpudlMineArgs *a)
 	o.min_head_coverage = a->min_head_coverage;
 	o.min_confidence = a->min_confidence;
 	o.min_support = a->min_support;
+	o.constants = a->constants;
 	o.device = device;
 	gpudl_progress_device(device == GDL_DEVICE_GPU ? "gpu" : "cpu");
 	gpudl_progress_phase("mining");

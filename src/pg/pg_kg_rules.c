@@ -2,7 +2,8 @@
  * pg_kg_rules.c — rules stored by gpudl_mine(commit => true) in
  * gpudl.mined_rules, read back as rules of a graph for gpudl_predict: each
  * rule's text parsed with the language's parser, its variables mapped to
- * the core's X, Y, Z, W and its predicates to the graph's relations, its
+ * the core's X, Y, Z, W, its constants to the graph's entities (text through
+ * the graph's dictionary) and its predicates to the graph's relations, its
  * measures as stored.
  */
 #include "gpudl_kg.h"
@@ -25,15 +26,82 @@ rule_var(int *map, int *next, int var)
 	return map[var];
 }
 
+/* Is the term a constant (of any type)? */
+static bool
+term_is_constant(const GdlTerm *t)
+{
+	return t->kind == GDL_TERM_INT || t->kind == GDL_TERM_FLOAT ||
+		t->kind == GDL_TERM_TEXT || t->kind == GDL_TERM_BOOL;
+}
+
+/*
+ * A constant of a stored rule as a value of the graph (text through the
+ * graph's dictionary); false (with *why) when its type is not the graph's
+ * or no fact of the graph mentions it.
+ */
+static bool
+rule_constant(GpudlKg *kg, const GdlTerm *t, int64_t *value, const char **why)
+{
+	bool		ok = true;
+
+	switch (t->kind)
+	{
+		case GDL_TERM_TEXT:
+			ok = kg->type == GDL_TYPE_TEXT;
+			*value = ok ? gdl_dict_lookup(kg->dict, t->text, strlen(t->text)) : -1;
+			break;
+		case GDL_TERM_INT:
+			if (kg->type == GDL_TYPE_FLOAT8)
+			{
+				double		f = (double) t->ival;
+
+				memcpy(value, &f, sizeof(f));
+			}
+			else
+			{
+				ok = kg->type == GDL_TYPE_BIGINT;
+				*value = t->ival;
+			}
+			break;
+		case GDL_TERM_FLOAT:
+			ok = kg->type == GDL_TYPE_FLOAT8;
+			memcpy(value, &t->fval, sizeof(double));
+			break;
+		case GDL_TERM_BOOL:
+			ok = kg->type == GDL_TYPE_BOOL;
+			*value = t->bval ? 1 : 0;
+			break;
+		default:
+			ok = false;
+			break;
+	}
+	if (!ok)
+	{
+		*why = psprintf("a constant is not of the knowledge graph's type %s", gdl_type_name(kg->type));
+		return false;
+	}
+	if ((t->kind == GDL_TERM_TEXT && *value < 0) || gdl_mine_graph_entity(kg->graph, *value) < 0)
+	{
+		*why = t->kind == GDL_TERM_TEXT ?
+			psprintf("constant \"%s\" is not an entity of the knowledge graph", t->text) :
+			"a constant is not an entity of the knowledge graph";
+		return false;
+	}
+	return true;
+}
+
 /*
  * One stored rule as a rule of the graph; false (with *why) when it does
- * not fit: a relation not in the graph, or not in the mining language.
+ * not fit: a relation or a constant not in the graph, or not in the mining
+ * language.  Heads r(X, Y), r(X, c) and r(c, X); body atoms with at most
+ * one constant each.
  */
 static bool
 parse_rule(GpudlKg *kg, const char *text, int head, GdlMineRule *out, const char **why)
 {
 	GdlProgram *prog = gpudl_parse_text(text, "a mined rule");
 	GdlClause  *c;
+	GdlTerm   **ha;
 	int		   *map;
 	int			next = GDL_MINE_Z;
 	int			i;
@@ -44,47 +112,73 @@ parse_rule(GpudlKg *kg, const char *text, int head, GdlMineRule *out, const char
 		return false;
 	}
 	c = prog->items[0].clause;
-	if (c->head.nargs != 2 || c->nbody < 1 || c->nbody > GDL_MINE_MAX_BODY ||
-		c->head.args[0]->kind != GDL_TERM_VAR || c->head.args[1]->kind != GDL_TERM_VAR)
-	{
-		*why = "not a rule of the mining language";
+	*why = "not a rule of the mining language";
+	if (c->head.nargs != 2 || c->nbody < 1 || c->nbody > GDL_MINE_MAX_BODY)
 		return false;
-	}
+	ha = c->head.args;
+	if (!(ha[0]->kind == GDL_TERM_VAR || term_is_constant(ha[0])) ||
+		!(ha[1]->kind == GDL_TERM_VAR || term_is_constant(ha[1])) ||
+		(ha[0]->kind != GDL_TERM_VAR && ha[1]->kind != GDL_TERM_VAR))
+		return false;
 	map = palloc(sizeof(int) * (c->nvars + 1));
 	for (i = 0; i < c->nvars; i++)
 		map[i] = -1;
-	map[c->head.args[0]->var] = GDL_MINE_X;
-	map[c->head.args[1]->var] = GDL_MINE_Y;
 	memset(out, 0, sizeof(*out));
 	out->head = head;
 	out->nbody = c->nbody;
+	if (ha[0]->kind == GDL_TERM_VAR && ha[1]->kind == GDL_TERM_VAR)
+	{
+		map[ha[0]->var] = GDL_MINE_X;
+		map[ha[1]->var] = GDL_MINE_Y;
+	}
+	else
+	{
+		bool		subject = ha[0]->kind != GDL_TERM_VAR;
+
+		out->head_const = subject ? GDL_MINE_HEAD_SUBJECT : GDL_MINE_HEAD_OBJECT;
+		map[ha[subject ? 1 : 0]->var] = GDL_MINE_X;
+		if (!rule_constant(kg, ha[subject ? 0 : 1], &out->head_value, why))
+			return false;
+	}
 	for (i = 0; i < c->nbody; i++)
 	{
 		GdlLiteral *l = &c->body[i];
-		int			a,
-					b;
+		int			arg[2];
 
+		*why = "not a rule of the mining language";
 		if (l->kind != GDL_LIT_ATOM || l->atom.nargs != 2 ||
-			l->atom.args[0]->kind != GDL_TERM_VAR || l->atom.args[1]->kind != GDL_TERM_VAR)
-		{
-			*why = "not a rule of the mining language";
+			(term_is_constant(l->atom.args[0]) && term_is_constant(l->atom.args[1])))
 			return false;
-		}
 		out->body[i].rel = gpudl_kg_relation(kg, l->atom.name, true);
 		if (out->body[i].rel < 0)
 		{
 			*why = psprintf("\"%s\" is not in the knowledge graph", l->atom.name);
 			return false;
 		}
-		a = rule_var(map, &next, l->atom.args[0]->var);
-		b = rule_var(map, &next, l->atom.args[1]->var);
-		if (a < 0 || b < 0)
+		for (int k = 0; k < 2; k++)
 		{
-			*why = "more than four variables";
-			return false;
+			GdlTerm    *t = l->atom.args[k];
+
+			if (term_is_constant(t))
+			{
+				if (!rule_constant(kg, t, &out->body[i].value, why))
+					return false;
+				arg[k] = GDL_MINE_C;
+			}
+			else if (t->kind == GDL_TERM_VAR)
+			{
+				arg[k] = rule_var(map, &next, t->var);
+				if (arg[k] < 0)
+				{
+					*why = "more than four variables";
+					return false;
+				}
+			}
+			else
+				return false;
 		}
-		out->body[i].a = (int8_t) a;
-		out->body[i].b = (int8_t) b;
+		out->body[i].a = (int8_t) arg[0];
+		out->body[i].b = (int8_t) arg[1];
 	}
 	return true;
 }
@@ -128,6 +222,7 @@ gpudl_kg_stored_rules(GpudlKg *kg, const char *target, GdlMineRule **rules, int6
 			ereport(NOTICE,
 					(errmsg("mined rule \"%s\" of program \"%s\" is not used: %s", rtext, kg->program, why),
 					 errhint("Mine the program again with gpudl_mine(..., commit => true).")));
+			memset(r, 0, sizeof(*r));
 			continue;
 		}
 		r->support = DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull));

@@ -84,6 +84,15 @@ SQL
 # ---------------------------------------------------------------- 0.4 features
 # (each 0.4 addition appends a check here that it works on the updated catalog)
 
+# mining with constants (gpudl_mine's new argument), committed, and
+# gpudl_predict scoring with the stored constant rules
+nconst=$(run -At -c "SELECT count(*) FROM gpudl_mine('family', 'sib', max_body => 2, commit => true, constants => true) WHERE rule LIKE '%\"%'")
+[ "$nconst" -gt 0 ] || { echo "0.4: no rules with constants mined"; exit 1; }
+[ "$(run -At -c "SELECT count(*) FROM gpudl.mined_rules WHERE program = 'family' AND target = 'sib' AND rule LIKE '%\"%' AND (params->>'constants')::boolean")" = "$nconst" ] \
+  || { echo "0.4: the constant rules were not stored"; exit 1; }
+used=$(PGOPTIONS="-c client_min_messages=notice" run -At -c "SELECT count(*) FROM gpudl_predict('family', 'sib', 'sib(\"bart\", Y)', exclude_known => false, \"limit\" => 0), unnest(rules) r WHERE r LIKE '%\"%'" 2>&1)
+[ "$used" -gt 0 ] 2>/dev/null || { echo "0.4: gpudl_predict did not use the stored constant rules: $used"; exit 1; }
+
 dropdb $db
 psql -X -q -d postgres -c "DROP ROLE upg3_ann" -c "DROP ROLE upg3_bob"
 echo "update 0.3 -> $latest: catalog, owners, grants, mined rules and answers identical"

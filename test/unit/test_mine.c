@@ -7,9 +7,13 @@
  * with gdl_mine_canonical, drops duplicates, evaluates each by brute force
  * (nested loops over entities) and applies the same thresholds.  Random
  * small graphs, sparse and dense, with duplicate facts and self-loops, are
- * mined both ways and every rule and every measure must agree.  Also:
- * canonical forms by hand, thread-count independence, graph lookups, and
- * prediction on a graph whose ranking is known by hand.
+ * mined both ways and every rule and every measure must agree.  With
+ * options.constants (on about half of the graphs) the reference also
+ * enumerates every rule with constants from the language's definition
+ * (const_rule_ok) over every entity and measures it by brute force.  Also:
+ * canonical forms by hand, thread-count independence, graph lookups,
+ * prediction on a graph whose ranking is known by hand, and rules with
+ * constants measured and ranked by hand.
  */
 #include "test_host.h"
 #include "../../src/mine/gdl_mine.h"
@@ -20,6 +24,7 @@
 static uint64_t rng = 12345;
 static int64_t rules_compared;	/* rules found by both, over the run */
 static int64_t shapes_seen[4];	/* of those, by body length */
+static int64_t const_compared;	/* of those, rules with constants */
 
 /* splitmix64. */
 static uint64_t
@@ -114,12 +119,16 @@ random_kg(Kg *k, int n, int R, int f, bool selfloops)
 
 /* ---------------------------------------------------- the naive reference */
 
-/* Rule order: head, body length, atoms (rel, a, b). */
+/* Rule order: head, head form and constant, body length, atoms (rel, a, b, value). */
 static int
 rule_cmp(const GdlMineRule *a, const GdlMineRule *b)
 {
 	if (a->head != b->head)
 		return a->head < b->head ? -1 : 1;
+	if (a->head_const != b->head_const)
+		return a->head_const < b->head_const ? -1 : 1;
+	if (a->head_value != b->head_value)
+		return a->head_value < b->head_value ? -1 : 1;
 	if (a->nbody != b->nbody)
 		return a->nbody < b->nbody ? -1 : 1;
 	for (int i = 0; i < a->nbody; i++)
@@ -133,6 +142,8 @@ rule_cmp(const GdlMineRule *a, const GdlMineRule *b)
 			return x->a < y->a ? -1 : 1;
 		if (x->b != y->b)
 			return x->b < y->b ? -1 : 1;
+		if (x->value != y->value)
+			return x->value < y->value ? -1 : 1;
 	}
 	return 0;
 }
@@ -190,7 +201,17 @@ rule_ok(const GdlMineRule *r)
 	return true;
 }
 
-/* Is the body true for X = x, Y = y (some Z, W)? */
+/* The entity of a value (-1: none). */
+static int
+ent_of(const Kg *k, int64_t value)
+{
+	for (int i = 0; i < k->nent; i++)
+		if (k->val[i] == value)
+			return i;
+	return -1;
+}
+
+/* Is the body true for X = x, Y = y (some Z, W)?  Constants as written. */
 static bool
 body_true(const Kg *k, const GdlMineRule *r, int x, int y)
 {
@@ -205,15 +226,211 @@ body_true(const Kg *k, const GdlMineRule *r, int x, int y)
 	for (int z = 0; z < (usez ? k->nent : 1); z++)
 		for (int w = 0; w < (usew ? k->nent : 1); w++)
 		{
-			int			v[4] = {x, y, z, w};
+			int			v[5] = {x, y, z, w, -1};
 			bool		ok = true;
 
 			for (int i = 0; i < r->nbody && ok; i++)
-				ok = k->has[r->body[i].rel][v[(int) r->body[i].a]][v[(int) r->body[i].b]];
+			{
+				const GdlMineAtom *at = &r->body[i];
+				int			a,
+							b;
+
+				v[4] = ent_of(k, at->value);
+				a = v[(int) at->a];
+				b = v[(int) at->b];
+				ok = a >= 0 && b >= 0 && k->has[at->rel][a][b];
+			}
 			if (ok)
 				return true;
 		}
 	return false;
+}
+
+/* Does the rule derive rel(s, o) (its head's relation)? */
+static bool
+derives(const Kg *k, const GdlMineRule *r, int s, int o)
+{
+	int			c = ent_of(k, r->head_value);
+
+	switch (r->head_const)
+	{
+		case GDL_MINE_HEAD_OBJECT:
+			return o == c && body_true(k, r, s, -1);
+		case GDL_MINE_HEAD_SUBJECT:
+			return s == c && body_true(k, r, o, -1);
+		default:
+			return body_true(k, r, s, o);
+	}
+}
+
+/*
+ * The language of rules with constants, checked generically (gdl_mine.h
+ * lists its forms; this is the definition they were derived from): at most
+ * one constant per atom, one or two per rule, at most two body atoms, no
+ * reflexive or repeated atom, no body atom equal to the head, closed (every
+ * variable twice, the head counted), the body atoms connected through
+ * shared variables, and with a constant head no variable Y.
+ */
+static bool
+const_rule_ok(const GdlMineRule *r)
+{
+	int			occ[4] = {1, r->head_const == GDL_MINE_HEAD_VARS, 0, 0};
+	int			nconst = r->head_const != GDL_MINE_HEAD_VARS;
+
+	if (r->nbody > 2)
+		return false;
+	for (int i = 0; i < r->nbody; i++)
+	{
+		const GdlMineAtom *a = &r->body[i];
+
+		if (a->a == a->b)
+			return false;
+		if (a->a == GDL_MINE_C || a->b == GDL_MINE_C)
+			nconst++;
+		if (a->rel == r->head)
+		{
+			if (r->head_const == GDL_MINE_HEAD_VARS && a->a == 0 && a->b == 1)
+				return false;
+			if (r->head_const == GDL_MINE_HEAD_OBJECT && a->a == 0 && a->b == GDL_MINE_C &&
+				a->value == r->head_value)
+				return false;
+			if (r->head_const == GDL_MINE_HEAD_SUBJECT && a->b == 0 && a->a == GDL_MINE_C &&
+				a->value == r->head_value)
+				return false;
+		}
+		for (int j = 0; j < i; j++)
+			if (rule_cmp(&(GdlMineRule) {.nbody = 1, .body = {*a}},
+						 &(GdlMineRule) {.nbody = 1, .body = {r->body[j]}}) == 0)
+				return false;
+		if (a->a != GDL_MINE_C)
+			occ[(int) a->a]++;
+		if (a->b != GDL_MINE_C)
+			occ[(int) a->b]++;
+		if (r->head_const != GDL_MINE_HEAD_VARS && (a->a == GDL_MINE_Y || a->b == GDL_MINE_Y))
+			return false;
+	}
+	if (nconst < 1 || nconst > 2)
+		return false;
+	for (int v = 0; v < 4; v++)
+		if (occ[v] == 1)
+			return false;
+	if (r->nbody == 2)
+	{
+		const GdlMineAtom *p = &r->body[0],
+				   *q = &r->body[1];
+		bool		share = false;
+
+		for (int u = 0; u < 2; u++)
+			for (int w = 0; w < 2; w++)
+			{
+				int			pu = u ? p->b : p->a,
+							qw = w ? q->b : q->a;
+
+				share |= pu != GDL_MINE_C && pu == qw;
+			}
+		if (!share)
+			return false;
+	}
+	return true;
+}
+
+/* Measure a rule with a constant head by brute force (over its X). */
+static void
+measure_const_head(const Kg *k, GdlMineRule *r, int64_t *sup, int64_t *bs, int64_t *pca)
+{
+	int			c = ent_of(k, r->head_value);
+
+	for (int x = 0; x < k->nent; x++)
+	{
+		bool		dom = false,
+					fact;
+
+		if (!body_true(k, r, x, -1))
+			continue;
+		for (int y = 0; y < k->nent; y++)
+			dom |= r->head_const == GDL_MINE_HEAD_OBJECT ? k->has[r->head][x][y] : k->has[r->head][y][x];
+		fact = r->head_const == GDL_MINE_HEAD_OBJECT ? k->has[r->head][x][c] : k->has[r->head][c][x];
+		(*bs)++;
+		*pca += dom;
+		*sup += fact;
+	}
+}
+
+/* Measure a rule with the head r(X, Y) by brute force (over pairs). */
+static void
+measure_var_head(const Kg *k, GdlMineRule *r, int64_t *sup, int64_t *bs, int64_t *pca)
+{
+	for (int x = 0; x < k->nent; x++)
+	{
+		bool		dom = false;
+
+		for (int y = 0; y < k->nent; y++)
+			dom |= k->has[r->head][x][y];
+		for (int y = 0; y < k->nent; y++)
+		{
+			if (!body_true(k, r, x, y))
+				continue;
+			(*bs)++;
+			*pca += dom;
+			*sup += k->has[r->head][x][y];
+		}
+	}
+}
+
+/* Append every rule with constants (syntactically, then const_rule_ok) to all. */
+static void
+naive_const_rules(const Kg *k, const GdlMineOptions *o, GdlMineRule **all, int64_t *n, int64_t *cap)
+{
+	int			maxa = k->nrels * (6 + 6 * k->nent);
+	GdlMineAtom *atoms = gdl_alloc(sizeof(GdlMineAtom) * (maxa + 1));
+	int			na = 0;
+	int			maxb = o->max_body < 2 ? o->max_body : 2;
+
+	memset(atoms, 0, sizeof(GdlMineAtom) * (maxa + 1));
+	for (int r = 0; r < k->nrels; r++)
+		for (int a = 0; a < 3; a++)
+		{
+			for (int b = 0; b < 3; b++)
+				if (a != b)
+					atoms[na++] = (GdlMineAtom) {r, (int8_t) a, (int8_t) b};
+			for (int e = 0; e < k->nent; e++)
+			{
+				atoms[na++] = (GdlMineAtom) {r, (int8_t) a, GDL_MINE_C, 0, k->val[e]};
+				atoms[na++] = (GdlMineAtom) {r, GDL_MINE_C, (int8_t) a, 0, k->val[e]};
+			}
+		}
+	for (int h = 0; h < k->nrels; h++)
+	{
+		if (o->target >= 0 && h != o->target)
+			continue;
+		for (int form = 0; form < 3; form++)
+			for (int c = 0; c < (form ? k->nent : 1); c++)
+				for (int nb = 1; nb <= maxb; nb++)
+					for (int i0 = 0; i0 < na; i0++)
+						for (int i1 = (nb == 2 ? i0 + 1 : 0); i1 < (nb == 2 ? na : 1); i1++)
+						{
+							GdlMineRule r;
+
+							memset(&r, 0, sizeof(r));
+							r.head = h;
+							r.head_const = form;
+							r.head_value = form ? k->val[c] : 0;
+							r.nbody = nb;
+							r.body[0] = atoms[i0];
+							if (nb == 2)
+								r.body[1] = atoms[i1];
+							if (!const_rule_ok(&r))
+								continue;
+							gdl_mine_canonical(&r);
+							if (*n == *cap)
+							{
+								*cap *= 2;
+								*all = gdl_realloc(*all, sizeof(GdlMineRule) * *cap);
+							}
+							(*all)[(*n)++] = r;
+						}
+	}
+	gdl_free(atoms);
 }
 
 /* Every rule of the language, canonical and distinct, measured and filtered. */
@@ -228,6 +445,7 @@ naive_mine(const Kg *k, const GdlMineOptions *o, int64_t *nout)
 	GdlMineRule *all = gdl_alloc(sizeof(GdlMineRule) * cap);
 	int			na = 0;
 
+	memset(atoms, 0, sizeof(GdlMineAtom) * natoms);
 	for (int r = 0; r < k->nrels; r++)
 		for (int a = 0; a < 4; a++)
 			for (int b = 0; b < 4; b++)
@@ -277,6 +495,8 @@ naive_mine(const Kg *k, const GdlMineOptions *o, int64_t *nout)
 			}
 		}
 	}
+	if (o->constants)
+		naive_const_rules(k, o, &all, &n, &cap);
 	qsort(all, n, sizeof(GdlMineRule), rule_qcmp);
 	for (int64_t i = 0; i < n; i++)
 	{
@@ -290,24 +510,12 @@ naive_mine(const Kg *k, const GdlMineOptions *o, int64_t *nout)
 		if (i > 0 && rule_cmp(r, &all[i - 1]) == 0)
 			continue;
 		for (int x = 0; x < k->nent; x++)
-		{
-			bool		dom = false;
-
 			for (int y = 0; y < k->nent; y++)
-				dom |= k->has[r->head][x][y];
-			for (int y = 0; y < k->nent; y++)
-			{
-				if (k->has[r->head][x][y])
-					nh++;
-				if (!body_true(k, r, x, y))
-					continue;
-				bs++;
-				if (dom)
-					pca++;
-				if (k->has[r->head][x][y])
-					sup++;
-			}
-		}
+				nh += k->has[r->head][x][y];
+		if (r->head_const != GDL_MINE_HEAD_VARS)
+			measure_const_head(k, r, &sup, &bs, &pca);
+		else
+			measure_var_head(k, r, &sup, &bs, &pca);
 		if (sup < minsup)
 			continue;
 		r->support = sup;
@@ -361,6 +569,10 @@ compare(const Kg *k, const GdlMineOptions *o, const char *what)
 			}
 			rules_compared++;
 			shapes_seen[res->rules[i].nbody]++;
+			if (a->head_const != GDL_MINE_HEAD_VARS || a->body[0].a == GDL_MINE_C ||
+				a->body[0].b == GDL_MINE_C || (a->nbody > 1 && (a->body[1].a == GDL_MINE_C ||
+																a->body[1].b == GDL_MINE_C)))
+				const_compared++;
 			i++;
 			j++;
 		}
@@ -404,14 +616,14 @@ compare(const Kg *k, const GdlMineOptions *o, const char *what)
 					{
 						const GdlMineRule *r = &res->rules[p->answers[a].rules[m]];
 
-						CHECK(r->head == h && (sb ? body_true(k, r, e, other) : body_true(k, r, other, e)));
+						CHECK(r->head == h && (sb ? derives(k, r, e, other) : derives(k, r, other, e)));
 						nder++;
 					}
 				}
 				for (int64_t i = 0; i < res->nrules; i++)
 					if (res->rules[i].head == h)
 						for (int o2 = 0; o2 < k->nent; o2++)
-							nref_der += sb ? body_true(k, &res->rules[i], e, o2) : body_true(k, &res->rules[i], o2, e);
+							nref_der += sb ? derives(k, &res->rules[i], e, o2) : derives(k, &res->rules[i], o2, e);
 				CHECK_MSG(nder == nref_der, "%s: predict %s %d: %ld derivations, reference %ld", what,
 						  sb ? "subject" : "object", e, (long) nder, (long) nref_der);
 			}
@@ -471,8 +683,10 @@ test_differential(void)
 		}
 		if (seed % 11 == 3)
 			o.target = seed % R;
-		snprintf(what, sizeof(what), "seed %d (%s, n %d, R %d, body %d)", seed,
-				 dense ? "dense" : "sparse", k.nent, R, o.max_body);
+		/* rules with constants on every other graph */
+		o.constants = seed % 2 == 1 || seed % 10 == 4;
+		snprintf(what, sizeof(what), "seed %d (%s, n %d, R %d, body %d%s)", seed,
+				 dense ? "dense" : "sparse", k.nent, R, o.max_body, o.constants ? ", constants" : "");
 		{
 			GdlError   *e = try_compare(&k, &o, what);
 
@@ -481,8 +695,9 @@ test_differential(void)
 		ngraphs++;
 		gdl_test_reset();
 	}
-	printf("  differential: %d graphs, %ld rules agree (%ld/%ld/%ld of 1/2/3 atoms)\n", ngraphs,
-		   (long) rules_compared, (long) shapes_seen[1], (long) shapes_seen[2], (long) shapes_seen[3]);
+	printf("  differential: %d graphs, %ld rules agree (%ld/%ld/%ld of 1/2/3 atoms; %ld with constants)\n",
+		   ngraphs, (long) rules_compared, (long) shapes_seen[1], (long) shapes_seen[2],
+		   (long) shapes_seen[3], (long) const_compared);
 }
 
 /* Canonical forms by hand. */
@@ -735,6 +950,108 @@ test_predict(void)
 	gdl_test_reset();
 }
 
+/* Find the rule with this text among the results; NULL when absent. */
+static const GdlMineRule *
+find_rule(const GdlMineGraph *g, const GdlMineResult *res, const char *text)
+{
+	for (int64_t i = 0; i < res->nrules; i++)
+		if (strcmp(gdl_mine_rule_text(g, &res->rules[i]), text) == 0)
+			return &res->rules[i];
+	return NULL;
+}
+
+/*
+ * Rules with constants on a graph measured by hand.  People 1-5 (eve = 5
+ * speaks nothing), cities 10, 11, languages 20-22:
+ *   speaks: 1-20, 2-20, 3-21, 4-22        lives: 1-10, 2-10, 3-11, 4-10, 5-10
+ * speaks(X, 20) :- lives(X, 10): support 2 (1, 2), body 4 (1, 2, 4, 5), PCA
+ * body 3 (5 speaks nothing), head coverage 2/4.  lives(X, 10) :-
+ * speaks(X, 20): 2 / 2 / 2, coverage 2/5.  speaks(X, 22) :- lives(X, 10):
+ * 1 / 4 / 3.  Prediction speaks(5, ?) ranks 20 (2/3) before 22 (1/3);
+ * speaks(?, 20) gives 1 and 2 (speaks(1, X) :- speaks(2, X), and back:
+ * 1/1), then 4 and 5 (2/3).
+ */
+static void
+test_constants(void)
+{
+	int64_t		sa[] = {1, 2, 3, 4},
+				sb[] = {20, 20, 21, 22};
+	int64_t		la[] = {1, 2, 3, 4, 5},
+				lb[] = {10, 10, 11, 10, 10};
+	int64_t    *sc[2] = {sa, sb},
+			   *lc[2] = {la, lb};
+	GdlMineRelation rels[2] = {{"speaks", {2, 4, sc}}, {"lives", {2, 5, lc}}};
+	GdlMineGraph *g = gdl_mine_graph_build(2, rels);
+	GdlMineOptions o;
+	GdlMineResult *res;
+	const GdlMineRule *r;
+
+	gdl_mine_options_init(&o);
+	o.min_head_coverage = 0;
+	o.min_confidence = 0;
+	o.max_body = 1;
+	res = gdl_mine(g, &o);
+	CHECK(find_rule(g, res, "speaks(X, 20) :- lives(X, 10).") == NULL);
+	o.constants = true;
+	res = gdl_mine(g, &o);
+	r = find_rule(g, res, "speaks(X, 20) :- lives(X, 10).");
+	CHECK(r && r->support == 2 && r->body_size == 4 && r->pca_body_size == 3 &&
+		  r->head_coverage == 0.5 && r->pca_confidence == 2.0 / 3 && r->std_confidence == 0.5);
+	r = find_rule(g, res, "lives(X, 10) :- speaks(X, 20).");
+	CHECK(r && r->support == 2 && r->body_size == 2 && r->pca_body_size == 2 && r->head_coverage == 0.4);
+	r = find_rule(g, res, "speaks(X, 22) :- lives(X, 10).");
+	CHECK(r && r->support == 1 && r->body_size == 4 && r->pca_body_size == 3);
+	/* the head's subject constant: lives(10, X) is not a fact shape here; speaks(X, 21) :- lives(X, 11) */
+	r = find_rule(g, res, "speaks(X, 21) :- lives(X, 11).");
+	CHECK(r && r->support == 1 && r->body_size == 1 && r->pca_body_size == 1);
+	/* min_support prunes the constant choices: only 20 and 10 remain */
+	o.min_support = 2;
+	res = gdl_mine(g, &o);
+	CHECK(find_rule(g, res, "speaks(X, 20) :- lives(X, 10).") != NULL);
+	CHECK(find_rule(g, res, "speaks(X, 22) :- lives(X, 10).") == NULL);
+	for (int64_t i = 0; i < res->nrules; i++)
+		CHECK(res->rules[i].support >= 2);
+
+	/* prediction with the constant rules */
+	{
+		GdlPredictOptions po;
+		GdlPredictQuery q = {0, true, 5};
+		GdlPredictResult *p;
+
+		o.min_support = 1;
+		o.target = 0;
+		res = gdl_mine(g, &o);
+		gdl_predict_options_init(&po);
+		po.smoothing = 0;
+		p = gdl_predict(g, res->rules, res->nrules, &q, &po);
+		CHECK(p->nanswers == 2);
+		if (p->nanswers == 2)
+			CHECK(p->answers[0].value == 20 && p->answers[0].score == 2.0 / 3 &&
+				  p->answers[1].value == 22 && p->answers[1].score == 1.0 / 3 && p->answers[1].rank == 2);
+		q.subject_bound = false;
+		q.value = 20;
+		p = gdl_predict(g, res->rules, res->nrules, &q, &po);
+		/* 1 and 2 by speaks(1, X) :- speaks(2, X) and back (1/1), then 4, 5 */
+		CHECK(p->nanswers == 4);
+		if (p->nanswers == 4)
+		{
+			int64_t		v[] = {1, 2, 4, 5},
+						rk[] = {1, 1, 3, 3};
+			double		sco[] = {1, 1, 2.0 / 3, 2.0 / 3};
+
+			for (int i = 0; i < 4; i++)
+				CHECK_MSG(p->answers[i].value == v[i] && p->answers[i].rank == rk[i] &&
+						  p->answers[i].score == sco[i], "speaks(?, 20) answer %d", i);
+			CHECK(strcmp(gdl_mine_rule_text(g, &res->rules[p->answers[0].rules[0]]),
+						 "speaks(1, X) :- speaks(2, X).") == 0);
+		}
+		po.exclude_known = true;
+		p = gdl_predict(g, res->rules, res->nrules, &q, &po);
+		CHECK(p->nanswers == 2 && p->answers[0].value == 4 && p->answers[1].value == 5);
+	}
+	gdl_test_reset();
+}
+
 int
 main(void)
 {
@@ -742,6 +1059,7 @@ main(void)
 	test_graph();
 	test_canonical();
 	test_predict();
+	test_constants();
 	test_differential();
 	return gdl_test_summary("test_mine");
 }

@@ -230,8 +230,10 @@ main(int argc, char **argv)
 		}
 		if (seed % 7 == 3)
 			o.target = seed % R;
-		snprintf(what, sizeof(what), "seed %d (%s, n %d, R %d, body %d)", seed,
-				 dense ? "dense" : "sparse", n, R, o.max_body);
+		/* with constants: the device's variable rules plus the CPU's constant ones */
+		o.constants = seed % 3 == 1;
+		snprintf(what, sizeof(what), "seed %d (%s, n %d, R %d, body %d%s)", seed,
+				 dense ? "dense" : "sparse", n, R, o.max_body, o.constants ? ", constants" : "");
 		compare(g, &o, what, false);
 		gdl_test_reset();
 	}
@@ -251,6 +253,10 @@ main(int argc, char **argv)
 		compare(g, &o, "1M facts, body 2", true);
 		o.max_body = 3;
 		compare(g, &o, "1M facts, body 3", true);
+		o.max_body = 2;
+		o.constants = true;
+		o.target = 7;
+		compare(g, &o, "1M facts, body 2, constants, one target", true);
 		gdl_test_reset();
 	}
 	return gdl_test_summary("test_mine_gpu");

@@ -330,6 +330,8 @@ main(void)
 			o.min_support = 2;
 		if (seed % 7 == 3)
 			o.target = seed % R;
+		/* with constants: the device path adds the CPU's constant rules */
+		o.constants = seed % 3 == 2;
 		c = gdl_mine(g, &o);
 		o.device = GDL_DEVICE_GPU;
 		d = gdl_mine(g, &o);

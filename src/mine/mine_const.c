@@ -1,0 +1,590 @@
+/*
+ * mine_const.c — the rules with constants of gdl_mine (options.constants,
+ * AMIE 3's -const): every rule of the forms listed in gdl_mine.h over
+ * min_support and min_head_coverage, with exact support, body_size and
+ * pca_body_size.
+ *
+ * Constants are never tried from the cross product of entities: each form
+ * is refined from a rule without its constants whose support bounds theirs
+ * (AMIE's refinement order), and the constants are the bindings that the
+ * supported head facts actually meet:
+ *
+ *   head r(X, c) / r(c, X)  the head link h from x to c (h = 2r, or 2r + 1
+ *                           for r(c, X)): the head facts H of (h, c) are
+ *                           the links of c with signature h ^ 1; only
+ *                           (h, c) with |H| over the thresholds go on.
+ *     l(X, d)               each link (l, d) of each x in H is a binding;
+ *                           sorted and counted (links are distinct, so each
+ *                           x counts once).
+ *     l(X, Z), m(X, Z)      the cycle pairs (l < m) of each x in H.
+ *     l(X, Z), m(Z, d)      first l: #x in H with a link l must pass; then
+ *                           the distinct (m, d) reached from each such x
+ *                           through its l-neighbours.
+ *   head r(X, Y)            l(X, Y) must pass as a rule of its own (its
+ *     l(X, Y), m(X|Y, d)    support bounds the constant rule's); then the
+ *                           links (m, d) of x (of y) of each fact r(x, y)
+ *                           with l(x, y).
+ *
+ * Denominators are then counted per candidate from its constant d (the
+ * x with the body true are reached backwards from d).  Everything is
+ * integer counting over sorted keys: single-threaded, deterministic, the
+ * same whether the variable rules were counted on the CPU or the GPU.
+ */
+#include "mine_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A growable array of 64-bit keys. */
+typedef struct KeyVec
+{
+	uint64_t   *v;
+	int64_t		n;
+	int64_t		cap;
+} KeyVec;
+
+/* The state of one run. */
+typedef struct ConstRun
+{
+	const GdlMineGraph *g;
+	const GdlMineOptions *o;
+	int64_t		minsup;
+	uint32_t   *stamp;			/* per entity: the generation that saw it */
+	uint32_t	gen;
+	GdlMineRule *out;
+	int64_t		n;
+	int64_t		cap;
+	/* cycle pairs of every entity as (a << 32 | b, x), sorted; built lazily */
+	struct CyclePair *cp;
+	int64_t		ncp;
+	bool		cp_built;
+} ConstRun;
+
+/* One cycle pair (a, b) of entity x. */
+typedef struct CyclePair
+{
+	uint64_t	key;			/* a << 32 | b */
+	int32_t		x;
+} CyclePair;
+
+/* Append a key. */
+static void
+kv_push(KeyVec *k, uint64_t x)
+{
+	if (k->n == k->cap)
+	{
+		k->cap = k->cap ? 2 * k->cap : 256;
+		k->v = gdl_realloc(k->v, sizeof(uint64_t) * k->cap);
+	}
+	k->v[k->n++] = x;
+}
+
+/* qsort order of keys. */
+static int
+cmp_key(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a,
+				y = *(const uint64_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort the keys (qsort is never handed the NULL of an empty vector). */
+static void
+kv_sort(KeyVec *k)
+{
+	if (k->n > 1)
+		qsort(k->v, k->n, sizeof(uint64_t), cmp_key);
+}
+
+/* Sort the keys from 'from' on, and keep each once (they end at k->n). */
+static void
+kv_sort_unique(KeyVec *k, int64_t from)
+{
+	int64_t		m = from;
+
+	if (k->n - from > 1)
+		qsort(k->v + from, k->n - from, sizeof(uint64_t), cmp_key);
+	for (int64_t i = from; i < k->n; i++)
+		if (i == from || k->v[i] != k->v[i - 1])
+			k->v[m++] = k->v[i];
+	k->n = m;
+}
+
+/* Two 32-bit fields as one sortable key: (signature, entity) or (sig, sig). */
+static inline uint64_t
+pair_key(uint32_t hi, uint32_t lo)
+{
+	return ((uint64_t) hi << 32) | lo;
+}
+
+/* Support over min_support and min_head_coverage for head relation rel? */
+static bool
+passes(const ConstRun *cr, int rel, int64_t sup)
+{
+	return sup >= cr->minsup &&
+		!((double) sup / (double) cr->g->nfacts[rel] < cr->o->min_head_coverage);
+}
+
+/* Has entity x a link with signature sig? */
+static bool
+has_sig(const GdlMineGraph *g, int32_t x, uint32_t sig)
+{
+	int64_t		b,
+				e;
+
+	return mine_graph_links(g, x, sig, &b, &e);
+}
+
+/* A new rule in the output, zeroed, with its head. */
+static GdlMineRule *
+new_rule(ConstRun *cr, int rel, int head_const, int64_t head_value, int nbody)
+{
+	GdlMineRule *r;
+
+	if (cr->n == cr->cap)
+	{
+		cr->cap = cr->cap ? 2 * cr->cap : 64;
+		cr->out = gdl_realloc(cr->out, sizeof(GdlMineRule) * cr->cap);
+	}
+	r = &cr->out[cr->n++];
+	memset(r, 0, sizeof(*r));
+	r->head = rel;
+	r->head_const = head_const;
+	r->head_value = head_value;
+	r->nbody = nbody;
+	return r;
+}
+
+/* The rule with a constant head of link h to entity c. */
+static GdlMineRule *
+head_rule(ConstRun *cr, uint32_t h, int32_t c, int nbody)
+{
+	return new_rule(cr, (int) (h >> 1), (h & 1) ? GDL_MINE_HEAD_SUBJECT : GDL_MINE_HEAD_OBJECT,
+					cr->g->values[c], nbody);
+}
+
+/* Next generation of the per-entity stamps (cleared on wrap-around). */
+static void
+next_gen(ConstRun *cr)
+{
+	if (++cr->gen == 0)
+	{
+		memset(cr->stamp, 0, sizeof(uint32_t) * (cr->g->nent + 1));
+		cr->gen = 1;
+	}
+}
+
+/* qsort order of cycle pairs: key, then entity. */
+static int
+cmp_cycle(const void *a, const void *b)
+{
+	const CyclePair *x = a,
+			   *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->x < y->x ? -1 : x->x > y->x;
+}
+
+/* Every entity's cycle pairs, sorted by (a, b, x); once per run. */
+static void
+build_cycle_index(ConstRun *cr)
+{
+	const GdlMineGraph *g = cr->g;
+	int64_t		n = g->cpoff[g->nent];
+
+	cr->cp_built = true;
+	cr->ncp = n;
+	cr->cp = gdl_alloc(sizeof(CyclePair) * (n + 1));
+	for (int32_t x = 0; x < g->nent; x++)
+		for (int64_t k = g->cpoff[x]; k < g->cpoff[x + 1]; k++)
+		{
+			cr->cp[k].key = pair_key((uint32_t) g->cpa[k], (uint32_t) g->cpb[k]);
+			cr->cp[k].x = x;
+		}
+	if (n > 1)
+		qsort(cr->cp, n, sizeof(CyclePair), cmp_cycle);
+}
+
+/* Denominators of r(X, c) :- a(X, Z), b(X, Z): the x with the cycle pair (a, b). */
+static void
+count_cycle(ConstRun *cr, uint32_t h, uint64_t key, GdlMineRule *r)
+{
+	int64_t		lo = 0,
+				hi;
+
+	if (!cr->cp_built)
+		build_cycle_index(cr);
+	hi = cr->ncp;
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo) / 2;
+
+		if (cr->cp[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < cr->ncp && cr->cp[lo].key == key; lo++)
+	{
+		r->body_size++;
+		r->pca_body_size += has_sig(cr->g, cr->cp[lo].x, h);
+	}
+}
+
+/*
+ * Denominators of r(X, c) :- l(X, Z), m(Z, d): the distinct x reached from
+ * d backwards (z by m ^ 1, then x by l ^ 1).
+ */
+static void
+count_path(ConstRun *cr, uint32_t h, uint32_t l, uint32_t m, int32_t d, GdlMineRule *r)
+{
+	const GdlMineGraph *g = cr->g;
+	int64_t		zb,
+				ze,
+				xb,
+				xe;
+
+	next_gen(cr);
+	if (!mine_graph_links(g, d, m ^ 1, &zb, &ze))
+		return;
+	for (int64_t k = zb; k < ze; k++)
+		if (mine_graph_links(g, g->anb[k], l ^ 1, &xb, &xe))
+			for (int64_t j = xb; j < xe; j++)
+			{
+				int32_t		x = g->anb[j];
+
+				if (cr->stamp[x] == cr->gen)
+					continue;
+				cr->stamp[x] = cr->gen;
+				r->body_size++;
+				r->pca_body_size += has_sig(g, x, h);
+			}
+}
+
+/*
+ * The rules with head h(X, c) (link h from X to entity c): bodies l(X, d),
+ * l(X, Z), m(X, Z) and l(X, Z), m(Z, d).
+ */
+static void
+mine_head_constant(ConstRun *cr, uint32_t h, int32_t c, int64_t hb, int64_t he, KeyVec *kv,
+				   int32_t *lcount)
+{
+	const GdlMineGraph *g = cr->g;
+	int			rel = (int) (h >> 1);
+
+	/* l(X, d): every link of every head fact x */
+	kv->n = 0;
+	for (int64_t i = hb; i < he; i++)
+	{
+		int32_t		x = g->anb[i];
+
+		for (int64_t k = g->aoff[x]; k < g->aoff[x + 1]; k++)
+			if (!((uint32_t) g->asig[k] == h && g->anb[k] == c))
+				kv_push(kv, pair_key((uint32_t) g->asig[k], (uint32_t) g->anb[k]));
+	}
+	kv_sort(kv);
+	for (int64_t i = 0, j; i < kv->n; i = j)
+	{
+		for (j = i; j < kv->n && kv->v[j] == kv->v[i]; j++)
+			;
+		if (passes(cr, rel, j - i))
+		{
+			uint32_t	s = (uint32_t) (kv->v[i] >> 32);
+			int32_t		d = (int32_t) (kv->v[i] & 0xffffffffu);
+			GdlMineRule *r = head_rule(cr, h, c, 1);
+			int64_t		xb,
+						xe;
+
+			r->body[0] = mine_const_atom(s, GDL_MINE_X, g->values[d]);
+			r->support = j - i;
+			if (mine_graph_links(g, d, s ^ 1, &xb, &xe))
+				for (int64_t k = xb; k < xe; k++)
+				{
+					r->body_size++;
+					r->pca_body_size += has_sig(g, g->anb[k], h);
+				}
+			gdl_mine_canonical(r);
+		}
+	}
+	if (cr->o->max_body < 2)
+		return;
+
+	/* l(X, Z), m(X, Z): the cycle pairs of every head fact x */
+	kv->n = 0;
+	for (int64_t i = hb; i < he; i++)
+	{
+		int32_t		x = g->anb[i];
+
+		for (int64_t k = g->cpoff[x]; k < g->cpoff[x + 1]; k++)
+			kv_push(kv, pair_key((uint32_t) g->cpa[k], (uint32_t) g->cpb[k]));
+	}
+	kv_sort(kv);
+	for (int64_t i = 0, j; i < kv->n; i = j)
+	{
+		for (j = i; j < kv->n && kv->v[j] == kv->v[i]; j++)
+			;
+		if (passes(cr, rel, j - i))
+		{
+			GdlMineRule *r = head_rule(cr, h, c, 2);
+
+			r->body[0] = mine_const_atom((uint32_t) (kv->v[i] >> 32), GDL_MINE_X, 0);
+			r->body[1] = mine_const_atom((uint32_t) (kv->v[i] & 0xffffffffu), GDL_MINE_X, 0);
+			/* both atoms are on (X, Z): put Z where the constant was */
+			for (int a = 0; a < 2; a++)
+			{
+				if (r->body[a].a == GDL_MINE_C)
+					r->body[a].a = GDL_MINE_Z;
+				else
+					r->body[a].b = GDL_MINE_Z;
+			}
+			r->support = j - i;
+			count_cycle(cr, h, kv->v[i], r);
+			gdl_mine_canonical(r);
+		}
+	}
+
+	/* l(X, Z), m(Z, d): first signatures l over the thresholds */
+	memset(lcount, 0, sizeof(int32_t) * 2 * g->nrels);
+	for (int64_t i = hb; i < he; i++)
+	{
+		int32_t		x = g->anb[i];
+
+		for (int64_t k = g->soff[x]; k < g->soff[x + 1]; k++)
+			lcount[g->ssig[k]]++;
+	}
+	for (uint32_t l = 0; l < 2 * (uint32_t) g->nrels; l++)
+	{
+		if (!passes(cr, rel, lcount[l]))
+			continue;
+		kv->n = 0;
+		for (int64_t i = hb; i < he; i++)
+		{
+			int32_t		x = g->anb[i];
+			int64_t		zb,
+						ze,
+						from = kv->n;
+
+			if (!mine_graph_links(g, x, l, &zb, &ze))
+				continue;
+			for (int64_t k = zb; k < ze; k++)
+			{
+				int32_t		z = g->anb[k];
+
+				for (int64_t j = g->aoff[z]; j < g->aoff[z + 1]; j++)
+					kv_push(kv, pair_key((uint32_t) g->asig[j], (uint32_t) g->anb[j]));
+			}
+			kv_sort_unique(kv, from);
+		}
+		kv_sort(kv);
+		for (int64_t i = 0, j; i < kv->n; i = j)
+		{
+			for (j = i; j < kv->n && kv->v[j] == kv->v[i]; j++)
+				;
+			if (passes(cr, rel, j - i))
+			{
+				uint32_t	m = (uint32_t) (kv->v[i] >> 32);
+				int32_t		d = (int32_t) (kv->v[i] & 0xffffffffu);
+				GdlMineRule *r = head_rule(cr, h, c, 2);
+
+				r->body[0] = mine_const_atom(l, GDL_MINE_X, 0);
+				if (r->body[0].a == GDL_MINE_C)
+					r->body[0].a = GDL_MINE_Z;
+				else
+					r->body[0].b = GDL_MINE_Z;
+				r->body[1] = mine_const_atom(m, GDL_MINE_Z, g->values[d]);
+				r->support = j - i;
+				count_path(cr, h, l, m, d, r);
+				gdl_mine_canonical(r);
+			}
+		}
+	}
+}
+
+/* The links from x to y (any signature): [*beg, *end) of bnb/bsig. */
+static void
+links_between(const GdlMineGraph *g, int32_t x, int32_t y, int64_t *beg, int64_t *end)
+{
+	int64_t		lo = g->aoff[x],
+				hi = g->aoff[x + 1];
+
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo) / 2;
+
+		if (g->bnb[mid] < y)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*beg = lo;
+	while (lo < g->aoff[x + 1] && g->bnb[lo] == y)
+		lo++;
+	*end = lo;
+}
+
+/* Does x link to y with signature sig? */
+static bool
+has_link(const GdlMineGraph *g, int32_t x, uint32_t sig, int32_t y)
+{
+	int64_t		b,
+				e;
+
+	links_between(g, x, y, &b, &e);
+	for (; b < e; b++)
+		if ((uint32_t) g->bsig[b] == sig)
+			return true;
+	return false;
+}
+
+/*
+ * The rules r(X, Y) :- l(X, Y), m(X, d) and r(X, Y) :- l(X, Y), m(Y, d)
+ * for head relation rel.
+ */
+static void
+mine_var_head(ConstRun *cr, int rel, KeyVec *kv, int32_t *lcount)
+{
+	const GdlMineGraph *g = cr->g;
+	uint32_t	h = 2 * (uint32_t) rel;
+
+	memset(lcount, 0, sizeof(int32_t) * 2 * g->nrels);
+	for (int32_t x = 0; x < g->nent; x++)
+	{
+		int64_t		yb,
+					ye;
+
+		if (!mine_graph_links(g, x, h, &yb, &ye))
+			continue;
+		for (int64_t k = yb; k < ye; k++)
+		{
+			int64_t		b,
+						e;
+
+			links_between(g, x, g->anb[k], &b, &e);
+			for (; b < e; b++)
+				if ((uint32_t) g->bsig[b] != h)
+					lcount[g->bsig[b]]++;
+		}
+	}
+	for (uint32_t l = 0; l < 2 * (uint32_t) g->nrels; l++)
+	{
+		if (l == h || !passes(cr, rel, lcount[l]))
+			continue;
+		for (int side = 0; side < 2; side++)
+		{
+			int			var = side == 0 ? GDL_MINE_X : GDL_MINE_Y;
+
+			kv->n = 0;
+			for (int32_t x = 0; x < g->nent; x++)
+			{
+				int64_t		yb,
+							ye;
+
+				if (!mine_graph_links(g, x, h, &yb, &ye))
+					continue;
+				for (int64_t k = yb; k < ye; k++)
+				{
+					int32_t		y = g->anb[k],
+								e = side == 0 ? x : y;
+
+					if (!has_link(g, x, l, y))
+						continue;
+					for (int64_t j = g->aoff[e]; j < g->aoff[e + 1]; j++)
+						kv_push(kv, pair_key((uint32_t) g->asig[j], (uint32_t) g->anb[j]));
+				}
+			}
+			kv_sort(kv);
+			for (int64_t i = 0, j; i < kv->n; i = j)
+			{
+				uint32_t	m;
+				int32_t		d;
+				GdlMineRule *r;
+				int64_t		eb,
+							ee;
+
+				for (j = i; j < kv->n && kv->v[j] == kv->v[i]; j++)
+					;
+				if (!passes(cr, rel, j - i))
+					continue;
+				m = (uint32_t) (kv->v[i] >> 32);
+				d = (int32_t) (kv->v[i] & 0xffffffffu);
+				r = new_rule(cr, rel, GDL_MINE_HEAD_VARS, 0, 2);
+				r->body[0] = mine_const_atom(l, GDL_MINE_X, 0);
+				if (r->body[0].a == GDL_MINE_C)
+					r->body[0].a = GDL_MINE_Y;
+				else
+					r->body[0].b = GDL_MINE_Y;
+				r->body[1] = mine_const_atom(m, var, g->values[d]);
+				r->support = j - i;
+				/* the entities e with m(e, d), and their l-partners */
+				if (mine_graph_links(g, d, m ^ 1, &eb, &ee))
+					for (int64_t q = eb; q < ee; q++)
+					{
+						int32_t		e = g->anb[q];
+						int64_t		pb,
+									pe;
+
+						if (!mine_graph_links(g, e, side == 0 ? l : l ^ 1, &pb, &pe))
+							continue;
+						if (side == 0)
+						{
+							r->body_size += pe - pb;
+							if (has_sig(g, e, h))
+								r->pca_body_size += pe - pb;
+						}
+						else
+							for (int64_t p = pb; p < pe; p++)
+							{
+								r->body_size++;
+								r->pca_body_size += has_sig(g, g->anb[p], h);
+							}
+					}
+				gdl_mine_canonical(r);
+			}
+		}
+	}
+}
+
+/* See mine_int.h. */
+GdlMineRule *
+mine_const_rules(const GdlMineGraph *g, const GdlMineOptions *o, int64_t *nrules)
+{
+	ConstRun	cr;
+	KeyVec		kv = {0};
+	int32_t    *lcount = gdl_alloc(sizeof(int32_t) * (2 * g->nrels + 1));
+
+	memset(&cr, 0, sizeof(cr));
+	cr.g = g;
+	cr.o = o;
+	cr.minsup = o->min_support < 1 ? 1 : o->min_support;
+	cr.stamp = gdl_alloc(sizeof(uint32_t) * (g->nent + 1));
+	memset(cr.stamp, 0, sizeof(uint32_t) * (g->nent + 1));
+	for (int rel = 0; rel < g->nrels; rel++)
+	{
+		if ((o->target >= 0 && rel != o->target) || g->nfacts[rel] == 0)
+			continue;
+		for (uint32_t h = 2 * (uint32_t) rel; h <= 2 * (uint32_t) rel + 1; h++)
+			for (int32_t c = 0; c < g->nent; c++)
+			{
+				int64_t		hb,
+							he;
+
+				/* the head facts: x with link h to c, i.e. c's links h ^ 1 */
+				if (!mine_graph_links(g, c, h ^ 1, &hb, &he) || !passes(&cr, rel, he - hb))
+					continue;
+				mine_head_constant(&cr, h, c, hb, he, &kv, lcount);
+				gdl_check_interrupts();
+			}
+		if (o->max_body >= 2)
+			mine_var_head(&cr, rel, &kv, lcount);
+		gdl_check_interrupts();
+	}
+	gdl_free(kv.v);
+	gdl_free(lcount);
+	gdl_free(cr.stamp);
+	if (cr.cp)
+		gdl_free(cr.cp);
+	*nrules = cr.n;
+	return cr.out;
+}
