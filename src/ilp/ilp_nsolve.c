@@ -10,6 +10,13 @@
  * every 65536 the host may interrupt, and past the deadline the solver
  * marks itself expired and answers false from then on (the caller discards
  * what it was computing).
+ *
+ * Coverage (nx_cover) does not repeat work the answer cannot depend on: the
+ * body's independent parts are joined separately, a part once per distinct
+ * projection of the examples on the head variables it uses, and inside a
+ * join the rest from a step where a bound variable drops out is tabled by
+ * the values it does depend on (solve).  Answers are exactly the plain
+ * join's (nx_derives, which tables nothing; test_ilp_refine compares them).
  */
 #include "ilp_refine.h"
 
@@ -62,10 +69,15 @@ nx_plan(const NxWorld *w, const NxRule *r, NxPlan *p)
 		for (int k = 0; k < w->rels[r->atoms[best].pred].arity; k++)
 			bound |= 1u << r->atoms[best].args[k];
 	}
-	/* what the rest of the join from each step depends on */
+	/*
+	 * What the rest of the join from each step depends on; head variables
+	 * the rule does not use are no information that drops out.
+	 */
 	bound = 0;
-	for (int v = 0; v < w->arity; v++)
-		bound |= 1u << v;
+	for (int i = 0; i < r->natoms; i++)
+		for (int k = 0; k < w->rels[r->atoms[i].pred].arity; k++)
+			if (r->atoms[i].args[k] < w->arity)
+				bound |= 1u << r->atoms[i].args[k];
 	for (int i = 0; i < p->n; i++)
 	{
 		uint32_t	later = 0;
