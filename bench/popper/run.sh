@@ -6,11 +6,12 @@
 # evaluated by the Datalog engine (gpudl_query) against the examples.
 # Prints per task: accuracy on exs.pl, learning time, the learner's own
 # message, and the rules.  Settings per task: max_body the task's (at most
-# MAX_BODY, default 8) and its max_vars; noise NOISE (0.3) for noisy-*
+# MAX_BODY, default 8) and its max_vars (Popper's default 6 when bias.pl
+# sets none, at most 12); noise NOISE (0.3) for noisy-*
 # tasks; a knowledge graph (only binary relations, no declared types) gets
 # max_body 2 with allow_recursive (the bulk path); MAX_SECONDS (50) each, so a run with loading stays under 60 s.
 #
-#   bash bench/popper/run.sh [task ...]        MAX_SECONDS=50 MAX_BODY=8
+#   bash bench/popper/run.sh [task ...]        MAX_SECONDS=50 MAX_BODY=8 MAX_VARS=6
 source "$(dirname "$0")/../../tools/pgenv.sh"
 set +eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,9 +27,10 @@ for t in "${tasks[@]}"; do
   meta=$(python3 "$here/load.py" "$data/$t" "$s" "$s" 2>&1 >/tmp/popper_$s.sql) || { echo "$t: load failed: $meta"; continue; }
   eval "$(echo "$meta" | grep -v '^#')"
   psql -X -q -d $db -f /tmp/popper_$s.sql >/dev/null || { echo "$t: load failed"; continue; }
-  # the task's max_body (at most MAX_BODY, default 8) and max_vars (at most 12)
+  # the task's max_body (at most MAX_BODY, default 8) and max_vars (at most
+  # 12; Popper's default, 6, when the task sets none — as Popper reads it)
   mb=${MAX_BODY:-8}; [ -n "$BIAS_MAX_BODY" ] && [ "$BIAS_MAX_BODY" -lt "$mb" ] && mb=$BIAS_MAX_BODY
-  mv=NULL; [ -n "$BIAS_MAX_VARS" ] && mv=$(( BIAS_MAX_VARS > 12 ? 12 : BIAS_MAX_VARS ))
+  mv=${MAX_VARS:-6}; [ -n "$BIAS_MAX_VARS" ] && mv=$(( BIAS_MAX_VARS > 12 ? 12 : BIAS_MAX_VARS ))
   noise=0; case $t in noisy-*) noise=${NOISE:-0.3};; esac
   # a knowledge graph (binary relations, no types): the bulk path, recursion allowed
   rec=false

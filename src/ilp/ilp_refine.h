@@ -70,13 +70,43 @@ typedef struct NxRule
 	NxAtom		atoms[NX_MAX_ATOMS];
 } NxRule;
 
-/* How a rule is joined: atoms in order, each argument bound or binding. */
+/*
+ * How a rule is joined: atoms in order, each argument bound or binding.
+ * rest[i]: the variables bound before step i that steps i.. use — what the
+ * rest of the join depends on; memo[i]: some bound variable is not in it,
+ * so the same rest may be asked again and its answer is tabled.
+ */
 typedef struct NxPlan
 {
 	int			n;
 	int8_t		atom[NX_MAX_ATOMS];
 	uint8_t		bound[NX_MAX_ATOMS];	/* bit k: argument k's variable bound before */
+	uint32_t	rest[NX_MAX_ATOMS];
+	bool		memo[NX_MAX_ATOMS];
 } NxPlan;
+
+/* A tabled answer of the rest of a join (two hashes of step and values). */
+typedef struct NxMemoEntry
+{
+	uint64_t	h1;
+	uint64_t	h2;
+	uint32_t	gen;			/* valid when equal to the table's generation */
+	bool		ans;
+} NxMemoEntry;
+
+#define NX_MEMO_SIZE	(1 << 16)
+
+/*
+ * The table of tabled rests, shared by copies of a solver (the generation
+ * lives here so that no copy reuses another's).
+ */
+typedef struct NxMemo
+{
+	NxMemoEntry *e;				/* NX_MEMO_SIZE entries */
+	uint32_t	gen;			/* the newest generation handed out */
+	uint32_t	cur;			/* the generation being joined */
+	int32_t		n;				/* entries of the current generation */
+} NxMemo;
 
 /* State of the joins of one search (step counts for interrupts, deadline). */
 typedef struct NxSolver
@@ -85,6 +115,7 @@ typedef struct NxSolver
 	int64_t		steps;
 	double		deadline;		/* ilp_now() seconds; 0 none */
 	bool		expired;
+	NxMemo	   *memo;			/* allocated on first use, shared by copies */
 } NxSolver;
 
 extern NxWorld *nx_world_build(const GdlIlpProblem *prob, int64_t seed, int neg_per_pos);
