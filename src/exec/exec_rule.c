@@ -434,11 +434,21 @@ run_steps(ExecState *es, const PlanRule *r, int first, GdlBkRel *cur, bool cur_o
 				{
 					int64_t		cnt = 0,
 								n = exec_size(es, cur),
-								max_rows;
+								max_rows,
+								max_left = exec_mem_left_rows(es);
 
-					exec_check(es, es->bk->join_count(es->ctx, cur, R, s->nkeys, s->lkeys,
-													  s->rkeys, &cnt), "join");
-					max_rows = exec_mem_join_rows(es, s->nvars);
+					/* a left input too big to count at once is sliced first */
+					if (max_left > 0 && n > max_left)
+					{
+						cnt = n;
+						max_rows = max_left;
+					}
+					else
+					{
+						exec_check(es, es->bk->join_count(es->ctx, cur, R, s->nkeys, s->lkeys,
+														  s->rkeys, &cnt), "join");
+						max_rows = exec_mem_join_rows(es, s->nvars);
+					}
 					if (max_rows > 0 && cnt > max_rows && n > 1)
 					{
 						int64_t		pieces = (cnt + max_rows - 1) / max_rows,
