@@ -360,6 +360,8 @@ extern int	rel_force(CuCtx *c, CuRel *r);
 extern int	sort_keys(CuCtx *c, DBuf &keys, DBuf &alt, int64_t n, int end_bit);
 extern int	unique_keys(CuCtx *c, const uint64_t *in, uint64_t *out, int64_t n, int64_t *m);
 extern int	unique_keys_inplace(CuCtx *c, uint64_t *keys, int64_t n, int64_t *m);
+extern int	select_keys_flagged(CuCtx *c, const uint64_t *in, const uint8_t *flags, int64_t n,
+								uint64_t *out, int64_t *m);
 extern int	sort_perm(CuCtx *c, const DRel &r, int ncols, const int *cols,
 					  const int64_t *lo, const int64_t *hi, DBuf &perm);
 extern int	select_flagged(CuCtx *c, const uint8_t *flags, int64_t n, DBuf &ids, int64_t *m);
@@ -381,6 +383,7 @@ extern int	runs_flag_absent(CuCtx *c, const CuRel *set, const uint64_t *q, int64
 							 bool q_sorted, uint8_t *flags);
 extern int	runs_absorb(CuCtx *c, CuRel *full, CuRel *cand, CuRel **new_full, CuRel **delta);
 extern int	runs_download(CuCtx *c, const CuRel *r, uint64_t *dst);
+extern int	runs_union_host(CuCtx *c, CuRel *A, CuRel *B, bool disjoint, CuRel **out);
 
 /* --------------------------------------------------------- resident.cu */
 

@@ -455,8 +455,7 @@ runs_absorb(CuCtx *c, CuRel *full, CuRel *cand, CuRel **new_full, CuRel **delta)
 			   *fs = nullptr,
 			   *d = nullptr,
 			   *nf = nullptr;
-	DBuf		flags,
-				ids;
+	DBuf		flags;
 	int64_t		m = 0;
 	int			s = GDL_BK_OK;
 
@@ -481,20 +480,39 @@ runs_absorb(CuCtx *c, CuRel *full, CuRel *cand, CuRel **new_full, CuRel **delta)
 	}
 	else
 	{
+		DBuf		out;
+		CuStore    *hst = nullptr;
+		bool		on_host = c->limit > 0 && cs->st->host &&
+			c->bytes + (int64_t) sizeof(uint64_t) * cs->n + 65536 > c->limit;
+
+		/*
+		 * the absent keys straight into a buffer of the delta (no row
+		 * ids); candidates already on the host past the limit give a
+		 * delta on the host too (the next round's join reads it there)
+		 */
 		s = flags.get(c, cs->n);
 		if (s == GDL_BK_OK)
 			s = runs_flag_absent(c, fs, rel_keys(cs), cs->n, true, flags.as<uint8_t>());
+		if (s == GDL_BK_OK && on_host)
+			s = store_new_host(c, cs->n, &hst);
+		else if (s == GDL_BK_OK)
+			s = out.get(c, sizeof(uint64_t) * cs->n);
 		if (s == GDL_BK_OK)
-			s = select_flagged(c, flags.as<uint8_t>(), cs->n, ids, &m);
+			s = select_keys_flagged(c, rel_keys(cs), flags.as<uint8_t>(), cs->n,
+									hst ? (uint64_t *) hst->data : out.as<uint64_t>(), &m);
 		flags.get(c, 0);
-		if (s == GDL_BK_OK && m == cs->n)
+		if (s == GDL_BK_OK && m == cs->n && !cs->st->host)
 		{
-			d = cs;
+			d = cs;				/* all new: the candidates themselves */
 			cs = nullptr;
 		}
+		else if (s == GDL_BK_OK && hst)
+			s = m > 0 ? rel_view(c, hst, full->arity, 0, m, &d)
+				: rel_new(c, full->arity, L_PACKED, 0, &d);
 		else if (s == GDL_BK_OK)
-			s = rel_gather(c, cs, ids.as<uint32_t>(), m, &d);
-		ids.get(c, 0);
+			s = rel_adopt(c, full->arity, L_PACKED, m, out.take(), &d);
+		if (hst)
+			store_unref(c, hst);	/* d holds it now, or it is freed */
 		if (s != GDL_BK_OK)
 			goto fail;
 	}
@@ -586,6 +604,44 @@ fail:
 	if (nf)
 		rel_free(c, nf);
 	return s;
+}
+
+/*
+ * Union of the sorted packed sets A and B into PINNED HOST memory (merge,
+ * then unique in place unless disjoint): merge_sorted's way out when the
+ * union would not fit under the device memory limit (the round's new
+ * tuples, merged slice by slice, can be as big as the limit).
+ */
+int
+runs_union_host(CuCtx *c, CuRel *A, CuRel *B, bool disjoint, CuRel **out)
+{
+	CuStore    *st = nullptr;
+	CuRel	   *r = nullptr;
+	const uint64_t *ak = rel_keys(A),
+			   *bk = rel_keys(B);
+	int64_t		na = A->n,
+				nb = B->n,
+				m = na + nb;
+	int			s;
+
+	*out = nullptr;
+	CU_OK(store_new_host(c, na + nb, &st));
+	s = cu_cub(c, [&](void *t, size_t &bytes) {
+		return cub::DeviceMerge::MergeKeys(t, bytes, ak, na, bk, nb, (uint64_t *) st->data,
+										   cuda::std::less<uint64_t>(), c->stream);
+	});
+	if (s == GDL_BK_OK && !disjoint)
+		s = unique_keys_inplace(c, (uint64_t *) st->data, na + nb, &m);
+	if (s == GDL_BK_OK)
+		s = rel_view(c, st, A->arity, 0, m, &r);
+	store_unref(c, st);			/* r holds the store now, or it is freed */
+	CU_OK(s);
+	bounds_copy(r, A);
+	bounds_union(A->arity, r->lo, r->hi, B->lo, B->hi);
+	r->is_set = true;
+	r->sorted = true;
+	*out = r;
+	return GDL_BK_OK;
 }
 
 /* Copy the keys of every run of r, one after the other, to host memory. */

@@ -509,6 +509,10 @@ merge_sorted(CuCtx *c, CuRel *A, CuRel *B, bool disjoint, CuRel **out)
 			   *bk = rel_keys(B);
 	CuRel	   *r;
 
+	/* past the device limit the union goes to pinned host memory (runs.cu) */
+	if (c->limit > 0 &&
+		c->bytes + (int64_t) sizeof(uint64_t) * (total + total / 8) + 65536 > c->limit)
+		return runs_union_host(c, A, B, disjoint, out);
 	CU_OK(keys.get(c, sizeof(uint64_t) * total));
 	CU_OK(cu_cub(c, [&](void *t, size_t &b) {
 		return cub::DeviceMerge::MergeKeys(t, b, ak, A->n, bk, B->n, keys.as<uint64_t>(),

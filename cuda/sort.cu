@@ -90,6 +90,22 @@ unique_keys_inplace(CuCtx *c, uint64_t *keys, int64_t n, int64_t *m)
 	return cu_read_i64(c, dnum, 1, m);
 }
 
+/* The keys in[i] with flags[i] != 0, in order, into out; *m = count. */
+int
+select_keys_flagged(CuCtx *c, const uint64_t *in, const uint8_t *flags, int64_t n,
+					uint64_t *out, int64_t *m)
+{
+	int64_t    *dnum = (int64_t *) c->dscratch;
+
+	*m = 0;
+	if (n == 0)
+		return GDL_BK_OK;
+	CU_OK(cu_cub(c, [&](void *t, size_t &b) {
+		return cub::DeviceSelect::Flagged(t, b, in, flags, out, dnum, n, c->stream);
+	}));
+	return cu_read_i64(c, dnum, 1, m);
+}
+
 /* The indexes i < n with flags[i] != 0, ascending, into ids; *m = count. */
 int
 select_flagged(CuCtx *c, const uint8_t *flags, int64_t n, DBuf &ids, int64_t *m)

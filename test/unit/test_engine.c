@@ -1092,10 +1092,21 @@ test_larger_limited(void)
 
 		memset(&goal, 0, sizeof(goal));
 		goal.pred = gdl_analysis_find_pred(a, "path");
-		for (lim = 0; lim < 2; lim++)
+		for (lim = 0; lim < (test_device == GDL_DEVICE_GPU ? 3 : 2); lim++)
 		{
-			run_memory_limit = lim ? peak / 2 : 0;
+			run_memory_limit = lim ? peak / (lim == 1 ? 2 : 4) : 0;
 			res = engine(a, gdl_dict_create(), &goal, 100000, &err);
+			/*
+			 * a quarter of the peak (GPU only) is below `full` itself: the
+			 * device spills it and the round's new tuples to pinned host
+			 * memory (cuda/runs.cu); out of device memory is allowed
+			 * there, a wrong answer is not
+			 */
+			if (lim == 2 && err && err->code == GDL_ERR_DEVICE_MEMORY)
+			{
+				printf("test_engine: closure %d at a quarter of its peak: %s\n", p, err->message);
+				break;
+			}
 			CHECK(err == NULL);
 			if (err)
 				break;
@@ -1107,6 +1118,9 @@ test_larger_limited(void)
 			CHECK(bad == 0);
 			if (lim == 0)
 				peak = res->stats.peak_bytes;
+			else if (lim == 2)
+				printf("test_engine: closure %d at a quarter of its peak: right count, %lld slices\n",
+					   p, (long long) res->stats.batches);
 			else
 			{
 				CHECK_MSG(res->stats.batches > 2, "limited closure ran %lld slices",
