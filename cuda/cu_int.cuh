@@ -12,7 +12,9 @@
  * layout of a recursive predicate stays the same from round to round.
  *
  * Storage.  Relations are immutable views [off, off + n) of a refcounted
- * CuStore.  A store is either a plain block, or a HASH LOG (packed only): an
+ * CuStore (or, for `full` kept as SORTED RUNS, of several: runs.cu).  A
+ * store is a plain block (in pinned host memory for a run spilled under a
+ * memory limit), or a HASH LOG (packed only, GDL_CUDA_FULL=hash): an
  * append-only key array plus a device hash set mapping key -> log position.
  * absorb() appends the new keys of a round to the log of `full`, so the new
  * full relation and the delta are zero-copy views of the same log, while the

@@ -309,8 +309,9 @@ runs_two_smallest(const CuRel *r, int *i, int *j)
 
 /*
  * LSM upkeep after a run was added: merge the two smallest runs while they
- * are within a factor of two (and the merged run stays under a quarter of
- * the set, or is small, and fits); past CU_MAX_RUNS - 1 runs merge anyway.
+ * are within a factor of two or tiny (and the merged run stays under a
+ * quarter of the set, or is small); past CU_MAX_RUNS - 1 runs merge anyway.
+ * Under a limit a merge that would not fit goes to host memory.
  */
 static int
 runs_compact(CuCtx *c, CuRel *r)

@@ -3,6 +3,8 @@
  *
  * Packed relations (one uint64 key per row) use CUB radix sort + unique,
  * CUB merge of sorted keys, binary-search membership in sorted keys, and
+ * `full` as sorted runs (runs.cu, the default: absorb and difference
+ * against such a set are there), or with GDL_CUDA_FULL=hash
  * the hash log of hash.cu: absorb(full, cand) inserts cand into full's
  * device hash set and appends the new keys to its log, so new_full and
  * delta are views of that log and full is never sorted or merged again.

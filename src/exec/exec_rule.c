@@ -393,7 +393,9 @@ sink_bag(ExecState *es, const PlanRule *r, Sink *sk, GdlBkRel *bag)
  * to the sink.  A join whose output would pass batch_rows rows, or not fit
  * in the memory left under the run's limit (exec_mem.c), runs over slices
  * of its left input instead, each continuing through the remaining steps
- * (recursively, so a later big join splits again).
+ * (recursively, so a later big join splits again); under a limit, a left
+ * input too big even to count at once (exec_mem_left_rows) is sliced
+ * before counting.
  */
 static void
 run_steps(ExecState *es, const PlanRule *r, int first, GdlBkRel *cur, bool cur_owned, Sink *sk)
