@@ -194,16 +194,25 @@ w_counters(void *ctx, GdlBkCounters *out)
 	catch (...) { return cu_fail((c), GDL_BK_ERR_DEVICE, "unexpected C++ exception in the CUDA backend"); }
 
 /*
- * Run an operation after finishing the pending dedups of its inputs
- * (set.cu: dedup defers its sort until a result is needed).
+ * Make a relation usable by every operation: finish its pending dedup
+ * (set.cu: dedup defers its sort until a result is needed) and flatten
+ * sorted runs into one array (runs.cu).
  */
+static int
+rel_ready(CuCtx *c, GdlBkRel *r)
+{
+	CU_OK(rel_force(c, r));
+	return rel_flatten(c, r);
+}
+
+/* Run an operation on ready inputs (b may be NULL). */
 template < class F >
 static int
 with_forced(CuCtx *c, GdlBkRel *a, GdlBkRel *b, F &&op)
 {
-	CU_OK(rel_force(c, a));
+	CU_OK(rel_ready(c, a));
 	if (b)
-		CU_OK(rel_force(c, b));
+		CU_OK(rel_ready(c, b));
 	return op();
 }
 
@@ -213,7 +222,7 @@ static int
 with_forced_all(CuCtx *c, int nin, GdlBkRel *const *in, F &&op)
 {
 	for (int i = 0; i < nin; i++)
-		CU_OK(rel_force(c, in[i]));
+		CU_OK(rel_ready(c, in[i]));
 	return op();
 }
 
@@ -362,11 +371,16 @@ download_body(CuCtx *c, CuRel *r, int64_t *const *cols)
 			return cu_fail(c, GDL_BK_ERR_INVALID, "download: column %d is NULL", k);
 	if (r->layout == L_PACKED)
 	{
-		CU_TRY(c, cudaMemcpyAsync(cols[0], rel_keys(r), sizeof(uint64_t) * n,
-								  cudaMemcpyDeviceToHost, c->stream));
-		CU_TRY(c, cudaStreamSynchronize(c->stream));
-		c->cnt.transfers++;
-		c->cnt.bytes_from_device += (int64_t) sizeof(uint64_t) * n;
+		if (r->nruns > 0)
+			CU_OK(runs_download(c, r, (uint64_t *) cols[0]));
+		else
+		{
+			CU_TRY(c, cudaMemcpyAsync(cols[0], rel_keys(r), sizeof(uint64_t) * n,
+									  cudaMemcpyDefault, c->stream));
+			CU_TRY(c, cudaStreamSynchronize(c->stream));
+			c->cnt.transfers++;
+			c->cnt.bytes_from_device += (int64_t) sizeof(uint64_t) * n;
+		}
 		if (r->arity == 2)
 		{
 			uint64_t   *k = (uint64_t *) cols[0];
@@ -384,7 +398,7 @@ download_body(CuCtx *c, CuRel *r, int64_t *const *cols)
 	for (int k = 0; k < r->arity; k++)
 	{
 		CU_TRY(c, cudaMemcpyAsync(cols[k], (int64_t *) r->st->data + (int64_t) k * r->st->ld + r->off,
-								  sizeof(int64_t) * n, cudaMemcpyDeviceToHost, c->stream));
+								  sizeof(int64_t) * n, cudaMemcpyDefault, c->stream));
 		c->cnt.transfers++;
 		c->cnt.bytes_from_device += (int64_t) sizeof(int64_t) * n;
 	}
@@ -399,7 +413,8 @@ w_download(void *ctx, GdlBkRel *rel, int64_t *const *cols)
 
 	if (!rel)
 		return cu_fail(c, GDL_BK_ERR_INVALID, "download: no relation");
-	CU_GUARD(c, with_forced(c, rel, nullptr, [&] { return download_body(c, rel, cols); }));
+	/* sorted runs download run by run (no flattening copy) */
+	CU_GUARD(c, [&] { CU_OK(rel_force(c, rel)); return download_body(c, rel, cols); }());
 }
 
 /* size: the row count, always known on the host (no sync). */
@@ -411,7 +426,7 @@ w_size(void *ctx, GdlBkRel *rel, int64_t *nrows)
 	if (!rel || !nrows)
 		return cu_fail(c, GDL_BK_ERR_INVALID, "size: bad arguments");
 	*nrows = 0;
-	CU_GUARD(c, with_forced(c, rel, nullptr, [&] { *nrows = rel->n; return (int) GDL_BK_OK; }));
+	CU_GUARD(c, [&] { CU_OK(rel_force(c, rel)); *nrows = rel->n; return (int) GDL_BK_OK; }());
 }
 
 /* release: free a relation (its storage when no other view shares it). */
@@ -512,7 +527,11 @@ w_difference(void *ctx, GdlBkRel *A, GdlBkRel *B, GdlBkRel **result)
 	if (!result || !A || !B || A->arity != B->arity)
 		return cu_fail(c, GDL_BK_ERR_INVALID, "difference: bad arguments");
 	*result = nullptr;
-	CU_GUARD(c, with_forced(c, A, B, [&] { return cu_op_difference(c, A, B, result); }));
+	/* B (usually full) may stay as sorted runs: cu_op_difference searches them */
+	CU_GUARD(c, with_forced(c, A, nullptr, [&] {
+		CU_OK(rel_force(c, B));
+		return cu_op_difference(c, A, B, result);
+	}));
 }
 
 /* merge (see gdl_backend.h). */

@@ -12,7 +12,9 @@
  * layout of a recursive predicate stays the same from round to round.
  *
  * Storage.  Relations are immutable views [off, off + n) of a refcounted
- * CuStore.  A store is either a plain block, or a HASH LOG (packed only): an
+ * CuStore (or, for `full` kept as SORTED RUNS, of several: runs.cu).  A
+ * store is a plain block (in pinned host memory for a run spilled under a
+ * memory limit), or a HASH LOG (packed only, GDL_CUDA_FULL=hash): an
  * append-only key array plus a device hash set mapping key -> log position.
  * absorb() appends the new keys of a round to the log of `full`, so the new
  * full relation and the delta are zero-copy views of the same log, while the
@@ -46,6 +48,7 @@
 #define CU_EMPTY_KEY (~0ULL)	/* free slot of a device hash table */
 #define CU_BLOCK 256			/* threads per block of our own kernels */
 #define CU_HPIN 256			/* int64 slots of pinned host scratch */
+#define CU_MAX_RUNS 40			/* most sorted runs of one set (runs.cu) */
 
 enum CuLayout
 {
@@ -62,6 +65,13 @@ struct CuStore
 	int			refs;
 	void	   *data;			/* packed keys or wide columns (pool memory) */
 	int64_t		ld;				/* wide: rows per column */
+	/*
+	 * host: data is PINNED HOST memory (cudaHostAlloc, reachable from
+	 * kernels through unified addressing): a cold run of `full` moved off
+	 * the device under a memory limit (runs.cu); freed with cudaFreeHost,
+	 * not counted in the context's device bytes
+	 */
+	bool		host;
 	/* hash log (packed only) */
 	bool		is_log;
 	int64_t		lcap;			/* keys the log has room for */
@@ -86,6 +96,18 @@ struct GdlBkRel
 	bool		pending;		/* a dedup not done yet: a packed bag (rel_force) */
 	CuStore    *st;				/* NULL when n == 0 or arity == 0 */
 	struct CuIndex *indexes;	/* join indexes cached on this handle */
+	/*
+	 * SORTED RUNS (runs.cu): nruns > 0 makes this packed set the union of
+	 * nruns disjoint sorted key arrays, run k = rows [roff[k], roff[k] +
+	 * rn[k]) of store rst[k] (one reference each); st is then NULL.  Only
+	 * size, download, release, difference (as B) and absorb (as full) take
+	 * such a relation as it is; every other operation flattens it first
+	 * (rel_flatten: one sorted array).
+	 */
+	int			nruns;
+	CuStore    *rst[CU_MAX_RUNS];
+	int64_t		roff[CU_MAX_RUNS];
+	int64_t		rn[CU_MAX_RUNS];
 	int64_t		lo[CU_MAX_ARITY];	/* conservative bounds; lo > hi: none */
 	int64_t		hi[CU_MAX_ARITY];
 };
@@ -122,6 +144,8 @@ struct CuCtx
 	int			(*reserve) (void *arg, int64_t bytes_after);	/* admission hook */
 	void	   *reserve_arg;
 	int64_t		bytes;			/* bytes held now */
+	int64_t		host_bytes;		/* pinned host bytes of spilled runs (runs.cu) */
+	int64_t		host_peak;		/* the most of them at once */
 	void	   *allocs;			/* pointer -> size map (pool.cu) */
 	int64_t    *hpin;			/* pinned host scratch, CU_HPIN int64 */
 	unsigned long long *dscratch;	/* device scratch, 64 uint64 */
@@ -253,6 +277,7 @@ extern int	cu_err(CuCtx *c, cudaError_t e, const char *what);
 extern int	pool_init(CuCtx *c);
 extern int	pool_get(CuCtx *c, size_t bytes, void **out);
 extern void pool_put(CuCtx *c, void *p);
+extern size_t pool_size(CuCtx *c, const void *p);
 extern void pool_release_all(CuCtx *c);
 extern int	cu_read_i64(CuCtx *c, const void *dptr, int n, int64_t *out);
 extern int	cu_sync(CuCtx *c);
@@ -336,6 +361,9 @@ extern int	rel_force(CuCtx *c, CuRel *r);
 
 extern int	sort_keys(CuCtx *c, DBuf &keys, DBuf &alt, int64_t n, int end_bit);
 extern int	unique_keys(CuCtx *c, const uint64_t *in, uint64_t *out, int64_t n, int64_t *m);
+extern int	unique_keys_inplace(CuCtx *c, uint64_t *keys, int64_t n, int64_t *m);
+extern int	select_keys_flagged(CuCtx *c, const uint64_t *in, const uint8_t *flags, int64_t n,
+								uint64_t *out, int64_t *m);
 extern int	sort_perm(CuCtx *c, const DRel &r, int ncols, const int *cols,
 					  const int64_t *lo, const int64_t *hi, DBuf &perm);
 extern int	select_flagged(CuCtx *c, const uint8_t *flags, int64_t n, DBuf &ids, int64_t *m);
@@ -348,6 +376,16 @@ extern bool hlog_is_tip(const CuRel *r);
 extern int	hlog_tip(CuCtx *c, CuRel *full, int64_t extra, CuStore **out);
 extern int	hlog_insert(CuCtx *c, CuStore *st, const CuRel *src, bool may_dup);
 extern int	hlog_flag_absent(CuCtx *c, const CuRel *set, const uint64_t *q, int64_t m, uint8_t *flags);
+
+/* ------------------------------------------------------------- runs.cu */
+
+extern bool runs_enabled(void);
+extern int	rel_flatten(CuCtx *c, CuRel *r);
+extern int	runs_flag_absent(CuCtx *c, const CuRel *set, const uint64_t *q, int64_t m,
+							 bool q_sorted, uint8_t *flags);
+extern int	runs_absorb(CuCtx *c, CuRel *full, CuRel *cand, CuRel **new_full, CuRel **delta);
+extern int	runs_download(CuCtx *c, const CuRel *r, uint64_t *dst);
+extern int	runs_union_host(CuCtx *c, CuRel *A, CuRel *B, bool disjoint, CuRel **out);
 
 /* --------------------------------------------------------- resident.cu */
 

@@ -307,7 +307,7 @@ hlog_reserve(CuCtx *c, CuStore *st, int64_t need)
 		CU_OK(pool_get(c, sizeof(uint64_t) * cap, &p));
 		if (st->lcount > 0)
 			CU_TRY(c, cudaMemcpyAsync(p, st->data, sizeof(uint64_t) * st->lcount,
-									  cudaMemcpyDeviceToDevice, c->stream));
+									  cudaMemcpyDefault, c->stream));
 		pool_put(c, st->data);
 		st->data = p;
 		st->lcap = cap;
@@ -348,7 +348,7 @@ hlog_tip(CuCtx *c, CuRel *full, int64_t extra, CuStore **out)
 	if (s == GDL_BK_OK && full->n > 0)
 	{
 		cudaError_t e = cudaMemcpyAsync(st->data, rel_keys(full), sizeof(uint64_t) * full->n,
-										cudaMemcpyDeviceToDevice, c->stream);
+										cudaMemcpyDefault, c->stream);
 
 		s = e == cudaSuccess ? GDL_BK_OK : cu_err(c, e, "hlog copy");
 		st->lcount = full->n;

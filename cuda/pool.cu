@@ -79,6 +79,19 @@ pool_get(CuCtx *c, size_t bytes, void **out)
 	return GDL_BK_OK;
 }
 
+/* Bytes of the pool buffer p (0 when p is not one). */
+size_t
+pool_size(CuCtx *c, const void *p)
+{
+	AllocMap   *m = (AllocMap *) c->allocs;
+	AllocMap::iterator it;
+
+	if (!p || !m)
+		return 0;
+	it = m->find((void *) p);
+	return it == m->end() ? 0 : it->second;
+}
+
 /* Free a pool buffer in stream order (NULL is ignored). */
 void
 pool_put(CuCtx *c, void *p)

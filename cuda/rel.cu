@@ -121,6 +121,14 @@ rel_share(CuCtx *c, const CuRel *src, CuRel **out)
 	r->st = src->st;
 	if (r->st)
 		r->st->refs++;
+	r->nruns = src->nruns;
+	for (int k = 0; k < src->nruns; k++)
+	{
+		r->rst[k] = src->rst[k];
+		r->roff[k] = src->roff[k];
+		r->rn[k] = src->rn[k];
+		r->rst[k]->refs++;
+	}
 	bounds_copy(r, src);
 	*out = r;
 	return GDL_BK_OK;
@@ -132,6 +140,15 @@ store_unref(CuCtx *c, CuStore *st)
 {
 	if (!st || --st->refs > 0)
 		return;
+	if (st->host)
+	{
+		/* kernels may still read it: host memory is not stream-ordered */
+		(void) cudaStreamSynchronize(c->stream);
+		(void) cudaFreeHost(st->data);
+		c->host_bytes -= (int64_t) sizeof(uint64_t) * st->ld;
+		free(st);
+		return;
+	}
 	pool_put(c, st->data);
 	if (st->is_log)
 	{
@@ -155,6 +172,8 @@ rel_free(CuCtx *c, CuRel *r)
 	join_count_forget(c, r);
 	index_free_all(c, r);
 	store_unref(c, r->st);
+	for (int k = 0; k < r->nruns; k++)
+		store_unref(c, r->rst[k]);
 	free(r);
 }
 
@@ -341,7 +360,7 @@ rel_copy_wide(CuCtx *c, const CuRel *r, int64_t *dst, int64_t ld, int64_t row0)
 		for (int k = 0; k < r->arity; k++)
 			CU_TRY(c, cudaMemcpyAsync(dst + (int64_t) k * ld + row0,
 									  (const int64_t *) r->st->data + (int64_t) k * r->st->ld + r->off,
-									  sizeof(int64_t) * r->n, cudaMemcpyDeviceToDevice, c->stream));
+									  sizeof(int64_t) * r->n, cudaMemcpyDefault, c->stream));
 		return GDL_BK_OK;
 	}
 	c->cnt.launches++;

@@ -3,6 +3,8 @@
  *
  * Packed relations (one uint64 key per row) use CUB radix sort + unique,
  * CUB merge of sorted keys, binary-search membership in sorted keys, and
+ * `full` as sorted runs (runs.cu, the default: absorb and difference
+ * against such a set are there), or with GDL_CUDA_FULL=hash
  * the hash log of hash.cu: absorb(full, cand) inserts cand into full's
  * device hash set and appends the new keys to its log, so new_full and
  * delta are views of that log and full is never sorted or merged again.
@@ -50,7 +52,7 @@ concat_keys(CuCtx *c, int nin, GdlBkRel *const *in, uint64_t *dst)
 		if (in[i]->n == 0)
 			continue;
 		CU_TRY(c, cudaMemcpyAsync(dst + at, rel_keys(in[i]), sizeof(uint64_t) * in[i]->n,
-								  cudaMemcpyDeviceToDevice, c->stream));
+								  cudaMemcpyDefault, c->stream));
 		at += in[i]->n;
 	}
 	return GDL_BK_OK;
@@ -84,7 +86,7 @@ adopt_keys(CuCtx *c, int arity, DBuf &keys, int64_t m, int64_t room, CuRel **out
 
 		CU_OK(exact.get(c, sizeof(uint64_t) * m));
 		CU_TRY(c, cudaMemcpyAsync(exact.p, keys.p, sizeof(uint64_t) * m,
-								  cudaMemcpyDeviceToDevice, c->stream));
+								  cudaMemcpyDefault, c->stream));
 		return rel_adopt(c, arity, L_PACKED, m, exact.take(), out);
 	}
 	return rel_adopt(c, arity, L_PACKED, m, keys.take(), out);
@@ -302,11 +304,34 @@ rel_force(CuCtx *c, CuRel *r)
 
 	if (!r->pending)
 		return GDL_BK_OK;
-	CU_OK(keys.get(c, sizeof(uint64_t) * n));
 	CU_OK(alt.get(c, sizeof(uint64_t) * n));
-	CU_TRY(c, cudaMemcpyAsync(keys.p, rel_keys(r), sizeof(uint64_t) * n,
-							  cudaMemcpyDeviceToDevice, c->stream));
-	CU_OK(sort_keys(c, keys, alt, n, key_end_bit(r->arity, r->lo, r->hi)));
+	if (r->st->refs == 1 && !r->st->is_log && !r->st->host && r->off == 0 && !r->indexes)
+	{
+		/*
+		 * nobody else sees the bag (the engine released it after dedup):
+		 * sort its own buffer, one copy of the bag less at the peak; a
+		 * failed sort gives the buffer back unchanged (CUB fails before
+		 * its first pass, on its scratch)
+		 */
+		int			st;
+
+		keys.c = c;
+		keys.p = r->st->data;
+		r->st->data = nullptr;
+		st = sort_keys(c, keys, alt, n, key_end_bit(r->arity, r->lo, r->hi));
+		if (st != GDL_BK_OK)
+		{
+			r->st->data = keys.take();
+			return st;
+		}
+	}
+	else
+	{
+		CU_OK(keys.get(c, sizeof(uint64_t) * n));
+		CU_TRY(c, cudaMemcpyAsync(keys.p, rel_keys(r), sizeof(uint64_t) * n,
+								  cudaMemcpyDefault, c->stream));
+		CU_OK(sort_keys(c, keys, alt, n, key_end_bit(r->arity, r->lo, r->hi)));
+	}
 	CU_OK(unique_keys(c, keys.as<uint64_t>(), alt.as<uint64_t>(), n, &m));
 	CU_OK(adopt_keys(c, r->arity, alt, m, n, &tmp));
 	/* move tmp's store into r */
@@ -386,7 +411,10 @@ k_absent_sorted(const uint64_t *q, int64_t m, const uint64_t *b, int64_t nb, uin
 	}
 }
 
-/* Difference of packed sets: probe B's hash log, or binary search sorted B. */
+/*
+ * Difference of packed sets: search B's sorted runs (or sorted B: one run;
+ * runs.cu), probe B's hash log, or binary search a sorted copy of B.
+ */
 static int
 difference_packed(CuCtx *c, CuRel *A, CuRel *B, CuRel **out)
 {
@@ -398,7 +426,9 @@ difference_packed(CuCtx *c, CuRel *A, CuRel *B, CuRel **out)
 	const uint64_t *bk = rel_keys(B);
 
 	CU_OK(flags.get(c, A->n));
-	if (B->st->is_log && hlog_usable(A))
+	if (B->nruns > 0 || B->sorted)
+		CU_OK(runs_flag_absent(c, B, rel_keys(A), A->n, A->sorted, flags.as<uint8_t>()));
+	else if (B->st->is_log && hlog_usable(A))
 		CU_OK(hlog_flag_absent(c, B, rel_keys(A), A->n, flags.as<uint8_t>()));
 	else
 	{
@@ -407,7 +437,7 @@ difference_packed(CuCtx *c, CuRel *A, CuRel *B, CuRel **out)
 			CU_OK(bsorted.get(c, sizeof(uint64_t) * B->n));
 			CU_OK(balt.get(c, sizeof(uint64_t) * B->n));
 			CU_TRY(c, cudaMemcpyAsync(bsorted.p, bk, sizeof(uint64_t) * B->n,
-									  cudaMemcpyDeviceToDevice, c->stream));
+									  cudaMemcpyDefault, c->stream));
 			CU_OK(sort_keys(c, bsorted, balt, B->n, key_end_bit(B->arity, B->lo, B->hi)));
 			bk = bsorted.as<uint64_t>();
 		}
@@ -440,6 +470,7 @@ cu_op_difference(CuCtx *c, CuRel *A, CuRel *B, CuRel **result)
 		return rel_share(c, A, result);
 	if (A->layout == L_PACKED && B->layout == L_PACKED)
 		return difference_packed(c, A, B, result);
+	CU_OK(rel_flatten(c, B));
 	CU_OK(cols.get(c, sizeof(int64_t) * A->arity * total));
 	CU_OK(concat_wide(c, 2, both, cols.as<int64_t>(), total));
 	/* sort by the union of bounds, but the result keeps A's */
@@ -475,12 +506,15 @@ merge_sorted(CuCtx *c, CuRel *A, CuRel *B, bool disjoint, CuRel **out)
 {
 	int64_t		total = A->n + B->n,
 				m = total;
-	DBuf		keys,
-				uniq;
+	DBuf		keys;
 	const uint64_t *ak = rel_keys(A),
 			   *bk = rel_keys(B);
 	CuRel	   *r;
 
+	/* past the device limit the union goes to pinned host memory (runs.cu) */
+	if (c->limit > 0 &&
+		c->bytes + (int64_t) sizeof(uint64_t) * (total + total / 8) + 65536 > c->limit)
+		return runs_union_host(c, A, B, disjoint, out);
 	CU_OK(keys.get(c, sizeof(uint64_t) * total));
 	CU_OK(cu_cub(c, [&](void *t, size_t &b) {
 		return cub::DeviceMerge::MergeKeys(t, b, ak, A->n, bk, B->n, keys.as<uint64_t>(),
@@ -490,9 +524,9 @@ merge_sorted(CuCtx *c, CuRel *A, CuRel *B, bool disjoint, CuRel **out)
 		CU_OK(rel_adopt(c, A->arity, L_PACKED, total, keys.take(), &r));
 	else
 	{
-		CU_OK(uniq.get(c, sizeof(uint64_t) * total));
-		CU_OK(unique_keys(c, keys.as<uint64_t>(), uniq.as<uint64_t>(), total, &m));
-		CU_OK(adopt_keys(c, A->arity, uniq, m, total, &r));
+		/* in place: a byte per key instead of a second buffer */
+		CU_OK(unique_keys_inplace(c, keys.as<uint64_t>(), total, &m));
+		CU_OK(adopt_keys(c, A->arity, keys, m, total, &r));
 	}
 	bounds_copy(r, A);
 	bounds_union(A->arity, r->lo, r->hi, B->lo, B->hi);
@@ -510,6 +544,8 @@ cu_op_merge(CuCtx *c, CuRel *A, CuRel *B, CuRel **result)
 
 	if (A->arity == 0)
 		return rel_unit(c, (A->n + B->n) > 0 ? 1 : 0, result);
+	CU_OK(rel_flatten(c, A));
+	CU_OK(rel_flatten(c, B));
 	if (A->layout == L_PACKED && B->layout == L_PACKED && A->n > 0 && B->n > 0)
 	{
 		bool		fits = A->n + B->n < (int64_t) UINT32_MAX - 1;
@@ -607,6 +643,12 @@ cu_op_absorb(CuCtx *c, CuRel *full, CuRel *cand, CuRel **new_full, CuRel **delta
 		return s;
 	}
 	CU_OK(rel_force(c, full));
+	if (runs_enabled() && full->layout == L_PACKED && cand->layout == L_PACKED)
+	{
+		CU_OK(rel_force(c, cand));
+		return runs_absorb(c, full, cand, new_full, delta);
+	}
+	CU_OK(rel_flatten(c, full));
 	if (full->layout == L_PACKED && cand->layout == L_PACKED &&
 		hlog_usable(full) && hlog_usable(cand) &&
 		full->n + cand->n < (int64_t) UINT32_MAX - 1)

@@ -57,6 +57,55 @@ unique_keys(CuCtx *c, const uint64_t *in, uint64_t *out, int64_t n, int64_t *m)
 	return cu_read_i64(c, dnum, 1, m);
 }
 
+/* Kernel: flags[i] = 1 for the first of each run of equal sorted keys. */
+static __global__ void
+k_flag_first(const uint64_t *k, int64_t n, uint8_t *flags)
+{
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+
+	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+		flags[i] = (i == 0 || k[i] != k[i - 1]) ? 1 : 0;
+}
+
+/*
+ * Unique of sorted keys IN PLACE (keys[0..*m) afterwards): one byte of
+ * flags per key instead of a second key buffer, for unions of big sets.
+ */
+int
+unique_keys_inplace(CuCtx *c, uint64_t *keys, int64_t n, int64_t *m)
+{
+	int64_t    *dnum = (int64_t *) c->dscratch;
+	DBuf		flags;
+
+	*m = n;
+	if (n <= 1)
+		return GDL_BK_OK;
+	CU_OK(flags.get(c, n));
+	c->cnt.launches++;
+	k_flag_first<<<cu_grid(n), CU_BLOCK, 0, c->stream>>>(keys, n, flags.as<uint8_t>());
+	CU_LAUNCHED(c);
+	CU_OK(cu_cub(c, [&](void *t, size_t &b) {
+		return cub::DeviceSelect::Flagged(t, b, keys, flags.as<uint8_t>(), dnum, n, c->stream);
+	}));
+	return cu_read_i64(c, dnum, 1, m);
+}
+
+/* The keys in[i] with flags[i] != 0, in order, into out; *m = count. */
+int
+select_keys_flagged(CuCtx *c, const uint64_t *in, const uint8_t *flags, int64_t n,
+					uint64_t *out, int64_t *m)
+{
+	int64_t    *dnum = (int64_t *) c->dscratch;
+
+	*m = 0;
+	if (n == 0)
+		return GDL_BK_OK;
+	CU_OK(cu_cub(c, [&](void *t, size_t &b) {
+		return cub::DeviceSelect::Flagged(t, b, in, flags, out, dnum, n, c->stream);
+	}));
+	return cu_read_i64(c, dnum, 1, m);
+}
+
 /* The indexes i < n with flags[i] != 0, ascending, into ids; *m = count. */
 int
 select_flagged(CuCtx *c, const uint8_t *flags, int64_t n, DBuf &ids, int64_t *m)

@@ -94,6 +94,7 @@ extern int64_t exec_batch_rows(void);
 /* exec_mem.c: join slices sized by the memory limit */
 extern void exec_mem_init(ExecState *es, const GdlRunInput *in);
 extern int64_t exec_mem_join_rows(ExecState *es, int nout);
+extern int64_t exec_mem_left_rows(ExecState *es);
 
 /* exec_phase.c: a point in time and in kernel launches */
 typedef struct ExecMark

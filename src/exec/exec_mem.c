@@ -30,6 +30,17 @@
 /* Fewest rows a slice is made to produce: smaller slices cost more than they save. */
 #define MIN_SLICE_ROWS 64
 
+/*
+ * A device run without a set limit keeps a slice's reduction under
+ * 1/LEAN_SHARE of the bytes the run holds (its `full`, delta and inputs),
+ * but never below the batch size: the peak then stays near the result
+ * (issue 13: bytes per result tuple) while big slices keep the device busy.
+ */
+#define LEAN_SHARE 2
+
+/* Bytes a backend's join_count may hold per left row (exec_mem_left_rows). */
+#define LEFT_ROW_BYTES 32
+
 /* The backend's counters (zeroed when it keeps none). */
 static void
 mem_counters(ExecState *es, GdlBkCounters *cnt)
@@ -64,8 +75,9 @@ exec_mem_init(ExecState *es, const GdlRunInput *in)
  * host says so).  Under a limit the host set (GdlRunInput.memory_limit:
  * every CPU run, a GPU run with gpudl.device_memory_limit) no more than
  * the engine's batch size either, which keeps a CPU run's peak near its
- * result; a device without a set limit is bounded by its free memory only,
- * so runs that fit are not split.  Without any known limit, the batch size
+ * result; a device without a set limit is bounded by its free memory and
+ * by LEAN_SHARE (a slice's reduction under half of what the run holds, at
+ * least the batch size), so runs that fit are split only in big slices.  Without any known limit, the batch size
  * (gdl_engine_set_batch_rows).  0 = no bound.
  */
 int64_t
@@ -89,5 +101,38 @@ exec_mem_join_rows(ExecState *es, int nout)
 	rows = room < MIN_SLICE_ROWS ? MIN_SLICE_ROWS : room;
 	if (es->mem_set && es->batch_rows > 0 && es->batch_rows < rows)
 		rows = es->batch_rows;
+	if (!es->mem_set && es->batch_rows > 0)
+	{
+		int64_t		lean = cnt.bytes_held / (per_row * LEAN_SHARE);
+
+		if (lean < es->batch_rows)
+			lean = es->batch_rows;
+		if (lean < rows)
+			rows = lean;
+	}
 	return rows;
+}
+
+/*
+ * The most LEFT rows a join may take at once: join_count itself holds
+ * about LEFT_ROW_BYTES per left row (the CUDA backend's per-row counts,
+ * first match and offsets) before the engine can decide to slice, so
+ * under a limit a left input past the room left is sliced first.  0 = no
+ * bound (no limit known).
+ */
+int64_t
+exec_mem_left_rows(ExecState *es)
+{
+	GdlBkCounters cnt;
+	int64_t		room;
+
+	if (es->mem_limit <= 0 || !es->mem_set)
+		return 0;
+	if (es->mem_held)
+		cnt.bytes_held = es->mem_held(es->mem_arg);
+	else
+		mem_counters(es, &cnt);
+	room = es->mem_limit / 16 * LIMIT_SIXTEENTHS - cnt.bytes_held;
+	room = room > 0 ? room / 2 / LEFT_ROW_BYTES : 0;
+	return room < MIN_SLICE_ROWS ? MIN_SLICE_ROWS : room;
 }

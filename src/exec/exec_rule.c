@@ -393,7 +393,9 @@ sink_bag(ExecState *es, const PlanRule *r, Sink *sk, GdlBkRel *bag)
  * to the sink.  A join whose output would pass batch_rows rows, or not fit
  * in the memory left under the run's limit (exec_mem.c), runs over slices
  * of its left input instead, each continuing through the remaining steps
- * (recursively, so a later big join splits again).
+ * (recursively, so a later big join splits again); under a limit, a left
+ * input too big even to count at once (exec_mem_left_rows) is sliced
+ * before counting.
  */
 static void
 run_steps(ExecState *es, const PlanRule *r, int first, GdlBkRel *cur, bool cur_owned, Sink *sk)
@@ -434,11 +436,21 @@ run_steps(ExecState *es, const PlanRule *r, int first, GdlBkRel *cur, bool cur_o
 				{
 					int64_t		cnt = 0,
 								n = exec_size(es, cur),
-								max_rows;
+								max_rows,
+								max_left = exec_mem_left_rows(es);
 
-					exec_check(es, es->bk->join_count(es->ctx, cur, R, s->nkeys, s->lkeys,
-													  s->rkeys, &cnt), "join");
-					max_rows = exec_mem_join_rows(es, s->nvars);
+					/* a left input too big to count at once is sliced first */
+					if (max_left > 0 && n > max_left)
+					{
+						cnt = n;
+						max_rows = max_left;
+					}
+					else
+					{
+						exec_check(es, es->bk->join_count(es->ctx, cur, R, s->nkeys, s->lkeys,
+														  s->rkeys, &cnt), "join");
+						max_rows = exec_mem_join_rows(es, s->nvars);
+					}
 					if (max_rows > 0 && cnt > max_rows && n > 1)
 					{
 						int64_t		pieces = (cnt + max_rows - 1) / max_rows,

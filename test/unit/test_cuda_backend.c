@@ -432,6 +432,68 @@ test_versions(void)
 }
 
 /*
+ * `full` as sorted runs (cuda/runs.cu): a long chain of absorbs of
+ * candidate sets of very different sizes (runs pile up and are merged),
+ * each full and delta checked; then the last full searched (difference),
+ * joined (flattened) and absorbed into again.
+ */
+static void
+test_runs(void)
+{
+	for (int t = 0; t < 3; t++)
+	{
+		int			arity = t == 2 ? 1 : 2;
+		int64_t		range = 1000000;
+		Pair		full = pair_set(arity, 10, 0, range);
+
+		for (int round = 0; round < 60 && full.c; round++)
+		{
+			int64_t		n = round % 7 == 3 ? 20000 + rndn(40000) : 1 + rndn(round % 2 ? 30 : 3000);
+			Pair		cand = pair_set(arity, n, 0, range),
+						nf = NOPAIR,
+						nd = NOPAIR;
+
+			nf.arity = nd.arity = arity;
+			if (statuses("runs absorb", cpu->absorb(cctx, full.c, cand.c, &nf.c, &nd.c),
+						 gpu->absorb(gctx, full.g, cand.g, &nf.g, &nd.g), &nf))
+			{
+				if (round % 5 == 0 || round > 55)
+				{
+					pair_check(nf, "runs absorb full", true);
+					pair_check(nd, "runs absorb delta", true);
+				}
+				pair_release(nd);
+				pair_release(full);
+				full = nf;
+			}
+			pair_release(cand);
+		}
+		if (full.c)
+		{
+			Pair		q = pair_set(arity, 5000, 0, range),
+						d = NOPAIR,
+						j = NOPAIR;
+			int			k0 = 0;
+			GdlBkColRef out[2] = {{0, 0}, {1, 0}};
+
+			d.arity = arity;
+			j.arity = 2;
+			if (statuses("difference vs runs", cpu->difference(cctx, q.c, full.c, &d.c),
+						 gpu->difference(gctx, q.g, full.g, &d.g), &d))
+				pair_check(d, "difference vs runs", true);
+			if (statuses("join with runs", cpu->join(cctx, q.c, full.c, 1, &k0, &k0, 2, out, &j.c),
+						 gpu->join(gctx, q.g, full.g, 1, &k0, &k0, 2, out, &j.g), &j))
+				pair_check(j, "join with runs", false);
+			pair_check(full, "runs full after join", true);
+			pair_release(j);
+			pair_release(d);
+			pair_release(q);
+			pair_release(full);
+		}
+	}
+}
+
+/*
  * Deferred dedup: bags with many duplicates (far more rows than the set they
  * reduce to) absorbed and merged into hash logs in chunks, and the same
  * dedup results used by other operations afterwards.
@@ -1177,6 +1239,7 @@ main(void)
 	test_dedup();
 	test_setops();
 	test_versions();
+	test_runs();
 	test_pending();
 	test_join();
 	test_map();
