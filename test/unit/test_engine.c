@@ -14,6 +14,7 @@
 
 #include "../../src/exec/gdl_backend.h"
 #include "../../src/exec/gdl_engine.h"
+#include "../../src/exec/gdl_part.h"
 
 /* ------------------------------------------------------------ fake tables */
 
@@ -765,6 +766,10 @@ engine(const GdlAnalysis *a, GdlDict *dict, const GdlGoal *goal, int64_t max_ite
 
 static int64_t compare_once(const char *src, const char *goalname, int64_t bindval, bool bind);
 
+/* Partitions of the last compare_once run (0: unpartitioned) and bytes it exchanged. */
+static int	last_nparts;
+static int64_t last_xchg;
+
 /*
  * Compare the engine with the reference on predicate 'goal' of the program
  * (plus a goal with the first argument bound to a value, when 'bind' >= 0).
@@ -842,6 +847,10 @@ compare_once(const char *src, const char *goalname, int64_t bindval, bool bind)
 		return -1;
 	if (run_memory_limit > 0 && count_limited)
 		limited_batches += res->stats.batches;
+	last_nparts = res->stats.nparts;
+	last_xchg = 0;
+	for (i = 0; i < res->stats.nparts; i++)
+		last_xchg += res->stats.parts[i].bytes_sent;
 	rels = calloc(a->npreds, sizeof(RefRel));
 	CHECK(ref_run(a, dict, rels) == 0);
 	for (i = 0; i < rels[gp].n; i++)
@@ -959,6 +968,57 @@ test_programs(void)
 		   (long long) limited_runs, (long long) limited_batches, (long long) limited_oom);
 	CHECK_MSG(limited_oom * 4 <= limited_runs, "%lld of %lld limited runs out of device memory",
 			  (long long) limited_oom, (long long) limited_runs);
+}
+
+/*
+ * Issue 14: every program with 2, 3 and 4 partitions (several backend
+ * contexts of the device, tuples exchanged between them) gives the
+ * reference's answer, as the unpartitioned run does.  Tables are
+ * partitioned (replication threshold 0) in some trials and replicated in
+ * others.  Programs without aggregates must really run partitioned.
+ */
+static void
+test_partitioned(void)
+{
+	int			parts,
+				trial,
+				p;
+	int64_t		runs = 0,
+				xchg = 0;
+
+	for (parts = 2; parts <= 4; parts++)
+		for (trial = 0; trial < 2; trial++)
+		{
+			gdl_engine_set_partitions(parts);
+			gdl_engine_set_part_min_rows(trial == 0 ? 0 : 1000000);
+			gdl_engine_set_batch_rows(parts == 3 ? 64 : (INT64_C(32) << 20));
+			random_graphs(trial == 0 ? 14 : 30, trial == 0 ? 24 : 55);
+			for (p = 0; p < (int) (sizeof(programs) / sizeof(programs[0])); p++)
+			{
+				bool		agg = strstr(programs[p][0], "count(") || strstr(programs[p][0], "sum(") ||
+					strstr(programs[p][0], "min(") || strstr(programs[p][0], "max(");
+
+				last_nparts = -1;
+				if (parts == 4)
+					compare(programs[p][0], programs[p][1], 0, false);	/* also memory-limited */
+				else
+					compare_once(programs[p][0], programs[p][1], 0, false);
+				if (last_nparts >= 0)
+					CHECK_MSG(last_nparts == (agg ? 0 : parts), "<%s> ran with %d partitions, expected %d",
+							  programs[p][0], last_nparts, agg ? 0 : parts);
+				runs += last_nparts > 0;
+				xchg += last_xchg;
+				gdl_test_reset();
+			}
+			compare(programs[0][0], "path", 3, true);
+			gdl_test_reset();
+		}
+	gdl_engine_set_partitions(0);
+	gdl_engine_set_part_min_rows(100000);
+	gdl_engine_set_batch_rows(INT64_C(32) << 20);
+	CHECK_MSG(xchg > 0, "partitioned runs exchanged no bytes");
+	printf("test_engine: %lld partitioned runs, %lld bytes exchanged\n", (long long) runs,
+		   (long long) xchg);
 }
 
 /* Transitive closure of table e by BFS from every node; *n gets its size. */
@@ -1350,12 +1410,14 @@ main(void)
 		}
 		test_device = GDL_DEVICE_GPU;
 		test_programs();
+		test_partitioned();
 		test_larger();
 		test_larger_limited();
 		return gdl_test_summary("test_engine (gpu)");
 	}
 	test_dict();
 	test_programs();
+	test_partitioned();
 	test_larger();
 	test_larger_limited();
 	test_goal_filters();
