@@ -503,10 +503,13 @@ eval_stratum(PartRun *pr, const PlanStratum *ps, const GdlRunInput *in)
 
 	for (i = 0; i < ps->npreds; i++)
 		pr->preds[ps->preds[i]].in_stratum = true;
-	for (i = 0; i < ps->ninit; i++)
-		part_bind_rule(pr, ps, &ps->init[i], &init[i]);
+	/* recursive versions first: they fix the primary keys the others route to */
 	for (i = 0; i < ps->nrec; i++)
-		part_bind_rule(pr, ps, &ps->rec[i], &rec[i]);
+		part_bind_rule(pr, ps, &ps->rec[i], -1, &rec[i]);
+	for (i = 0; i < ps->npreds; i++)
+		pr->preds[ps->preds[i]].primary = part_primary_key(pr, ps, ps->preds[i], NULL, rec);
+	for (i = 0; i < ps->ninit; i++)
+		part_bind_rule(pr, ps, &ps->init[i], pr->preds[ps->init[i].head_pred].primary, &init[i]);
 	for (p = 0; p < P; p++)
 		outs[p] = gdl_alloc(sizeof(ExecOuts) * (ps->npreds + 1));
 
@@ -520,7 +523,8 @@ eval_stratum(PartRun *pr, const PlanStratum *ps, const GdlRunInput *in)
 		int			pass,
 					j;
 
-		pp->primary = part_primary_key(pr, ps, pid, init, rec);
+		if (pp->primary < 0)
+			pp->primary = part_primary_key(pr, ps, pid, init, rec);
 		want[pp->primary + 1] = true;
 		for (pass = 0; pass < 2; pass++)
 		{

@@ -73,7 +73,9 @@ extern PartLayout *part_layout(PartRun *pr, int pid, int key);
 extern GdlBkRel *part_upload(PartRun *pr, int p, int ncols, int64_t nrows, int64_t *const *cols);
 
 /* exec_part_plan.c */
-extern void part_bind_rule(PartRun *pr, const PlanStratum *ps, const PlanRule *r, PartBind *b);
+extern int	part_main_step(const PlanRule *r);
+extern void part_bind_rule(PartRun *pr, const PlanStratum *ps, const PlanRule *r, int head_key,
+						   PartBind *b);
 extern int	part_primary_key(PartRun *pr, const PlanStratum *ps, int pid,
 							 const PartBind *init, const PartBind *rec);
 

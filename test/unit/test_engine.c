@@ -1103,6 +1103,72 @@ test_larger(void)
 }
 
 /*
+ * Issue 14: linear and non-linear TC of the larger graph with 3 partitions
+ * (the edges partitioned, then replicated): the BFS closure, every
+ * partition owning a part of it, tuples exchanged between them.
+ */
+static void
+test_larger_partitioned(void)
+{
+	static const char *const progs[] = {
+		"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), e(Y, Z).",
+		"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), path(Y, Z).",
+		"path(X, Y) :- e(X, Y). path(X, Z) :- e(X, Y), path(Y, Z).",
+	};
+	int			nodes = 700,
+				p,
+				q;
+	int64_t		n;
+	uint8_t    *reach;
+
+	random_ints("e", 2, 1100, nodes);
+	reach = bfs_closure(nodes, &n);
+	gdl_engine_set_partitions(3);
+	for (p = 0; p < 6; p++)
+	{
+		GdlAnalysis *a = analyze(progs[p % 3]);
+		GdlDict    *dict = gdl_dict_create();
+		GdlGoal		goal;
+		GdlResult  *res;
+		GdlError   *err;
+		int64_t		r,
+					bad = 0,
+					owned = 0,
+					sent = 0;
+
+		gdl_engine_set_part_min_rows(p < 3 ? 0 : 1000000);
+		memset(&goal, 0, sizeof(goal));
+		goal.pred = gdl_analysis_find_pred(a, "path");
+		res = engine(a, dict, &goal, 100000, &err);
+		CHECK_MSG(err == NULL, "partitioned closure failed: %s", err ? err->message : "");
+		if (err)
+			continue;
+		CHECK_MSG(res->count == n, "partitioned closure: engine %lld, BFS %lld",
+				  (long long) res->count, (long long) n);
+		CHECK(res->stats.nparts == 3);
+		for (q = 0; q < res->stats.nparts; q++)
+		{
+			owned += res->stats.parts[q].tuples;
+			sent += res->stats.parts[q].bytes_sent;
+			CHECK_MSG(res->stats.parts[q].tuples > n / 10, "partition %d owns %lld of %lld", q,
+					  (long long) res->stats.parts[q].tuples, (long long) n);
+		}
+		CHECK_MSG(owned == n, "partitions own %lld tuples, closure %lld", (long long) owned, (long long) n);
+		/* linear TC over replicated edges keeps every tuple where it is derived */
+		CHECK_MSG(p == 3 || p == 5 ? sent == 0 : sent > 0, "<%s> (%s edges) sent %lld bytes",
+				  progs[p % 3], p < 3 ? "partitioned" : "replicated", (long long) sent);
+		for (r = 0; r < res->count; r++)
+			if (!reach[res->rows.cols[0][r] * nodes + res->rows.cols[1][r]])
+				bad++;
+		CHECK(bad == 0);
+		gdl_test_reset();
+	}
+	free(reach);
+	gdl_engine_set_partitions(0);
+	gdl_engine_set_part_min_rows(100000);
+}
+
+/*
  * Linear and non-linear TC of a larger graph with the memory limit at half
  * of the unlimited run's peak: the same closure as a BFS, in slices, with
  * a lower peak.
@@ -1412,6 +1478,7 @@ main(void)
 		test_programs();
 		test_partitioned();
 		test_larger();
+		test_larger_partitioned();
 		test_larger_limited();
 		return gdl_test_summary("test_engine (gpu)");
 	}
@@ -1419,6 +1486,7 @@ main(void)
 	test_programs();
 	test_partitioned();
 	test_larger();
+	test_larger_partitioned();
 	test_larger_limited();
 	test_goal_filters();
 	test_errors_and_loads();
