@@ -1021,6 +1021,52 @@ test_partitioned(void)
 		   (long long) xchg);
 }
 
+/*
+ * Issue 14 on several GPUs (GPU mode only): with partitions 0 (one per
+ * device of gpudl.devices = all) every program without aggregates runs
+ * over all the GPUs, and then over GPUs 0 and 1 with 4 partitions (two per
+ * device), with the reference's answers.  Skipped, saying so, with fewer
+ * than 2 GPUs.
+ */
+static void
+test_multi_gpu(void)
+{
+	const GdlBackend *b = gdl_backend_for(GDL_DEVICE_GPU);
+	int			ndev = b && b->device_count ? b->device_count() : 0;
+	int			round,
+				p;
+	static const int two[2] = {0, 1};
+
+	if (ndev < 2)
+	{
+		printf("test_engine (gpu): several GPUs skipped (%d GPU%s)\n", ndev, ndev == 1 ? "" : "s");
+		return;
+	}
+	for (round = 0; round < 2; round++)
+	{
+		gdl_engine_set_partitions(round == 0 ? 0 : 4);
+		gdl_engine_set_devices(two, round == 0 ? 0 : 2);
+		gdl_engine_set_part_min_rows(round == 0 ? 0 : 1000000);
+		random_graphs(30, 55);
+		for (p = 0; p < (int) (sizeof(programs) / sizeof(programs[0])); p++)
+		{
+			bool		agg = strstr(programs[p][0], "count(") || strstr(programs[p][0], "sum(") ||
+				strstr(programs[p][0], "min(") || strstr(programs[p][0], "max(");
+
+			last_nparts = -1;
+			compare_once(programs[p][0], programs[p][1], 0, false);
+			if (last_nparts >= 0)
+				CHECK_MSG(last_nparts == (agg ? 0 : (round == 0 ? ndev : 4)),
+						  "<%s> ran with %d partitions on %d GPUs", programs[p][0], last_nparts, ndev);
+			gdl_test_reset();
+		}
+	}
+	gdl_engine_set_partitions(0);
+	gdl_engine_set_devices(NULL, 0);
+	gdl_engine_set_part_min_rows(100000);
+	printf("test_engine (gpu): programs over %d GPUs checked\n", ndev);
+}
+
 /* Transitive closure of table e by BFS from every node; *n gets its size. */
 static uint8_t *
 bfs_closure(int nodes, int64_t *n)
@@ -1477,6 +1523,7 @@ main(void)
 		test_device = GDL_DEVICE_GPU;
 		test_programs();
 		test_partitioned();
+		test_multi_gpu();
 		test_larger();
 		test_larger_partitioned();
 		test_larger_limited();
