@@ -316,8 +316,8 @@ run_rule(PartRun *pr, const PlanRule *r, const PartBind *b, ExecOuts *const *out
 
 		if (p > 0 && !b->all_parts)
 			break;
-		part_select(pr, p);
 		bind_rule(pr, p, r, b);
+		part_select(pr, p);		/* (building a layout may have used the other devices) */
 		m0 = exec_mark(es);
 		other = es->stats->ms_dedup + es->stats->ms_difference;
 		exec_rule(es, r, &outs[p][li]);
@@ -636,6 +636,7 @@ eval_stratum(PartRun *pr, const PlanStratum *ps, const GdlRunInput *in)
 					PartLayout *L = &pp->lay[k + 1];
 
 					set_lay(pr, L, p, L->full[p], NULL, NULL);
+					part_select(pr, p);
 					if (k == pp->primary)
 					{
 						int64_t		n = exec_size(&pr->es[p], L->full[p]);
