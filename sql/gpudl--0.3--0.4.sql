@@ -12,3 +12,8 @@
 -- ------------------------------------------------------------ rule learning
 
 -- ------------------------------------------------------------ several GPUs
+-- Nothing in the catalog: the partitioned fixpoint (issue 14) is set by the
+-- GUCs gpudl.partitions (0: one per GPU of gpudl.devices; > 1 forces that
+-- many partitions, also on one GPU or the CPU) and gpudl.devices ('all' or
+-- a list such as '0,1'); EXPLAIN ANALYZE and gpudl_device_info() show the
+-- partitions of a run (rows with backend 'partition').
