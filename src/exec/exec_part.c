@@ -380,7 +380,7 @@ part_empty(PartRun *pr, int p, int arity)
  * all partitions.
  */
 static int64_t
-absorb_pred(PartRun *pr, int pid, ExecOuts *const *outs, int i)
+absorb_pred(PartRun *pr, int pid, ExecOuts *const *outs, int i, bool stay)
 {
 	int			P = pr->P,
 				p,
@@ -414,7 +414,9 @@ absorb_pred(PartRun *pr, int pid, ExecOuts *const *outs, int i)
 	}
 	if (any)
 	{
-		part_exchange(pr, local, arity, pp->primary, bags);
+		/* derived where they are owned (stay): no exchange */
+		if (!stay)
+			part_exchange(pr, local, arity, pp->primary, bags);
 		for (p = 0; p < P; p++)
 		{
 			ExecState  *es = &pr->es[p];
@@ -423,12 +425,18 @@ absorb_pred(PartRun *pr, int pid, ExecOuts *const *outs, int i)
 					   *nd = NULL;
 			ExecMark	m0;
 
-			if (local[p])
+			if (stay)
+				cand = local[p] ? local[p] : part_empty(pr, p, arity);
+			else
 			{
-				part_select(pr, p);
-				pr->bk->release(es->ctx, local[p]);
+				if (local[p])
+				{
+					part_select(pr, p);
+					pr->bk->release(es->ctx, local[p]);
+				}
+				cand = to_set(pr, p, bags[p]);
 			}
-			cand = to_set(pr, p, bags[p]);
+			part_select(pr, p);
 			m0 = exec_mark(es);
 			if (pr->bk->absorb)
 			{
@@ -497,6 +505,7 @@ eval_stratum(PartRun *pr, const PlanStratum *ps, const GdlRunInput *in)
 	PartBind   *rec = gdl_alloc(sizeof(PartBind) * (ps->nrec + 1));
 	ExecOuts  **outs = gdl_alloc(sizeof(ExecOuts *) * P);
 	int64_t    *dsize = gdl_alloc(sizeof(int64_t) * (ps->npreds + 1));
+	bool	   *stay = gdl_alloc(sizeof(bool) * (ps->npreds + 1));
 	int64_t		rounds = 0,
 				total,
 				tuples = 0;
@@ -559,6 +568,41 @@ eval_stratum(PartRun *pr, const PlanStratum *ps, const GdlRunInput *in)
 			gdl_log("partitions: %s keyed on column %d", a->preds[pid].name, pp->primary);
 	}
 
+	/*
+	 * a predicate whose every rule is partitioned on a variable that its
+	 * head holds at the primary key (and that has no facts) gets its tuples
+	 * in their owner: the round's exchange is skipped
+	 */
+	for (i = 0; i < ps->npreds; i++)
+	{
+		int			pid = ps->preds[i],
+					pass,
+					j;
+
+		stay[i] = pr->P > 1;
+		for (j = 0; j < ps->nfacts; j++)
+			if (a->clauses[ps->facts[j]].head_pred == pid)
+				stay[i] = false;
+		for (pass = 0; pass < 2; pass++)
+		{
+			int			n = pass == 0 ? ps->ninit : ps->nrec;
+			const PlanRule *rules = pass == 0 ? ps->init : ps->rec;
+			const PartBind *binds = pass == 0 ? init : rec;
+
+			for (j = 0; j < n; j++)
+			{
+				const GdlClause *c = a->clauses[rules[j].clause].clause;
+				int			kp = pr->preds[pid].primary;
+
+				if (rules[j].head_pred != pid)
+					continue;
+				if (binds[j].var < 0 || kp < 0 || kp >= c->head.nargs ||
+					c->head.args[kp]->kind != GDL_TERM_VAR || c->head.args[kp]->var != binds[j].var)
+					stay[i] = false;
+			}
+		}
+	}
+
 	/* facts and rules that run once */
 	for (i = 0; i < ps->npreds; i++)
 		exec_outs_add(&outs[0][i], facts_bag(pr, ps, ps->preds[i]));
@@ -572,7 +616,7 @@ eval_stratum(PartRun *pr, const PlanStratum *ps, const GdlRunInput *in)
 	}
 	total = 0;
 	for (i = 0; i < ps->npreds; i++)
-		total += dsize[i] = absorb_pred(pr, ps->preds[i], outs, i);
+		total += dsize[i] = absorb_pred(pr, ps->preds[i], outs, i, stay[i]);
 
 	/* the fixpoint: every partition runs the delta versions on its part */
 	while (ps->recursive && total > 0)
@@ -600,7 +644,7 @@ eval_stratum(PartRun *pr, const PlanStratum *ps, const GdlRunInput *in)
 		}
 		total = 0;
 		for (i = 0; i < ps->npreds; i++)
-			total += dsize[i] = absorb_pred(pr, ps->preds[i], outs, i);
+			total += dsize[i] = absorb_pred(pr, ps->preds[i], outs, i, stay[i]);
 		if (pr->trace)
 			gdl_log("partitions: stratum %d round %lld: %lld new", ps->index, (long long) rounds,
 					(long long) total);
@@ -666,6 +710,7 @@ eval_stratum(PartRun *pr, const PlanStratum *ps, const GdlRunInput *in)
 	gdl_free(init);
 	gdl_free(rec);
 	gdl_free(dsize);
+	gdl_free(stay);
 }
 
 /* Partition p's part of the goal's answer: its part of the goal relation, filtered. */
