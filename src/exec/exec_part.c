@@ -1062,10 +1062,9 @@ exec_part_try(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const G
 		GdlRunStats *s = &res->stats;
 		const GdlRunStats *s0 = &pr.pstats[0];
 
+		/* (partition 0's strata arrays are the result's own) */
 		s->iterations = s0->iterations;
 		s->tuples_derived = s0->tuples_derived;
-		memcpy(s->stratum_iterations, s0->stratum_iterations, sizeof(int64_t) * a->nstrata);
-		memcpy(s->stratum_tuples, s0->stratum_tuples, sizeof(int64_t) * a->nstrata);
 		for (p = 0; p < P; p++)
 		{
 			const GdlRunStats *q = &pr.pstats[p];

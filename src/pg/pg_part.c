@@ -98,11 +98,11 @@ gpudl_part_run_end(int saved, const GdlResult *res)
 	last_nparts = res->stats.nparts;
 }
 
-/* Where a partition ran, in words. */
+/* Where a partition ran, in words (-1: the CPU, or a backend of one device). */
 static char *
 part_device(const GdlPartStats *ps)
 {
-	return ps->device >= 0 ? psprintf("GPU %d", ps->device) : pstrdup("one device");
+	return ps->device >= 0 ? psprintf("GPU %d", ps->device) : pstrdup("cpu");
 }
 
 /*
