@@ -965,6 +965,21 @@ exec_part_try(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const G
 					  bk->name, p);
 		live_ctx[p] = es->ctx;
 		exec_mem_init(es, &pin);
+		/*
+		 * partitions sharing a device without a set limit: each plans its
+		 * join slices with its share of what the device had free, not all
+		 * of it (the backend's capacity is the free memory it saw)
+		 */
+		if (pin.memory_limit <= 0 && es->mem_limit > 0)
+		{
+			int			q,
+						share = 0;
+
+			for (q = 0; q < P; q++)
+				if (dev[q] == dev[p])
+					share++;
+			es->mem_limit /= share;
+		}
 		exec_check(es, bk->upload(es->ctx, 0, 1, none, &es->unit), "upload");
 	}
 
