@@ -122,6 +122,8 @@ exec_part_abort(void)
 			if (live_bk && live_bk->ctx_abort)
 				live_bk->ctx_abort(c);
 		}
+	if (live_bk && live_bk->select_device)
+		(void) live_bk->select_device(0);	/* as at the end of a run */
 	live_bk = NULL;
 }
 
@@ -897,7 +899,7 @@ exec_part_try(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const G
 		return NULL;
 	P = choose_partitions(bk, in, dev);
 	if (P <= 1)
-		return NULL;
+		return NULL;			/* (gpudl.devices applies to partitioned runs only) */
 	need = needed_preds(a, goal->pred);
 	if (!handled(a, need, goal->pred))
 	{
@@ -1123,6 +1125,9 @@ exec_part_try(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const G
 		gdl_free(pr.es[p].preds);
 	}
 	live_bk = NULL;
+	/* back to device 0, where the session's other GPU work (resident tables) lives */
+	if (pr.cur_dev > 0 && bk->select_device)
+		(void) bk->select_device(0);
 	for (i = 0; i < a->npreds; i++)
 	{
 		PartPred   *pp = &pr.preds[i];
