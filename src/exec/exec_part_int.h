@@ -1,6 +1,7 @@
 /*
  * exec_part_int.h — internals of the partitioned driver (issue 14): the
- * state of one partitioned run, shared by the driver (exec_part.c), the
+ * state of one partitioned run, shared by the driver (exec_part_run.c,
+ * exec_part.c), its settings (exec_part_conf.c), the
  * choice of partition keys per rule (exec_part_plan.c) and the exchange
  * of tuples between partitions (exec_part_xchg.c).
  *
@@ -67,7 +68,15 @@ typedef struct PartRun
 	bool		trace;
 } PartRun;
 
+/* exec_part_conf.c */
+extern int	part_choose(const GdlBackend *bk, const GdlRunInput *in, int *dev);
+extern void part_live_begin(const GdlBackend *bk);
+extern void part_live_set(int p, void *ctx);
+extern void part_live_end(void);
+extern int64_t part_min_rows_setting(void);
+
 /* exec_part.c */
+extern void part_eval_stratum(PartRun *pr, const PlanStratum *ps, const GdlRunInput *in);
 extern void part_select(PartRun *pr, int p);
 extern PartLayout *part_layout(PartRun *pr, int pid, int key);
 extern GdlBkRel *part_upload(PartRun *pr, int p, int ncols, int64_t nrows, int64_t *const *cols);
