@@ -587,6 +587,10 @@ w_from_resident(void *ctx, void *res, int ncols, const int *colidx,
 	CU_GUARD(c, cu_op_from_resident(c, res, ncols, colidx, remap, remap_len, out));
 }
 
+/* part.cu: the devices of partitioned runs (issue 14) */
+extern "C" int cu_part_device_count(void);
+extern "C" int cu_part_select_device(int device);
+
 static const GdlBackend g_cuda_backend = {
 	GDL_BACKEND_ABI,
 	"cuda",
@@ -613,6 +617,8 @@ static const GdlBackend g_cuda_backend = {
 	cu_resident_create,
 	cu_resident_free,
 	w_from_resident,
+	cu_part_device_count,		/* part.cu (issue 14) */
+	cu_part_select_device,
 };
 
 /* The module's entry point: the operation table (touches no CUDA). */

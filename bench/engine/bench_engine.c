@@ -18,6 +18,13 @@
  *
  * With --device gpu the CUDA backend module is dlopen'ed and registered
  * through gdl_backend_register, as the PostgreSQL layer does.
+ *
+ * Issue 14: --partitions N (gpudl.partitions), --devices 0,1 (gpudl.devices)
+ * and --part-min-rows N (tables under it are replicated) run the fixpoint
+ * partitioned; one "part=" line per partition (device, tuples owned, MB
+ * sent and received, exchange ms, peak MB) comes before the result line,
+ * which then ends with parts=, xchg_mb= (all partitions' sent bytes) and
+ * xchg_ms= (the slowest partition's exchange time).
  */
 #include "../../test/unit/test_host.h"
 
@@ -28,6 +35,7 @@
 
 #include "../../src/exec/gdl_backend.h"
 #include "../../src/exec/gdl_engine.h"
+#include "../../src/exec/gdl_part.h"
 
 static int64_t *edge_src;
 static int64_t *edge_dst;
@@ -149,6 +157,7 @@ main(int argc, char **argv)
 	static int64_t memory_limit_mb = 0,
 				host_limit_mb = 0;
 	static int	threads = 0,
+				partitions = 0,
 				repeat = 1,
 				r;
 	int			i;
@@ -180,13 +189,30 @@ main(int argc, char **argv)
 			memory_limit_mb = atoll(argv[++i]);
 		else if (strcmp(argv[i], "--host-limit") == 0 && i + 1 < argc)
 			host_limit_mb = atoll(argv[++i]);
+		else if (strcmp(argv[i], "--partitions") == 0 && i + 1 < argc)
+			partitions = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--part-min-rows") == 0 && i + 1 < argc)
+			gdl_engine_set_part_min_rows(atoll(argv[++i]));
+		else if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc)
+		{
+			int			ids[GDL_PART_MAX];
+			int			n = gdl_part_parse_devices(argv[++i], ids);
+
+			if (n < 0)
+			{
+				fprintf(stderr, "bad --devices %s\n", argv[i]);
+				return 2;
+			}
+			gdl_engine_set_devices(ids, n);
+		}
 		else
 			graph = argv[i];
 	}
 	if (graph == NULL)
 	{
 		fprintf(stderr, "usage: %s [--program tc|tc-nl|sg] [--threads N] [--repeat N] "
-				"[--device cpu|gpu --cuda-lib lib.so] [--memory-limit MB] [--host-limit MB] graph.txt\n", argv[0]);
+				"[--device cpu|gpu --cuda-lib lib.so] [--memory-limit MB] [--host-limit MB] "
+				"[--partitions N] [--devices all|0,1] [--part-min-rows N] graph.txt\n", argv[0]);
 		return 2;
 	}
 	if (strcmp(program, "tc") == 0)
@@ -204,6 +230,7 @@ main(int argc, char **argv)
 	if (device == GDL_DEVICE_GPU)
 		load_gpu(cuda_lib ? cuda_lib : "./gpudl_cuda.so");
 	gdl_engine_set_threads(threads);
+	gdl_engine_set_partitions(partitions);
 	read_graph(graph);
 
 	err = GDL_TRY(prog = gdl_parse(src); a = gdl_analyze(prog, resolve, NULL); plan = gdl_plan_compile(a));
@@ -230,6 +257,7 @@ main(int argc, char **argv)
 	for (r = 0; r < repeat; r++)
 	{
 		static GdlResult *res;
+		char	   *parts_tail;
 		GdlDict    *dict = gdl_dict_create();
 		double		t0 = now_s(),
 					c0,
@@ -247,9 +275,28 @@ main(int argc, char **argv)
 			return 1;
 		}
 		getrusage(RUSAGE_SELF, &ru);
+		{
+			double		xchg_mb = 0,
+						xchg_ms = 0;
+			int			q;
+
+			for (q = 0; q < res->stats.nparts; q++)
+			{
+				const GdlPartStats *ps = &res->stats.parts[q];
+
+				printf("part=%d device=%d tuples=%lld sent_mb=%.1f received_mb=%.1f xchg_ms=%.0f peak_mb=%.0f\n",
+					   q, ps->device, (long long) ps->tuples, ps->bytes_sent / 1048576.0,
+					   ps->bytes_received / 1048576.0, ps->ms_exchange, ps->peak_bytes / 1048576.0);
+				xchg_mb += ps->bytes_sent / 1048576.0;
+				if (ps->ms_exchange > xchg_ms)
+					xchg_ms = ps->ms_exchange;
+			}
+			parts_tail = gdl_sprintf(" parts=%d xchg_mb=%.1f xchg_ms=%.0f", res->stats.nparts, xchg_mb,
+									 xchg_ms);
+		}
 		printf("graph=%s program=%s device=%s threads=%d edges=%lld tuples=%lld iterations=%lld "
 			   "seconds=%.3f cpu_seconds=%.3f load_ms=%.0f join_ms=%.0f dedup_ms=%.0f difference_ms=%.0f merge_ms=%.0f "
-			   "backend_peak_mb=%.0f peak_rss_mb=%.0f bytes_per_tuple=%.1f batches=%lld host_peak_mb=%.0f\n",
+			   "backend_peak_mb=%.0f peak_rss_mb=%.0f bytes_per_tuple=%.1f batches=%lld host_peak_mb=%.0f%s\n",
 			   strrchr(graph, '/') ? strrchr(graph, '/') + 1 : graph, program,
 			   res->stats.backend, threads, (long long) nedges, (long long) res->count,
 			   (long long) res->stats.iterations, secs,
@@ -258,7 +305,7 @@ main(int argc, char **argv)
 			   res->stats.ms_dedup, res->stats.ms_difference, res->stats.ms_merge,
 			   res->stats.peak_bytes / 1048576.0, ru.ru_maxrss / 1024.0,
 			   res->count > 0 ? (double) res->stats.peak_bytes / (double) res->count : 0.0,
-			   (long long) res->stats.batches, gdl_test_peak_bytes() / 1048576.0);
+			   (long long) res->stats.batches, gdl_test_peak_bytes() / 1048576.0, parts_tail);
 		fflush(stdout);
 		gdl_free(res);
 		gdl_free(dict);

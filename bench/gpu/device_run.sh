@@ -6,7 +6,7 @@
 # CPU.  Run inside the staged PostgreSQL:
 #   bash .device/run.sh 'bash bench/gpu/device_run.sh tests bench-gpu'
 #   bash .device/run.sh 'bash bench/gpu/device_run.sh bench-cpu'
-# Phases: tests, shell, bench-gpu, bench-cpu, ilp, family (data in .device/graphs and
+# Phases: tests, shell, bench-gpu, bench-cpu, ilp, family, multi (data in .device/graphs and
 # .device/family; stage them with shared/tools/device/stage.sh first).
 # Logs and results go to $OUT (or out/ when unset).
 set -uo pipefail
@@ -61,5 +61,13 @@ log "rule learning: the family KG through SQL, on the GPU and on the CPU"
 for dev in gpu cpu; do
   DEVICE=$dev RUNS="${FAMILY_RUNS:-3}" DATA_DIR="${FAMILY_DIR:-$PWD/.device/family}" timeout 240 bash bench/ilp/family_sql.sh >"$OUT/bench_family_$dev.md" 2>&1
 done
+fi
+if [[ "$phases" == *" multi "* ]]; then
+log "partitioned fixpoint (issue 14): test_engine's GPU mode (partitions on one GPU; all GPUs when several), NCCL self-test, bench/gpu/multi.sh"
+make -s -C test/unit bin/test_engine bin/test_nccl >>"$OUT/build.txt" 2>&1
+make -s -C bench/engine >>"$OUT/build.txt" 2>&1
+(cd test/unit && GDL_TEST_DEVICE=gpu GDL_CUDA_LIB="$PWD/../../cuda/gpudl_cuda.so" timeout 400 ./bin/test_engine 2>&1 | tail -6 | tee -a "$OUT/summary.txt")
+(cd test/unit && GDL_CUDA_LIB="$PWD/../../cuda/gpudl_cuda.so" timeout 120 ./bin/test_nccl 2>&1 | tail -2 | tee -a "$OUT/summary.txt")
+CUDA_LIB="$PWD/cuda/gpudl_cuda.so" TIMEOUT="${MULTI_TIMEOUT_S:-120}" timeout 560 bash bench/gpu/multi.sh >"$OUT/bench_multi.md" 2>&1
 fi
 cat "$OUT"/bench_*.md >>"$OUT/summary.txt"

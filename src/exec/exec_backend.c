@@ -79,6 +79,7 @@ gdl_engine_abort_cleanup(void)
 	cur_ctx = NULL;
 	if (bk && ctx && bk->ctx_abort)
 		bk->ctx_abort(ctx);
+	exec_part_abort();			/* the contexts of a partitioned run (exec_part.c) */
 }
 
 /*
@@ -113,6 +114,7 @@ exec_check(ExecState *es, int status, const char *what)
 			break;
 	}
 	exec_set_current(NULL, NULL);
+	exec_part_forget(es->ctx);	/* a partition's context (exec_part.c) */
 	es->bk->ctx_destroy(es->ctx);
 	es->ctx = NULL;
 	if (code == GDL_ERR_DIVISION_BY_ZERO || code == GDL_ERR_OVERFLOW)

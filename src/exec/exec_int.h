@@ -123,4 +123,10 @@ extern GdlBkRel *exec_empty(ExecState *es, int arity);
 extern void exec_prep_clear(ExecState *es);
 extern int64_t exec_size(ExecState *es, GdlBkRel *r);
 
+/* exec_part.c: the partitioned driver (issue 14); NULL = run unpartitioned */
+extern GdlResult *exec_part_try(const GdlPlan *plan, const GdlRunInput *in,
+								GdlDict *dict, const GdlGoal *goal);
+extern void exec_part_abort(void);
+extern void exec_part_forget(void *ctx);
+
 #endif							/* EXEC_INT_H */

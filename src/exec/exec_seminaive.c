@@ -476,6 +476,16 @@ gdl_run(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const GdlGoal
 
 	if (goal->pred < 0 || goal->pred >= a->npreds)
 		gdl_error(GDL_ERR_PARAM, NULL, NULL, "goal predicate %d out of range", goal->pred);
+	/* issue 14: several partitions (exec_part.c); NULL when not asked or not handled */
+	{
+		GdlResult  *pres = exec_part_try(plan, in, dict, goal);
+
+		if (pres)
+		{
+			gdl_free(res);
+			return pres;
+		}
+	}
 	memset(&es, 0, sizeof(es));
 	es.plan = plan;
 	es.a = a;

@@ -389,6 +389,18 @@ typedef struct GdlBackend
 	int			(*from_resident) (void *ctx, void *res, int ncols, const int *colidx,
 								  const int32_t *const *remap, const int32_t *remap_len,
 								  GdlBkRel **out);
+
+	/*
+	 * Optional, both or none (issue 14, several GPUs of one host; NULL on a
+	 * backend of one device): how many devices the backend can use, and
+	 * make device 'device' (0 <= device < device_count()) current for the
+	 * calling thread, so that the next ctx_create makes its context there
+	 * and operations on a context made there run there.  The partitioned
+	 * driver (exec_part.c) selects a partition's device before it works on
+	 * the partition.  0 on success.
+	 */
+	int			(*device_count) (void);
+	int			(*select_device) (int device);
 } GdlBackend;
 
 /*

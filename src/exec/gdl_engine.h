@@ -173,6 +173,9 @@ typedef struct GdlRunStats
 	int64_t		launches;		/* all of them, the answer's filter included */
 	int64_t		library_calls;	/* device library algorithms (CUB), all phases */
 	int64_t		resident_loads;	/* predicates served from resident tables */
+	/* partitioned runs (issue 14, gdl_part.h): one entry per partition; 0/NULL otherwise */
+	int			nparts;
+	struct GdlPartStats *parts;
 } GdlRunStats;
 
 typedef struct GdlResult

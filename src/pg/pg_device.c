@@ -20,6 +20,7 @@
 #include "ilp/gdl_ilp_device.h"
 #include "mine/gdl_mine_device.h"
 #include "svc_int.h"
+#include "pg_part.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -32,6 +33,9 @@ typedef int (*DeviceInfoFn) (char *name, size_t namelen, int64_t *total, int64_t
 static bool probed = false;
 static const GdlBackend *gpu_backend = NULL;
 static DeviceInfoFn gpu_device_info = NULL;
+/* part.cu: one GPU of several (issue 14) */
+typedef int (*DeviceInfoNFn) (int device, char *name, size_t namelen, int64_t *total, int64_t *free_bytes);
+static DeviceInfoNFn gpu_device_info_n = NULL;
 static char gpu_unavailable[512];
 static const GdlIlpDevice *gpu_ilp = NULL;
 static const GdlMineDevice *gpu_mine = NULL;
@@ -107,6 +111,7 @@ probe_gpu(void)
 	b->ctx_destroy(ctx);
 	gpu_backend = b;
 	gpu_device_info = (DeviceInfoFn) dlsym(handle, "gdl_cuda_device_info");
+	gpu_device_info_n = (DeviceInfoNFn) dlsym(handle, "gdl_cuda_device_info_n");
 	{
 		GdlIlpDeviceEntryFn ilp_entry;
 
@@ -256,10 +261,29 @@ gpudl_device_info(PG_FUNCTION_ARGS)
 					   Max(svc_budget(SVC_RES_DEVICE) - (int64) pg_atomic_read_u64(&svc_shared->committed[SVC_RES_DEVICE]), 0));
 		else
 			put_device(rsinfo, "none", svc_unavailable_reason(), -1, -1);
+		gpudl_part_device_rows(rsinfo);
 		return (Datum) 0;
 	}
 	probe_gpu();
-	if (gpu_backend != NULL)
+	if (gpu_backend != NULL && gpu_device_info_n && gpu_backend->device_count &&
+		gpu_backend->device_count() > 1)
+	{
+		/* several GPUs (issue 14): a row each */
+		int			d,
+					n = gpu_backend->device_count();
+
+		for (d = 0; d < n; d++)
+		{
+			char		name[256];
+			int64_t		total = -1,
+						free_bytes = -1;
+
+			snprintf(name, sizeof(name), "GPU %d", d);
+			(void) gpu_device_info_n(d, name, sizeof(name), &total, &free_bytes);
+			put_device(rsinfo, "cuda", name, total, free_bytes);
+		}
+	}
+	else if (gpu_backend != NULL)
 	{
 		char		name[256] = "cuda device";
 		int64_t		total = -1,
@@ -271,6 +295,7 @@ gpudl_device_info(PG_FUNCTION_ARGS)
 	}
 	else
 		put_device(rsinfo, "none", gpu_unavailable, -1, -1);
+	gpudl_part_device_rows(rsinfo);	/* the last partitioned run (pg_part.c) */
 	return (Datum) 0;
 }
 

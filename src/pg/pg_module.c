@@ -9,6 +9,7 @@
 #include "gpudl_pg.h"
 #include "gpudl_run.h"
 #include "svc_int.h"
+#include "pg_part.h"
 
 #include <limits.h>
 
@@ -90,6 +91,7 @@ gpudl_define_gucs(void)
 							 "Shows device, times and bytes moved in EXPLAIN of the GpuDatalog scan.",
 							 "Off keeps EXPLAIN output the same on every machine (regression tests).",
 							 &gpudl_explain_machine_details, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	gpudl_part_define_gucs();	/* gpudl.partitions, gpudl.devices (pg_part.c) */
 }
 
 /* Library load: settings, host hooks and the planner hook only (no CUDA here). */

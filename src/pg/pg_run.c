@@ -15,6 +15,7 @@
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "svc_int.h"
+#include "pg_part.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 #include "utils/timestamp.h"
@@ -64,6 +65,7 @@ static GdlResult *
 run_on(GpudlRun *run, const GdlPlan *plan, GdlRunInput *in, GdlGoal *goal)
 {
 	GdlResult  *res = NULL;
+	int			parts = gpudl_part_run_begin(in);	/* issue 14 (pg_part.c) */
 
 	PG_TRY();
 	{
@@ -72,9 +74,11 @@ run_on(GpudlRun *run, const GdlPlan *plan, GdlRunInput *in, GdlGoal *goal)
 	PG_CATCH();
 	{
 		gdl_engine_abort_cleanup();
+		gpudl_part_run_end(parts, NULL);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	gpudl_part_run_end(parts, res);
 	return res;
 }
 

@@ -59,6 +59,8 @@ typedef struct GpudlScanTotals
 	char	   *evaluation;		/* "magic sets (...)" or "whole program" */
 	char	   *device;
 	bool		empty;			/* a pushed value left no answer (no run) */
+	int			nparts;			/* partitions of the last run (issue 14), 0: none */
+	struct GdlPartStats *parts;
 } GpudlScanTotals;
 
 /* Execution state of one GpuDatalog scan node. */

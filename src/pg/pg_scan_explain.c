@@ -19,6 +19,7 @@
  * same everywhere.  VERBOSE adds the rewritten program.
  */
 #include "pg_scan.h"
+#include "pg_part.h"
 
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
@@ -93,6 +94,9 @@ gpudl_scan_note_run(GpudlScanState *st, GpudlRun *run)
 	t->bytes_from_device += s->bytes_from_device;
 	t->launches += s->launches;
 	t->library_calls += s->library_calls;
+	t->nparts = s->nparts;		/* issue 14: the last run's partitions */
+	t->parts = s->nparts > 0 ? memcpy(palloc(sizeof(GdlPartStats) * s->nparts), s->parts,
+									  sizeof(GdlPartStats) * s->nparts) : NULL;
 	if (t->nstrata != a->nstrata)
 	{
 		t->nstrata = a->nstrata;
@@ -273,6 +277,7 @@ gpudl_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			appendStringInfoChar(&s, ')');
 		ExplainPropertyText("Tuples Derived", s.data, es);
 	}
+	gpudl_part_explain(t->nparts, t->parts, details, es);
 	if (details)
 	{
 		ExplainPropertyFloat("Engine Time", "ms", t->ms_total, 3, es);

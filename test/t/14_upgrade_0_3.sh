@@ -92,6 +92,15 @@ nconst=$(run -At -c "SELECT count(*) FROM gpudl_mine('family', 'sib', max_body =
   || { echo "0.4: the constant rules were not stored"; exit 1; }
 used=$(PGOPTIONS="-c client_min_messages=notice" run -At -c "SELECT count(*) FROM gpudl_predict('family', 'sib', 'sib(\"bart\", Y)', exclude_known => false, \"limit\" => 0), unnest(rules) r WHERE r LIKE '%\"%'" 2>&1)
 [ "$used" -gt 0 ] 2>/dev/null || { echo "0.4: gpudl_predict did not use the stored constant rules: $used"; exit 1; }
+# several GPUs (issue 14): a partitioned run of a 0.3 program gives its 0.3 answer
+# (3 partitions on the CPU backend; the settings are GUCs, no catalog change)
+parts=$(run -At -c "SET gpudl.device = cpu; SET gpudl.partitions = 3;
+  SELECT * FROM gpudl_query('family', 'anc(X, Y)') AS t(a text, b text) ORDER BY 1, 2;")
+[ "$parts" = "$(run -At -c "SELECT * FROM gpudl_query('family', 'anc(X, Y)') AS t(a text, b text) ORDER BY 1, 2;")" ] \
+  || { echo "a partitioned run differs after the update: $parts"; exit 1; }
+[ "$(run -At -c "SET gpudl.device = cpu; SET gpudl.partitions = 3; SELECT gpudl_count('facts', 'tc(X, Y)');
+  SELECT count(*) FROM gpudl_device_info() WHERE backend = 'partition'" | tail -1)" = 3 ] \
+  || { echo "no partition rows in gpudl_device_info after a partitioned run"; exit 1; }
 
 dropdb $db
 psql -X -q -d postgres -c "DROP ROLE upg3_ann" -c "DROP ROLE upg3_bob"
