@@ -47,7 +47,7 @@ COMMENT ON FUNCTION gpudl_predict(text, text, text, text, boolean, int, int, flo
 
 -- ------------------------------------------------------------ several GPUs
 -- Nothing in the catalog: the partitioned fixpoint (issue 14) is set by the
--- GUCs gpudl.partitions (0: one per GPU of gpudl.devices; > 1 forces that
+-- GUCs gpudl.partitions (default 1; 0: one per GPU of gpudl.devices; > 1 forces that
 -- many partitions, also on one GPU or the CPU) and gpudl.devices ('all' or
 -- a list such as '0,1'); EXPLAIN ANALYZE and gpudl_device_info() show the
 -- partitions of a run (rows with backend 'partition').

@@ -19,7 +19,7 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
-int			gpudl_partitions = 0;
+int			gpudl_partitions = 1;
 static char *gpudl_devices = NULL;
 
 /* The last partitioned run of this session (TopMemoryContext). */
@@ -62,10 +62,10 @@ void
 gpudl_part_define_gucs(void)
 {
 	DefineCustomIntVariable("gpudl.partitions",
-							"Partitions one evaluation is spread over (0: one per GPU of gpudl.devices).",
+							"Partitions one evaluation is spread over (0: one per GPU of gpudl.devices; default 1).",
 							"More than 1 spreads the fixpoint over that many backend contexts, "
 							"several per device (or on the CPU) when there are fewer devices.",
-							&gpudl_partitions, 0, 0, GDL_PART_MAX,
+							&gpudl_partitions, 1, 0, GDL_PART_MAX,
 							PGC_USERSET, 0, NULL, assign_partitions, NULL);
 	DefineCustomStringVariable("gpudl.devices",
 							   "GPUs a partitioned evaluation uses: 'all' or a list such as '0,1'.",
