@@ -21,14 +21,21 @@
  * too does the allocation fail (53200 in the engine).  These buffers have
  * their own ledger (hallocs), count in host_bytes, not in the device bytes,
  * and are freed after a stream sync (host memory is not stream-ordered).
- * Uploads (backend.cu, c->strict) and the admission hook's refusals keep
- * failing as before.
+ * Uploads (backend.cu, c->strict), limits below POOL_OVERFLOW_MIN and the
+ * admission hook's refusals keep failing as before.
  */
 #include <unordered_map>
 
 #include "cu_int.cuh"
 
 typedef std::unordered_map<void *, size_t> AllocMap;
+
+/*
+ * The smallest device limit with host overflow: below it the device has no
+ * room to work in (a run would live on the bus), so allocations past the
+ * limit fail as before and `gpudl.device = auto` retries on the CPU.
+ */
+#define POOL_OVERFLOW_MIN ((int64_t) 16 << 20)
 
 /* Create the context's memory pool and ledger. */
 int
@@ -105,7 +112,7 @@ pool_get(CuCtx *c, size_t bytes, void **out)
 	if (bytes == 0)
 		return GDL_BK_OK;
 	bytes = (bytes + 255) & ~(size_t) 255;
-	if (c->limit > 0 && c->bytes + (int64_t) bytes > c->limit && c->strict == 0)
+	if (c->limit >= POOL_OVERFLOW_MIN && c->bytes + (int64_t) bytes > c->limit && c->strict == 0)
 		return pool_get_host(c, bytes, out);
 	if (c->limit > 0 && c->bytes + (int64_t) bytes > c->limit)
 		return cu_fail(c, GDL_BK_ERR_NO_MEMORY,
