@@ -99,7 +99,8 @@ exec_mem_init(ExecState *es, const GdlRunInput *in)
 /*
  * The most output rows of 'nout' columns a join may produce now: as many as
  * fit, with their reduction, in the room the backend has left under the
- * limit, never below MIN_SLICE_ROWS (past the limit, the backend or the
+ * limit, never below MIN_SLICE_ROWS (nor, for a device with host overflow,
+ * 1/OVERFLOW_SLICE_SHARE of the limit; past the limit, the backend or the
  * host says so).  Under a limit the host set (GdlRunInput.memory_limit:
  * every CPU run, a GPU run with gpudl.device_memory_limit) no more than
  * the engine's batch size either, which keeps a CPU run's peak near its
