@@ -355,7 +355,25 @@ w_upload(void *ctx, int ncols, int64_t nrows, const int64_t *const *cols, GdlBkR
 	if (!out)
 		return cu_fail(c, GDL_BK_ERR_INVALID, "upload: no output");
 	*out = nullptr;
-	CU_GUARD(c, upload_body(c, ncols, nrows, cols, out));
+	/* an upload must fit on the device: no host overflow (pool.cu) */
+	c->strict++;
+	try
+	{
+		int			st = upload_body(c, ncols, nrows, cols, out);
+
+		c->strict--;
+		return st;
+	}
+	catch (const std::bad_alloc &)
+	{
+		c->strict--;
+		return cu_fail(c, GDL_BK_ERR_NO_MEMORY, "out of host memory");
+	}
+	catch (...)
+	{
+		c->strict--;
+		return cu_fail(c, GDL_BK_ERR_DEVICE, "unexpected C++ exception in the CUDA backend");
+	}
 }
 
 /* download: copy a relation into host columns (packed keys unpacked here). */

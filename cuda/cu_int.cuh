@@ -144,9 +144,11 @@ struct CuCtx
 	int			(*reserve) (void *arg, int64_t bytes_after);	/* admission hook */
 	void	   *reserve_arg;
 	int64_t		bytes;			/* bytes held now */
-	int64_t		host_bytes;		/* pinned host bytes of spilled runs (runs.cu) */
+	int64_t		host_bytes;		/* pinned host bytes: spilled runs (runs.cu), overflow (pool.cu) */
 	int64_t		host_peak;		/* the most of them at once */
 	void	   *allocs;			/* pointer -> size map (pool.cu) */
+	void	   *hallocs;		/* pointer -> size map of host overflow buffers (pool.cu) */
+	int			strict;			/* > 0: no host overflow (uploads must fit: pool.cu) */
 	int64_t    *hpin;			/* pinned host scratch, CU_HPIN int64 */
 	unsigned long long *dscratch;	/* device scratch, 64 uint64 */
 	int32_t    *dranks;			/* text ranks on the device */
@@ -278,6 +280,7 @@ extern int	pool_init(CuCtx *c);
 extern int	pool_get(CuCtx *c, size_t bytes, void **out);
 extern void pool_put(CuCtx *c, void *p);
 extern size_t pool_size(CuCtx *c, const void *p);
+extern bool pool_on_host(CuCtx *c, const void *p);
 extern void pool_release_all(CuCtx *c);
 extern int	cu_read_i64(CuCtx *c, const void *dptr, int n, int64_t *out);
 extern int	cu_sync(CuCtx *c);

@@ -12,12 +12,30 @@
  * before growing, reports the peak, and lets ctx_destroy and
  * ctx_abort free whatever is still held before destroying the pool, so the
  * device's free memory returns to where it was.
+ *
+ * HOST OVERFLOW (issue 13): a buffer that would pass the context's limit,
+ * or that the device cannot hold, is taken from PINNED, MAPPED host memory
+ * instead of failing (kernels and CUB read and write it over the bus
+ * through unified addressing): a round whose transients do not fit on the
+ * device runs slower but finishes, and only when host memory is exhausted
+ * too does the allocation fail (53200 in the engine).  These buffers have
+ * their own ledger (hallocs), count in host_bytes, not in the device bytes,
+ * and are freed after a stream sync (host memory is not stream-ordered).
+ * Uploads (backend.cu, c->strict), limits below POOL_OVERFLOW_MIN and the
+ * admission hook's refusals keep failing as before.
  */
 #include <unordered_map>
 
 #include "cu_int.cuh"
 
 typedef std::unordered_map<void *, size_t> AllocMap;
+
+/*
+ * The smallest device limit with host overflow: below it the device has no
+ * room to work in (a run would live on the bus), so allocations past the
+ * limit fail as before and `gpudl.device = auto` retries on the CPU.
+ */
+#define POOL_OVERFLOW_MIN ((int64_t) 16 << 20)
 
 /* Create the context's memory pool and ledger. */
 int
@@ -38,9 +56,50 @@ pool_init(CuCtx *c)
 }
 
 /*
+ * A host overflow buffer of 'bytes': pinned, mapped host memory that kernels
+ * use in place (see the top of the file).  Fails with GDL_BK_ERR_NO_MEMORY
+ * only when the host cannot pin that much.
+ */
+static int
+pool_get_host(CuCtx *c, size_t bytes, void **out)
+{
+	void	   *p = nullptr;
+	cudaError_t e;
+
+	e = cudaHostAlloc(&p, bytes, cudaHostAllocMapped | cudaHostAllocPortable);
+	if (e != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return cu_fail(c, GDL_BK_ERR_NO_MEMORY,
+					   "out of device and host memory: %zu bytes requested, %lld device bytes held (limit %lld), %lld host bytes held",
+					   bytes, (long long) c->bytes, (long long) c->limit,
+					   (long long) c->host_bytes);
+	}
+	if (!c->hallocs)
+		c->hallocs = new AllocMap();
+	(*(AllocMap *) c->hallocs)[p] = bytes;
+	c->host_bytes += (int64_t) bytes;
+	if (c->host_bytes > c->host_peak)
+		c->host_peak = c->host_bytes;
+	*out = p;
+	return GDL_BK_OK;
+}
+
+/* Whether p is a host overflow buffer of the context. */
+bool
+pool_on_host(CuCtx *c, const void *p)
+{
+	AllocMap   *h = (AllocMap *) c->hallocs;
+
+	return p && h && h->find((void *) p) != h->end();
+}
+
+/*
  * A device buffer of 'bytes' (rounded up to 256) in stream order; NULL for 0
- * bytes.  Fails with GDL_BK_ERR_NO_MEMORY over the context's limit or when
- * the device is full.
+ * bytes.  Past the context's limit, or when the device is full, a host
+ * overflow buffer instead (not for uploads, c->strict); fails with
+ * GDL_BK_ERR_NO_MEMORY when the host is full too, or when the admission
+ * hook refuses the growth.
  */
 int
 pool_get(CuCtx *c, size_t bytes, void **out)
@@ -53,6 +112,8 @@ pool_get(CuCtx *c, size_t bytes, void **out)
 	if (bytes == 0)
 		return GDL_BK_OK;
 	bytes = (bytes + 255) & ~(size_t) 255;
+	if (c->limit >= POOL_OVERFLOW_MIN && c->bytes + (int64_t) bytes > c->limit && c->strict == 0)
+		return pool_get_host(c, bytes, out);
 	if (c->limit > 0 && c->bytes + (int64_t) bytes > c->limit)
 		return cu_fail(c, GDL_BK_ERR_NO_MEMORY,
 					   "device memory limit exceeded: %lld bytes held, %zu more requested, limit %lld",
@@ -65,6 +126,8 @@ pool_get(CuCtx *c, size_t bytes, void **out)
 	if (e != cudaSuccess)
 	{
 		(void) cudaGetLastError();
+		if (e == cudaErrorMemoryAllocation && c->strict == 0)
+			return pool_get_host(c, bytes, out);
 		if (e == cudaErrorMemoryAllocation)
 			return cu_fail(c, GDL_BK_ERR_NO_MEMORY,
 						   "out of device memory: %zu bytes requested, %lld held",
@@ -89,6 +152,13 @@ pool_size(CuCtx *c, const void *p)
 	if (!p || !m)
 		return 0;
 	it = m->find((void *) p);
+	if (it == m->end() && c->hallocs)
+	{
+		AllocMap   *h = (AllocMap *) c->hallocs;
+
+		it = h->find((void *) p);
+		return it == h->end() ? 0 : it->second;
+	}
 	return it == m->end() ? 0 : it->second;
 }
 
@@ -103,7 +173,19 @@ pool_put(CuCtx *c, void *p)
 		return;
 	it = m->find(p);
 	if (it == m->end())
+	{
+		AllocMap   *h = (AllocMap *) c->hallocs;
+
+		if (h && (it = h->find(p)) != h->end())
+		{
+			/* kernels queued before may still use it */
+			(void) cudaStreamSynchronize(c->stream);
+			(void) cudaFreeHost(p);
+			c->host_bytes -= (int64_t) it->second;
+			h->erase(it);
+		}
 		return;
+	}
 	c->bytes -= (int64_t) it->second;
 	m->erase(it);
 	(void) cudaFreeAsync(p, c->stream);
@@ -129,6 +211,18 @@ pool_release_all(CuCtx *c)
 	c->bytes = 0;
 	if (c->stream)
 		(void) cudaStreamSynchronize(c->stream);
+	if (c->hallocs)
+	{
+		AllocMap   *h = (AllocMap *) c->hallocs;
+
+		for (AllocMap::iterator it = h->begin(); it != h->end(); ++it)
+		{
+			(void) cudaFreeHost(it->first);
+			c->host_bytes -= (int64_t) it->second;
+		}
+		delete h;
+		c->hallocs = nullptr;
+	}
 	if (c->pool_ok)
 	{
 		(void) cudaMemPoolTrimTo(c->pool, 0);

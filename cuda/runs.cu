@@ -232,6 +232,13 @@ store_new_host(CuCtx *c, int64_t n, CuStore **out)
 	return GDL_BK_OK;
 }
 
+/* Whether st's keys are in host memory (a spilled run or a pool overflow buffer). */
+static bool
+store_on_host(CuCtx *c, const CuStore *st)
+{
+	return st->host || pool_on_host(c, st->data);
+}
+
 /* Whether a merged run of 'keys' keys (plus merge scratch) fits under the limit. */
 static bool
 runs_merge_fits(const CuCtx *c, int64_t keys)
@@ -254,7 +261,7 @@ runs_merge_two(CuCtx *c, CuRel *r, int i, int j)
 	const uint64_t *b = (const uint64_t *) r->rst[j]->data + r->roff[j];
 	int64_t		na = r->rn[i],
 				nb = r->rn[j];
-	bool		host = r->rst[i]->host || r->rst[j]->host ||
+	bool		host = store_on_host(c, r->rst[i]) || store_on_host(c, r->rst[j]) ||
 		(c->limit > 0 && !runs_merge_fits(c, na + nb));
 
 	if (host)
@@ -381,7 +388,7 @@ runs_spill(CuCtx *c, CuRel *r, const CuStore *keep)
 	if (c->limit <= 0)
 		return GDL_BK_OK;
 	for (int k = 0; k < r->nruns; k++)
-		if (!r->rst[k]->host)
+		if (!store_on_host(c, r->rst[k]))
 			dev += (int64_t) sizeof(uint64_t) * r->rn[k];
 	while (dev > c->limit / 8)
 	{
@@ -390,7 +397,7 @@ runs_spill(CuCtx *c, CuRel *r, const CuStore *keep)
 		cudaError_t e;
 
 		for (int k = 0; k < r->nruns; k++)
-			if (!r->rst[k]->host && r->rst[k] != keep && (big < 0 || r->rn[k] > r->rn[big]))
+			if (!store_on_host(c, r->rst[k]) && r->rst[k] != keep && (big < 0 || r->rn[k] > r->rn[big]))
 				big = k;
 		if (big < 0)
 			break;
@@ -483,7 +490,7 @@ runs_absorb(CuCtx *c, CuRel *full, CuRel *cand, CuRel **new_full, CuRel **delta)
 	{
 		DBuf		out;
 		CuStore    *hst = nullptr;
-		bool		on_host = c->limit > 0 && cs->st->host &&
+		bool		on_host = c->limit > 0 && store_on_host(c, cs->st) &&
 			c->bytes + (int64_t) sizeof(uint64_t) * cs->n + 65536 > c->limit;
 
 		/*
@@ -502,7 +509,7 @@ runs_absorb(CuCtx *c, CuRel *full, CuRel *cand, CuRel **new_full, CuRel **delta)
 			s = select_keys_flagged(c, rel_keys(cs), flags.as<uint8_t>(), cs->n,
 									hst ? (uint64_t *) hst->data : out.as<uint64_t>(), &m);
 		flags.get(c, 0);
-		if (s == GDL_BK_OK && m == cs->n && !cs->st->host)
+		if (s == GDL_BK_OK && m == cs->n && !store_on_host(c, cs->st))
 		{
 			d = cs;				/* all new: the candidates themselves */
 			cs = nullptr;

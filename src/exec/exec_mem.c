@@ -38,6 +38,17 @@
  */
 #define LEAN_SHARE 2
 
+/*
+ * A device backend with a set limit of at least OVERFLOW_MIN_LIMIT bytes
+ * puts what passes the limit in host memory (cuda/pool.cu, host overflow)
+ * rather than failing, so its slices are never made smaller than
+ * 1/OVERFLOW_SLICE_SHARE of the limit: tiny slices when the room left is
+ * small cost far more (one join and reduction each) than a transient on
+ * the host.  (SG p2p-Gnutella04 at a third of its peak: 204,929 slices.)
+ */
+#define OVERFLOW_MIN_LIMIT ((int64_t) 16 << 20)
+#define OVERFLOW_SLICE_SHARE 16
+
 /* Bytes a backend's join_count may hold per left row (exec_mem_left_rows). */
 #define LEFT_ROW_BYTES 32
 
@@ -48,6 +59,23 @@ mem_counters(ExecState *es, GdlBkCounters *cnt)
 	memset(cnt, 0, sizeof(*cnt));
 	if (es->bk->counters)
 		es->bk->counters(es->ctx, cnt);
+}
+
+/* The fewest rows of per_row bytes a slice is made of (see OVERFLOW_MIN_LIMIT). */
+static int64_t
+mem_floor_rows(ExecState *es, int64_t per_row)
+{
+	int64_t		rows = MIN_SLICE_ROWS;
+
+	if (es->mem_set && es->mem_limit >= OVERFLOW_MIN_LIMIT && !es->mem_held &&
+		es->bk->name && strcmp(es->bk->name, "cuda") == 0)
+	{
+		int64_t		r = es->mem_limit / OVERFLOW_SLICE_SHARE / per_row;
+
+		if (r > rows)
+			rows = r;
+	}
+	return rows;
 }
 
 /*
@@ -71,7 +99,8 @@ exec_mem_init(ExecState *es, const GdlRunInput *in)
 /*
  * The most output rows of 'nout' columns a join may produce now: as many as
  * fit, with their reduction, in the room the backend has left under the
- * limit, never below MIN_SLICE_ROWS (past the limit, the backend or the
+ * limit, never below MIN_SLICE_ROWS (nor, for a device with host overflow,
+ * 1/OVERFLOW_SLICE_SHARE of the limit; past the limit, the backend or the
  * host says so).  Under a limit the host set (GdlRunInput.memory_limit:
  * every CPU run, a GPU run with gpudl.device_memory_limit) no more than
  * the engine's batch size either, which keeps a CPU run's peak near its
@@ -98,7 +127,9 @@ exec_mem_join_rows(ExecState *es, int nout)
 	/* a packed row takes 8 bytes, a wide one 8 per column: plan for the wide */
 	per_row = (int64_t) 8 * (nout > 0 ? nout : 1) * JOIN_ROW_COPIES;
 	room = room > 0 ? room / per_row : 0;
-	rows = room < MIN_SLICE_ROWS ? MIN_SLICE_ROWS : room;
+	rows = mem_floor_rows(es, per_row);
+	if (room > rows)
+		rows = room;
 	if (es->mem_set && es->batch_rows > 0 && es->batch_rows < rows)
 		rows = es->batch_rows;
 	if (!es->mem_set && es->batch_rows > 0)
@@ -134,5 +165,5 @@ exec_mem_left_rows(ExecState *es)
 		mem_counters(es, &cnt);
 	room = es->mem_limit / 16 * LIMIT_SIXTEENTHS - cnt.bytes_held;
 	room = room > 0 ? room / 2 / LEFT_ROW_BYTES : 0;
-	return room < MIN_SLICE_ROWS ? MIN_SLICE_ROWS : room;
+	return room < mem_floor_rows(es, LEFT_ROW_BYTES) ? mem_floor_rows(es, LEFT_ROW_BYTES) : room;
 }
