@@ -24,6 +24,9 @@
  * Uploads (backend.cu, c->strict), limits below POOL_OVERFLOW_MIN and the
  * admission hook's refusals keep failing as before.
  */
+#include <atomic>
+#include <cstdlib>
+#include <unistd.h>
 #include <unordered_map>
 
 #include "cu_int.cuh"
@@ -56,6 +59,57 @@ pool_init(CuCtx *c)
 }
 
 /*
+ * Pinned host memory is never paged out, so the module as a whole (every
+ * context of the process: the GPU service holds many) pins at most half of
+ * the machine's memory, or GDL_CUDA_PIN_LIMIT_MB when set; past that an
+ * overflow fails as "out of device and host memory" (53200) instead of
+ * starving the host.
+ */
+static std::atomic<int64_t> pinned_total{0};
+
+static int64_t
+pin_limit(void)
+{
+	static int64_t limit = -1;
+
+	if (limit < 0)
+	{
+		const char *env = getenv("GDL_CUDA_PIN_LIMIT_MB");
+		long		pages = sysconf(_SC_PHYS_PAGES);
+		long		psize = sysconf(_SC_PAGE_SIZE);
+
+		if (env && *env)
+			limit = (int64_t) atoll(env) << 20;
+		else if (pages > 0 && psize > 0)
+			limit = (int64_t) pages * psize / 2;
+		else
+			limit = (int64_t) 16 << 30;
+	}
+	return limit;
+}
+
+/* Count 'bytes' more of pinned host memory; false when past the module's cap. */
+bool
+cu_pin_take(int64_t bytes)
+{
+	int64_t		now = pinned_total.fetch_add(bytes) + bytes;
+
+	if (now > pin_limit())
+	{
+		pinned_total.fetch_sub(bytes);
+		return false;
+	}
+	return true;
+}
+
+/* Give back what cu_pin_take counted. */
+void
+cu_pin_give(int64_t bytes)
+{
+	pinned_total.fetch_sub(bytes);
+}
+
+/*
  * A host overflow buffer of 'bytes': pinned, mapped host memory that kernels
  * use in place (see the top of the file).  Fails with GDL_BK_ERR_NO_MEMORY
  * only when the host cannot pin that much.
@@ -66,9 +120,15 @@ pool_get_host(CuCtx *c, size_t bytes, void **out)
 	void	   *p = nullptr;
 	cudaError_t e;
 
+	if (!cu_pin_take((int64_t) bytes))
+		return cu_fail(c, GDL_BK_ERR_NO_MEMORY,
+					   "out of device and host memory: %zu bytes requested, %lld device bytes held (limit %lld), %lld host bytes held; pinned host memory is capped at %lld bytes",
+					   bytes, (long long) c->bytes, (long long) c->limit,
+					   (long long) c->host_bytes, (long long) pin_limit());
 	e = cudaHostAlloc(&p, bytes, cudaHostAllocMapped | cudaHostAllocPortable);
 	if (e != cudaSuccess)
 	{
+		cu_pin_give((int64_t) bytes);
 		(void) cudaGetLastError();
 		return cu_fail(c, GDL_BK_ERR_NO_MEMORY,
 					   "out of device and host memory: %zu bytes requested, %lld device bytes held (limit %lld), %lld host bytes held",
@@ -182,6 +242,7 @@ pool_put(CuCtx *c, void *p)
 			(void) cudaStreamSynchronize(c->stream);
 			(void) cudaFreeHost(p);
 			c->host_bytes -= (int64_t) it->second;
+			cu_pin_give((int64_t) it->second);
 			h->erase(it);
 		}
 		return;
@@ -219,6 +280,7 @@ pool_release_all(CuCtx *c)
 		{
 			(void) cudaFreeHost(it->first);
 			c->host_bytes -= (int64_t) it->second;
+			cu_pin_give((int64_t) it->second);
 		}
 		delete h;
 		c->hallocs = nullptr;

@@ -146,6 +146,7 @@ store_unref(CuCtx *c, CuStore *st)
 		(void) cudaStreamSynchronize(c->stream);
 		(void) cudaFreeHost(st->data);
 		c->host_bytes -= (int64_t) sizeof(uint64_t) * st->ld;
+		cu_pin_give((int64_t) sizeof(uint64_t) * st->ld);
 		free(st);
 		return;
 	}

@@ -212,10 +212,18 @@ store_new_host(CuCtx *c, int64_t n, CuStore **out)
 	*out = nullptr;
 	if (!st)
 		return cu_fail(c, GDL_BK_ERR_NO_MEMORY, "out of host memory");
+	if (!cu_pin_take((int64_t) sizeof(uint64_t) * n))
+	{
+		free(st);
+		return cu_fail(c, GDL_BK_ERR_NO_MEMORY,
+					   "out of pinned host memory for %lld keys of a set moved off the device (the module's cap on pinned memory)",
+					   (long long) n);
+	}
 	e = cudaHostAlloc(&st->data, sizeof(uint64_t) * (size_t) n,
 					  cudaHostAllocMapped | cudaHostAllocPortable);
 	if (e != cudaSuccess)
 	{
+		cu_pin_give((int64_t) sizeof(uint64_t) * n);
 		free(st);
 		(void) cudaGetLastError();
 		return cu_fail(c, GDL_BK_ERR_NO_MEMORY,
