@@ -120,6 +120,10 @@ extern void expr_intern_clause(const GdlClause *c, GdlDict *dict);
 extern void exec_outs_add(ExecOuts *o, GdlBkRel *r);
 extern void exec_rule(ExecState *es, const PlanRule *r, ExecOuts *out);
 extern GdlBkRel *exec_empty(ExecState *es, int arity);
+extern bool *exec_needed_preds(const GdlAnalysis *a, int goal);
+struct PlanStratum;
+extern int64_t exec_fact_columns(const GdlAnalysis *a, const struct PlanStratum *ps, int pid,
+								 GdlDict *dict, int64_t **cols);
 extern void exec_prep_clear(ExecState *es);
 extern int64_t exec_size(ExecState *es, GdlBkRel *r);
 

@@ -225,36 +225,16 @@ run_rule(PartRun *pr, const PlanRule *r, const PartBind *b, ExecOuts *const *out
 static GdlBkRel *
 facts_bag(PartRun *pr, const PlanStratum *ps, int pid)
 {
-	const GdlAnalysis *a = pr->a;
-	const GdlPred *pred = &a->preds[pid];
+	int			arity = pr->a->preds[pid].arity;
 	int64_t    *cols[GDL_BK_MAX_ARITY];
-	int			n = 0,
-				i,
-				k;
+	int64_t		n = exec_fact_columns(pr->a, ps, pid, pr->es[0].dict, cols);
 	GdlBkRel   *bag;
+	int			k;
 
-	for (i = 0; i < ps->nfacts; i++)
-		if (a->clauses[ps->facts[i]].head_pred == pid)
-			n++;
 	if (n == 0)
 		return NULL;
-	for (k = 0; k < pred->arity; k++)
-		cols[k] = gdl_alloc(sizeof(int64_t) * n);
-	n = 0;
-	for (i = 0; i < ps->nfacts; i++)
-	{
-		const GdlClause *c = a->clauses[ps->facts[i]].clause;
-
-		if (a->clauses[ps->facts[i]].head_pred != pid)
-			continue;
-		for (k = 0; k < pred->arity; k++)
-			cols[k][n] = expr_const_value(c->head.args[k],
-										  pred->types ? pred->types[k] : GDL_TYPE_BIGINT,
-										  pr->es[0].dict);
-		n++;
-	}
-	bag = part_upload(pr, 0, pred->arity, n, cols);
-	for (k = 0; k < pred->arity; k++)
+	bag = part_upload(pr, 0, arity, n, cols);
+	for (k = 0; k < arity; k++)
 		gdl_free(cols[k]);
 	return bag;
 }

@@ -62,42 +62,6 @@ goal_part(PartRun *pr, int p, const GdlGoal *goal, GdlBkRel *full)
 	return res;
 }
 
-/* The predicates the goal depends on (transitively). */
-static bool *
-needed_preds(const GdlAnalysis *a, int goal)
-{
-	bool	   *need = gdl_alloc(sizeof(bool) * (a->npreds > 0 ? a->npreds : 1));
-	int		   *stack = gdl_alloc(sizeof(int) * (a->npreds > 0 ? a->npreds : 1));
-	int			sp = 0,
-				i,
-				l;
-
-	need[goal] = true;
-	stack[sp++] = goal;
-	while (sp > 0)
-	{
-		const GdlPred *p = &a->preds[stack[--sp]];
-
-		for (i = 0; i < p->nclauses; i++)
-		{
-			const GdlClauseInfo *info = &a->clauses[p->clauses[i]];
-
-			for (l = 0; l < info->clause->nbody; l++)
-			{
-				int			q = info->lit_pred[l];
-
-				if (q >= 0 && !need[q])
-				{
-					need[q] = true;
-					stack[sp++] = q;
-				}
-			}
-		}
-	}
-	gdl_free(stack);
-	return need;
-}
-
 /* Can the partitioned driver run this program?  Aggregates, nullary predicates: no. */
 static bool
 handled(const GdlAnalysis *a, const bool *need, int goal)
@@ -146,7 +110,7 @@ exec_part_try(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const G
 	P = part_choose(bk, in, dev);
 	if (P <= 1)
 		return NULL;			/* (gpudl.devices applies to partitioned runs only) */
-	need = needed_preds(a, goal->pred);
+	need = exec_needed_preds(a, goal->pred);
 	if (!handled(a, need, goal->pred))
 	{
 		gdl_free(need);

@@ -44,9 +44,12 @@ set_rels(ExecState *es, ExecPred *p, GdlBkRel *full, GdlBkRel *delta, GdlBkRel *
 	p->version = ++es->next_version;
 }
 
-/* Mark the predicates the goal depends on (transitively). */
-static bool *
-needed_preds(const GdlAnalysis *a, int goal)
+/*
+ * Mark the predicates the goal depends on (transitively); shared with the
+ * partitioned driver (exec_part_run.c).
+ */
+bool *
+exec_needed_preds(const GdlAnalysis *a, int goal)
 {
 	bool	   *need = gdl_alloc(sizeof(bool) * (a->npreds > 0 ? a->npreds : 1));
 	int		   *stack = gdl_alloc(sizeof(int) * (a->npreds > 0 ? a->npreds : 1));
@@ -147,23 +150,26 @@ load_edb(ExecState *es, const GdlRunInput *in, int pid)
 	es->preds[pid].ready = true;
 }
 
-/* The facts (constant clauses) of one predicate of a stratum, as one bag. */
-static GdlBkRel *
-facts_bag(ExecState *es, const PlanStratum *ps, int pid)
+/*
+ * The facts (constant clauses) of one predicate of a stratum as columns
+ * (cols[0..arity), gdl_alloc'ed; the caller frees them); returns the
+ * number of rows, 0 (nothing allocated) when there are none.  Shared with
+ * the partitioned driver (exec_part.c).
+ */
+int64_t
+exec_fact_columns(const GdlAnalysis *a, const PlanStratum *ps, int pid, GdlDict *dict,
+				  int64_t **cols)
 {
-	const GdlAnalysis *a = es->a;
 	const GdlPred *pred = &a->preds[pid];
-	int64_t    *cols[GDL_BK_MAX_ARITY];
-	int			n = 0,
-				i,
+	int64_t		n = 0;
+	int			i,
 				k;
-	GdlBkRel   *bag = NULL;
 
 	for (i = 0; i < ps->nfacts; i++)
 		if (a->clauses[ps->facts[i]].head_pred == pid)
 			n++;
 	if (n == 0)
-		return NULL;
+		return 0;
 	for (k = 0; k < pred->arity; k++)
 		cols[k] = gdl_alloc(sizeof(int64_t) * n);
 	n = 0;
@@ -175,12 +181,27 @@ facts_bag(ExecState *es, const PlanStratum *ps, int pid)
 			continue;
 		for (k = 0; k < pred->arity; k++)
 			cols[k][n] = expr_const_value(c->head.args[k],
-										  pred->types ? pred->types[k] : GDL_TYPE_BIGINT, es->dict);
+										  pred->types ? pred->types[k] : GDL_TYPE_BIGINT, dict);
 		n++;
 	}
-	exec_check(es, es->bk->upload(es->ctx, pred->arity, n, (const int64_t *const *) cols, &bag),
+	return n;
+}
+
+/* The facts (constant clauses) of one predicate of a stratum, as one bag. */
+static GdlBkRel *
+facts_bag(ExecState *es, const PlanStratum *ps, int pid)
+{
+	int			arity = es->a->preds[pid].arity;
+	int64_t    *cols[GDL_BK_MAX_ARITY];
+	int64_t		n = exec_fact_columns(es->a, ps, pid, es->dict, cols);
+	GdlBkRel   *bag = NULL;
+	int			k;
+
+	if (n == 0)
+		return NULL;
+	exec_check(es, es->bk->upload(es->ctx, arity, n, (const int64_t *const *) cols, &bag),
 			   "upload");
-	for (k = 0; k < pred->arity; k++)
+	for (k = 0; k < arity; k++)
 		gdl_free(cols[k]);
 	return bag;
 }
@@ -502,7 +523,7 @@ gdl_run(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const GdlGoal
 	res->stats.stratum_iterations = gdl_alloc(sizeof(int64_t) * (a->nstrata > 0 ? a->nstrata : 1));
 	res->stats.stratum_tuples = gdl_alloc(sizeof(int64_t) * (a->nstrata > 0 ? a->nstrata : 1));
 	es.preds = gdl_alloc(sizeof(ExecPred) * (a->npreds > 0 ? a->npreds : 1));
-	need = needed_preds(a, goal->pred);
+	need = exec_needed_preds(a, goal->pred);
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.nthreads = exec_threads();

@@ -21,8 +21,6 @@
 #include "svc_int.h"
 #include "ilp/gdl_ilp_device.h"
 
-#include "miscadmin.h"
-#include "utils/timestamp.h"
 
 /* A training problem kept by create() until train() sends it. */
 struct GdlIlpDevSession
@@ -30,56 +28,12 @@ struct GdlIlpDevSession
 	GdlIlpDevProblem prob;
 };
 
-/*
- * Be admitted for 'need' bytes of device memory.  False (with 'why') when
- * the wait timed out under gpudl.device = auto; raises under gpu.
- */
+/* Admit one learning request (at least 256 MB; see svc_admit_job). */
 static bool
 ilp_admit(SvcAdmission *adm, int64 need, const char *phase, char *why, size_t whylen)
 {
-	char		busy[512];
-	TimestampTz wait_start = GetCurrentTimestamp();
-
-	need = Min(Max(need, (int64) 256 << 20), svc_budget(SVC_RES_DEVICE));
-	if (!svc_admit(adm, SVC_RES_DEVICE, need, "(rule learning)", phase,
-				   gpudl_device_wait_timeout_ms, busy, sizeof(busy)))
-	{
-		long		waited = (long) ((GetCurrentTimestamp() - wait_start) / 1000);
-
-		if (gpudl_device_setting == GPUDL_DEVICE_GPU)
-			ereport(ERROR,
-					(errcode(ERRCODE_OUT_OF_MEMORY),
-					 errmsg("gpudl: the GPU was busy: waited %ld ms for %lld MB of device memory",
-							waited, (long long) (need >> 20)),
-					 errdetail("Held by %s.", busy),
-					 errhint("Raise gpudl.device_wait_timeout (0 waits without limit), or use gpudl.device = auto to learn on the CPU after the wait.")));
-		snprintf(why, whylen, "the GPU was busy for %ld ms (%s)", waited, busy);
-		return false;
-	}
-	svc_admit_set_phase(adm, phase);
-	return true;
-}
-
-/* Send one admitted request; the admission is given back in every case. */
-static int
-ilp_request(SvcAdmission *adm, int op, int64 *args, SvcWire *wire, char **reply,
-			int64 *reply_len, char *why, size_t whylen)
-{
-	volatile int st = GDL_BK_ERR_DEVICE;
-
-	PG_TRY();
-	{
-		st = svc_proxy_request(op, adm->job, args, 4, wire->data, wire->lens, wire->n,
-							   reply, reply_len, why, whylen);
-	}
-	PG_CATCH();
-	{
-		svc_admit_release(adm);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-	svc_admit_release(adm);
-	return st;
+	return svc_admit_job(adm, Max(need, (int64) 256 << 20), "(rule learning)", phase, phase,
+						 "learn", why, whylen);
 }
 
 /* GdlIlpDevice.create: keep the problem (the core keeps its arrays alive). */
@@ -129,7 +83,7 @@ px_train(GdlIlpDevSession *s, const GdlIlpDevTrain *t, GdlIlpDevResult *out,
 	svc_wire_put(&wire, &w, sizeof(w));
 	svc_wire_put(&wire, p->off, 8 * ((int64) p->nrows + 1));
 	svc_wire_put(&wire, p->idx, 4 * nnz);
-	if (ilp_request(&adm, SVC_OP_ILP_TRAIN, args, &wire, &reply, &reply_len, why, whylen) != GDL_BK_OK)
+	if (svc_job_request(&adm, SVC_OP_ILP_TRAIN, args, 4, &wire, &reply, &reply_len, why, whylen) != GDL_BK_OK)
 		return 1;
 	if (reply_len != 8 * (int64) p->ncols)
 	{
@@ -204,7 +158,7 @@ px_cover(const GdlIlpDevCoverIn *in, uint64_t **out, int64_t *nout, double *seco
 	svc_wire_put(&wire, in->usig, 4 * w.nusig);
 	svc_wire_put(&wire, in->ex0, 4 * (int64) in->nex);
 	svc_wire_put(&wire, in->ex1, 4 * (int64) in->nex);
-	if (ilp_request(&adm, SVC_OP_ILP_COVER, args, &wire, &reply, &reply_len, why, whylen) != GDL_BK_OK)
+	if (svc_job_request(&adm, SVC_OP_ILP_COVER, args, 4, &wire, &reply, &reply_len, why, whylen) != GDL_BK_OK)
 		return 1;
 	if (reply_len != 8 * args[0])
 	{

@@ -275,6 +275,15 @@ svc_wire_pad(int64 bytes)
 	return (bytes + 7) & ~(int64) 7;
 }
 
+/* a whole GPU job of a session (mining, learning): admitted, then sent */
+struct SvcAdmission;
+extern bool svc_admit_job(struct SvcAdmission *adm, int64 need, const char *program,
+						  const char *goal, const char *phase, const char *cpu_work,
+						  char *why, size_t whylen);
+extern int	svc_job_request(struct SvcAdmission *adm, int op, int64 *args, int nargs,
+							const SvcWire *wire, char **reply, int64 *reply_len,
+							char *why, size_t whylen);
+
 /* a request outside any context: payload in pieces, reply payload palloc'd */
 extern int	svc_proxy_request(int op, int job, int64 *args, int nargs,
 							  const void *const *data, const int64 *lens, int npieces,

@@ -19,8 +19,6 @@
 #include "svc_int.h"
 #include "mine/gdl_mine_device.h"
 
-#include "miscadmin.h"
-#include "utils/timestamp.h"
 
 /* What gpudl_gpu_jobs() shows for the mining in flight. */
 static char mine_program[64] = "";
@@ -64,30 +62,13 @@ px_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 	int64		args[4] = {0, 0, 0, 0};
 	char	   *reply = NULL;
 	int64		reply_len = 0;
-	int64		need = Min(mine_need(in), svc_budget(SVC_RES_DEVICE));
 	SvcAdmission adm = {-1, SVC_RES_DEVICE, 0};
-	char		busy[512];
-	TimestampTz wait_start = GetCurrentTimestamp();
-	volatile int st = GDL_BK_ERR_DEVICE;
 
 	*out = NULL;
 	*nout = 0;
-	if (!svc_admit(&adm, SVC_RES_DEVICE, need, mine_program[0] ? mine_program : "(mining)",
-				   mine_goal[0] ? mine_goal : "gpudl_mine", gpudl_device_wait_timeout_ms,
-				   busy, sizeof(busy)))
-	{
-		long		waited = (long) ((GetCurrentTimestamp() - wait_start) / 1000);
-
-		if (gpudl_device_setting == GPUDL_DEVICE_GPU)
-			ereport(ERROR,
-					(errcode(ERRCODE_OUT_OF_MEMORY),
-					 errmsg("gpudl: the GPU was busy: waited %ld ms for %lld MB of device memory",
-							waited, (long long) (need >> 20)),
-					 errdetail("Held by %s.", busy),
-					 errhint("Raise gpudl.device_wait_timeout (0 waits without limit), or use gpudl.device = auto to mine on the CPU after the wait.")));
-		snprintf(why, whylen, "the GPU was busy for %ld ms (%s)", waited, busy);
+	if (!svc_admit_job(&adm, mine_need(in), mine_program[0] ? mine_program : "(mining)",
+					   mine_goal[0] ? mine_goal : "gpudl_mine", "mining", "mine", why, whylen))
 		return 1;
-	}
 
 	memset(&w, 0, sizeof(w));
 	w.nent = in->nent;
@@ -115,18 +96,8 @@ px_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 	svc_wire_put(&wire, in->cpb, 4 * w.ncp);
 	svc_wire_put(&wire, in->nfacts, 8 * (int64) in->nrels);
 
-	PG_TRY();
-	{
-		svc_admit_set_phase(&adm, "mining");
-		st = svc_proxy_request(SVC_OP_MINE, adm.job, args, 4, wire.data, wire.lens, wire.n,
-							   &reply, &reply_len, why, whylen);
-	}
-	PG_FINALLY();
-	{
-		svc_admit_release(&adm);
-	}
-	PG_END_TRY();
-	if (st != GDL_BK_OK)
+	if (svc_job_request(&adm, SVC_OP_MINE, args, 4, &wire, &reply, &reply_len,
+						why, whylen) != GDL_BK_OK)
 		return 1;
 	if (reply_len != args[0] * (int64) sizeof(GdlMineDevCand))
 	{

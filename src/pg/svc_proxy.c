@@ -25,6 +25,7 @@
 #include "storage/latch.h"
 #include "storage/lwlock.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
 #define SPIN_LOOPS 40000		/* busy-wait for a reply before sleeping */
@@ -1014,5 +1015,65 @@ svc_proxy_request(int op, int job, int64 *args, int nargs,
 	}
 	PG_END_TRY();
 	pfree(pcs);
+	return st;
+}
+
+/*
+ * Admit a whole GPU job of a session (rule mining, learning) for 'need'
+ * bytes of device memory, as a run is admitted: false (with 'why') when
+ * the wait timed out under gpudl.device = auto, so that the caller does
+ * the work on the CPU; raises 53200 under gpudl.device = gpu.  'cpu_work'
+ * names the CPU alternative in the hint ("mine", "learn").
+ */
+bool
+svc_admit_job(SvcAdmission *adm, int64 need, const char *program, const char *goal,
+			  const char *phase, const char *cpu_work, char *why, size_t whylen)
+{
+	char		busy[512];
+	TimestampTz wait_start = GetCurrentTimestamp();
+
+	need = Min(need, svc_budget(SVC_RES_DEVICE));
+	if (!svc_admit(adm, SVC_RES_DEVICE, need, program, goal,
+				   gpudl_device_wait_timeout_ms, busy, sizeof(busy)))
+	{
+		long		waited = (long) ((GetCurrentTimestamp() - wait_start) / 1000);
+
+		if (gpudl_device_setting == GPUDL_DEVICE_GPU)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("gpudl: the GPU was busy: waited %ld ms for %lld MB of device memory",
+							waited, (long long) (need >> 20)),
+					 errdetail("Held by %s.", busy),
+					 errhint("Raise gpudl.device_wait_timeout (0 waits without limit), or use gpudl.device = auto to %s on the CPU after the wait.",
+							 cpu_work)));
+		snprintf(why, whylen, "the GPU was busy for %ld ms (%s)", waited, busy);
+		return false;
+	}
+	svc_admit_set_phase(adm, phase);
+	return true;
+}
+
+/*
+ * Send an admitted job's request (svc_proxy_request with the job's
+ * admission); the admission is given back in every case.
+ */
+int
+svc_job_request(SvcAdmission *adm, int op, int64 *args, int nargs, const SvcWire *wire,
+				char **reply, int64 *reply_len, char *why, size_t whylen)
+{
+	volatile int st = GDL_BK_ERR_DEVICE;
+
+	PG_TRY();
+	{
+		st = svc_proxy_request(op, adm->job, args, nargs, wire->data, wire->lens, wire->n,
+							   reply, reply_len, why, whylen);
+	}
+	PG_CATCH();
+	{
+		svc_admit_release(adm);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	svc_admit_release(adm);
 	return st;
 }
