@@ -13,7 +13,13 @@ SELECT c.relname, c.relkind FROM pg_class c
 WHERE c.relnamespace = 'gpudl'::regnamespace AND c.relkind IN ('r', 'S')
 ORDER BY 1;
 -- settings
-SELECT name, boot_val AS default, context FROM pg_settings WHERE name LIKE 'gpudl.%' ORDER BY 1;
+-- (the service's four start-time settings are postmaster settings when gpudl
+-- is preloaded and sighup ones otherwise: test/t/18_no_preload.sh checks both)
+SELECT name, boot_val AS default,
+       CASE WHEN name IN ('gpudl.service', 'gpudl.service_backend', 'gpudl.service_buffer',
+                          'gpudl.service_slots') AND context IN ('postmaster', 'sighup')
+            THEN 'at start' ELSE context END AS context
+FROM pg_settings WHERE name LIKE 'gpudl.%' ORDER BY 1;
 -- the extension cannot be moved after creation
 ALTER EXTENSION gpudl SET SCHEMA pg_catalog;
 -- CREATE EXTENSION ... SCHEMA puts the functions elsewhere, the catalog stays in gpudl

@@ -15,8 +15,15 @@ if ! pg_config --version 2>/dev/null | grep -q '^PostgreSQL 15' \
 fi
 PGBIN="$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)"
 export PATH="$PGBIN:$PATH"
+# GPUDL_PRELOAD=no: a second cluster (.pgdata-nopreload/, port 54330) with no
+# shared_preload_libraries at all, as a DBA's existing cluster may be.
+export GPUDL_PRELOAD="${GPUDL_PRELOAD:-yes}"
 export PGHOST="${GPUDL_PGHOST:-/tmp}"
-export PGPORT="${GPUDL_PGPORT:-54329}"
+if [ "$GPUDL_PRELOAD" = no ]; then
+  export PGPORT="${GPUDL_PGPORT:-54330}"
+else
+  export PGPORT="${GPUDL_PGPORT:-54329}"
+fi
 export PGUSER="${GPUDL_PGUSER:-postgres}"
 export PGDATABASE="${PGDATABASE:-gpudl}"
 
@@ -28,12 +35,14 @@ as_server_user() {
 # The data directory: .pgdata/ in the checkout, unless the server's user
 # cannot reach it (root's checkout in a directory only root may enter).
 gpudl_pgdata() {
+  local name=pgdata
+  [ "$GPUDL_PRELOAD" = no ] && name=pgdata-nopreload
   if [ -n "${GPUDL_PGDATA:-}" ]; then echo "$GPUDL_PGDATA"; return; fi
   if [ "$(id -u)" = 0 ] && id postgres >/dev/null 2>&1 \
      && ! runuser -u postgres -- test -x "$GPUDL_ROOT" 2>/dev/null; then
-    echo "/var/tmp/gpudl-$(printf %s "$GPUDL_ROOT" | md5sum | cut -c1-12)/pgdata"
+    echo "/var/tmp/gpudl-$(printf %s "$GPUDL_ROOT" | md5sum | cut -c1-12)/$name"
   else
-    echo "$GPUDL_ROOT/.pgdata"
+    echo "$GPUDL_ROOT/.$name"
   fi
 }
 export PGDATA="$(gpudl_pgdata)"
@@ -76,7 +85,7 @@ gpudl_check_prereqs() {
 # Create (if needed) and start the private cluster; idempotent.
 pg_start() {
   if [ ! -f "$PGDATA/PG_VERSION" ]; then
-    if [ "$PGDATA" != "$GPUDL_ROOT/.pgdata" ] && [ -z "${GPUDL_PGDATA:-}" ]; then
+    if [ "$(dirname "$PGDATA")" != "$GPUDL_ROOT" ] && [ -z "${GPUDL_PGDATA:-}" ]; then
       echo "note: the postgres user cannot enter $GPUDL_ROOT;" \
            "the cluster's data directory is $PGDATA" >&2
       mkdir -p "$(dirname "$PGDATA")"
@@ -96,7 +105,9 @@ pg_start() {
       echo "work_mem = 64MB"
       echo "max_worker_processes = 16"
       # gpudl's shared memory (gpudl_progress across sessions) needs preloading
-      if [ -f "$(pg_config --pkglibdir)/pg_cron.so" ]; then
+      if [ "$GPUDL_PRELOAD" = no ]; then
+        echo "# no shared_preload_libraries: gpudl loads per session"
+      elif [ -f "$(pg_config --pkglibdir)/pg_cron.so" ]; then
         echo "shared_preload_libraries = 'pg_cron,gpudl'"
         echo "cron.database_name = 'gpudl'"
         echo "cron.use_background_workers = on"   # no TCP: the cluster listens on a socket only
@@ -106,7 +117,8 @@ pg_start() {
     } >>"$PGDATA/postgresql.conf"
   fi
   # a cluster made before gpudl was preloaded: preload it from now on
-  if ! grep -q "^shared_preload_libraries = .*gpudl" "$PGDATA/postgresql.conf"; then
+  if [ "$GPUDL_PRELOAD" != no ] \
+     && ! grep -q "^shared_preload_libraries = .*gpudl" "$PGDATA/postgresql.conf"; then
     if [ -f "$(pg_config --pkglibdir)/pg_cron.so" ]; then
       echo "shared_preload_libraries = 'pg_cron,gpudl'" >>"$PGDATA/postgresql.conf"
     else

@@ -52,6 +52,34 @@ for t in test/t/*.sh; do
   if bash "$t"; then echo "ok: $t"; else echo "FAILED: $t"; failed+=("$t"); fi
 done
 
+# The same suites in a cluster that does not preload gpudl (no
+# shared_preload_libraries at all), as a DBA's existing cluster may be:
+# everything but the service, the cluster's memory budget and other
+# sessions' progress works there, and the tests that need those skip them.
+step "without shared_preload_libraries: pg_regress and pgTAP (make installcheck)"
+pg_stop
+export GPUDL_PRELOAD=no
+source "$GPUDL_ROOT/tools/pgenv.sh"
+set +e
+if pg_start; then
+  rm -rf test/out; mkdir -p test/out
+  [ "$(id -u)" = 0 ] && chmod -R a+rwX test/out
+  if ! make -s installcheck; then
+    failed+=("installcheck-no-preload")
+    echo "----- test/out/regression.diffs"
+    cat test/out/regression.diffs 2>/dev/null
+  fi
+  step "without shared_preload_libraries: shell tests (test/t)"
+  for t in test/t/*.sh; do
+    case "$t" in *18_no_preload.sh) continue;; esac   # runs its own such cluster
+    echo "--- $t (no preload)"
+    if bash "$t"; then echo "ok: $t (no preload)"; else echo "FAILED: $t (no preload)"; failed+=("$t (no preload)"); fi
+  done
+  pg_stop
+else
+  echo "server start without preloading failed"; failed+=("no-preload-start")
+fi
+
 echo
 if [ ${#failed[@]} -eq 0 ]; then
   echo "gpudl tests: PASS"

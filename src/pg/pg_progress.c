@@ -399,6 +399,15 @@ gpudl_progress_rows(PG_FUNCTION_ARGS)
 	}
 	else
 	{
+		static bool told = false;
+
+		/* once a session: the view cannot see the others' work */
+		if (!told)
+			ereport(NOTICE,
+					(errmsg("gpudl_progress shows only this session's work"),
+					 errdetail("gpudl is not in shared_preload_libraries, so sessions share no progress."),
+					 errhint("Add gpudl to shared_preload_libraries and restart the server to see every session's work.")));
+		told = true;
 		read_slot(&local_slot, &copy);
 		if (copy.pid != 0)
 			put_row(rsinfo, &copy, now);

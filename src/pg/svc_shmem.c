@@ -35,27 +35,41 @@ static const struct config_enum_entry service_backend_options[] = {
 	{NULL, 0, false}
 };
 
-/* Define the service's settings (from _PG_init, before shared memory). */
+/*
+ * Define the service's settings (from _PG_init, before shared memory).
+ *
+ * Those that shape the shared memory and the service process are read only
+ * at server start.  PostgreSQL lets a library create PGC_POSTMASTER
+ * settings only while it is being preloaded (later it is a FATAL), so a
+ * session that loads gpudl without shared_preload_libraries gets them as
+ * PGC_SIGHUP settings instead: visible, settable in postgresql.conf, and
+ * saying that they take effect only when gpudl is preloaded.
+ */
 void
 gpudl_svc_define_gucs(void)
 {
+	GucContext	startup = process_shared_preload_libraries_in_progress
+		? PGC_POSTMASTER : PGC_SIGHUP;
+
 	DefineCustomBoolVariable("gpudl.service",
 							 "Runs GPU work in one service process of the cluster (needs shared_preload_libraries).",
-							 "Off: each session loads the GPU backend itself.",
-							 &gpudl_service_enabled, true, PGC_POSTMASTER, 0, NULL, NULL, NULL);
+							 "Off: each session loads the GPU backend itself.  Read at server start, and only when gpudl is in shared_preload_libraries.",
+							 &gpudl_service_enabled, true, startup, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("gpudl.service_backend",
 							 "What the GPU service serves: cuda, or (for tests without a GPU) the CPU backend.",
-							 "cpu runs every gpudl.device = gpu run through the service on its CPU backend, so that the service's protocol, queue and faults can be tested anywhere.",
+							 "cpu runs every gpudl.device = gpu run through the service on its CPU backend, so that the service's protocol, queue and faults can be tested anywhere.  Read at server start, with shared_preload_libraries.",
 							 &gpudl_service_backend, SVC_BACKEND_CUDA, service_backend_options,
-							 PGC_POSTMASTER, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+							 startup, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpudl.service_slots",
 							"GPU runs the service serves at once (more wait for a slot).",
-							NULL, &gpudl_service_slots, 32, 1, 256,
-							PGC_POSTMASTER, 0, NULL, NULL, NULL);
+							"Read at server start, with shared_preload_libraries.",
+							&gpudl_service_slots, 32, 1, 256,
+							startup, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpudl.service_buffer",
 							"Shared buffer of each service slot, in kB (transfers pass through it in pieces).",
-							NULL, &gpudl_service_buffer_kb, 4096, 64, 1024 * 1024,
-							PGC_POSTMASTER, GUC_UNIT_KB, NULL, NULL, NULL);
+							"Read at server start, with shared_preload_libraries.",
+							&gpudl_service_buffer_kb, 4096, 64, 1024 * 1024,
+							startup, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpudl.device_wait_timeout",
 							"How long a GPU run waits for device memory held by other runs (0: no limit).",
 							"Past it gpudl.device = auto runs on the CPU and gpu raises 53200.",
