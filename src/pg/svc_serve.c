@@ -298,6 +298,7 @@ serve_ilp_train(ServeState *st, SvcMsg *m, const char *pl)
 	char	   *dst;
 	int64		off = svc_wire_pad(sizeof(w));
 	int			rc;
+	SvcJobScope *sc;
 
 	if (serve_ilp == NULL || m->len < (int64) sizeof(w))
 	{
@@ -334,12 +335,26 @@ serve_ilp_train(ServeState *st, SvcMsg *m, const char *pl)
 	}
 	memset(&r, 0, sizeof(r));
 	r.prob = probs;
-	pthread_mutex_lock(&serve_ilp_lock);
-	s = serve_ilp->create(&prob, err, sizeof(err));
-	rc = s == NULL ? 1 : serve_ilp->train(s, &t, &r, err, sizeof(err));
-	if (s != NULL)
-		serve_ilp->destroy(s);
-	pthread_mutex_unlock(&serve_ilp_lock);
+	sc = svc_job_begin(st->slot);
+	t.stop = svc_job_stop_cb;
+	t.stop_arg = sc;
+	if (sc == NULL || !job_lock(&serve_ilp_lock, sc))
+		rc = 1;
+	else
+	{
+		s = serve_ilp->create(&prob, err, sizeof(err));
+		rc = s == NULL ? 1 : serve_ilp->train(s, &t, &r, err, sizeof(err));
+		if (s != NULL)
+			serve_ilp->destroy(s);
+		pthread_mutex_unlock(&serve_ilp_lock);
+	}
+	if (sc != NULL && svc_job_should_stop(sc))
+	{
+		rc = 1;
+		strlcpy(err, "cancelled: the session no longer waits for this training", sizeof(err));
+	}
+	if (sc != NULL)
+		svc_job_end(sc);
 	if (rc != 0)
 	{
 		free(probs);
@@ -382,6 +397,7 @@ serve_ilp_cover(ServeState *st, SvcMsg *m, const char *pl)
 				ents;
 	char	   *dst;
 	int			rc;
+	SvcJobScope *sc;
 
 	if (serve_ilp == NULL || serve_ilp->cover == NULL || m->len < (int64) sizeof(w))
 	{
@@ -414,9 +430,23 @@ serve_ilp_cover(ServeState *st, SvcMsg *m, const char *pl)
 	TAKE(ex0, int32_t, w.nex);
 	TAKE(ex1, int32_t, w.nex);
 #undef TAKE
-	pthread_mutex_lock(&serve_ilp_lock);
-	rc = serve_ilp->cover(&in, &out, &nout, &secs, err, sizeof(err));
-	pthread_mutex_unlock(&serve_ilp_lock);
+	sc = svc_job_begin(st->slot);
+	if (sc == NULL || !job_lock(&serve_ilp_lock, sc))
+		rc = 1;
+	else
+	{
+		rc = serve_ilp->cover(&in, &out, &nout, &secs, err, sizeof(err));
+		pthread_mutex_unlock(&serve_ilp_lock);
+	}
+	if (sc != NULL && svc_job_should_stop(sc) && rc == 0)
+	{
+		serve_ilp->cover_free(out);
+		out = NULL;
+		rc = 1;
+		strlcpy(err, "cancelled: the session no longer waits for this coverage", sizeof(err));
+	}
+	if (sc != NULL)
+		svc_job_end(sc);
 	if (rc != 0)
 	{
 		if (out != NULL)
