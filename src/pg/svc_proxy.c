@@ -120,6 +120,10 @@ svc_call(SvcSlot *slot, SvcMsg *m)
 	bool		cancelled = false;
 	TimestampTz cancel_at = 0;
 
+	/* clean-up requests (often sent while an error unwinds) are short: not interrupted */
+	bool		cleanup = m->op == SVC_OP_CTX_DESTROY || m->op == SVC_OP_CTX_ABORT ||
+		m->op == SVC_OP_RESET || m->op == SVC_OP_RELEASE || m->op == SVC_OP_RESIDENT_FREE;
+
 	if (slot->state != SVC_SLOT_BUSY || slot->pid != MyProcPid)
 	{
 		snprintf(m->errmsg, sizeof(m->errmsg), "internal: a request on a slot this session gave up");
@@ -162,7 +166,7 @@ svc_call(SvcSlot *slot, SvcMsg *m)
 					 "the GPU service ended while it ran this operation");
 			return m->status = GDL_BK_ERR_DEVICE;
 		}
-		if (!cancelled && interrupt_pending())
+		if (!cancelled && !cleanup && interrupt_pending())
 		{
 			cancelled = true;
 			cancel_at = GetCurrentTimestamp();
