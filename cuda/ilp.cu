@@ -416,6 +416,13 @@ ilp_train(GdlIlpDevSession *s, const GdlIlpDevTrain *t, GdlIlpDevResult *out, ch
 		double		b2t = 1.0 - std::pow(t->beta2, (double) (e + 1));
 		double		loss;
 
+		/* every 32 epochs, ask the caller whether it still wants the result */
+		if (t->stop != NULL && (e & 31) == 31 && t->stop(t->stop_arg))
+		{
+			(void) cudaStreamSynchronize(s->stream);
+			snprintf(errmsg, errlen, "cancelled");
+			return -1;
+		}
 		if (!launch_rows(s, t->loss_eps, NULL, check, errmsg, errlen))
 			return -1;
 		if (check && !launch_loss(s, errmsg, errlen))

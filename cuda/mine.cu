@@ -35,6 +35,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+#include <unistd.h>
 
 #include <cub/cub.cuh>
 
@@ -159,9 +160,59 @@ upload_set(Bufs &b, const uint64_t *keys, int64_t n, const ull **dkeys, const in
  * need_of, largest first), as work items (md_items: an entity's parts),
  * in batches of as many threads as the scratch budget holds.
  */
+/*
+ * The caller's stop request (GdlMineDevIn.stop) as a flag in mapped host
+ * memory that the kernels read (MdRun.stop); freed with the run.
+ */
+struct StopFlag
+{
+	int		   *host = NULL;
+	int		   *dev = NULL;
+	const GdlMineDevIn *in = NULL;
+
+	~StopFlag()
+	{
+		if (host)
+			cudaFreeHost(host);
+	}
+	/* Poll the caller; once it asks, raise the flag.  True when stopped. */
+	bool		poll()
+	{
+		if (host && !*(volatile int *) host && in->stop && in->stop(in->stop_arg))
+			*(volatile int *) host = 1;
+		return host && *(volatile int *) host;
+	}
+};
+
+/*
+ * Wait for the launched kernels, polling the caller's stop request every
+ * millisecond (a kernel that reads the flag leaves its walk within
+ * microseconds); false with "cancelled" when stopped.
+ */
+bool
+wait_kernels(StopFlag &sf, const char *what, char *errmsg, size_t errlen)
+{
+	cudaError_t e;
+
+	while ((e = cudaStreamQuery(0)) == cudaErrorNotReady)
+	{
+		sf.poll();
+		usleep(1000);
+	}
+	if (md_failed(e, what, errmsg, errlen))
+		return false;
+	if (sf.poll())
+	{
+		snprintf(errmsg, errlen, "cancelled");
+		return false;
+	}
+	return true;
+}
+
 bool
 run_pass(Bufs &b, MdRun &run, const std::vector<int32_t> &ents, int maxb, const int64_t *aoff,
-		 const int32_t *sig, const std::vector<int64_t> &need_of, char *errmsg, size_t errlen)
+		 const int32_t *sig, const std::vector<int64_t> &need_of, StopFlag &sf,
+		 char *errmsg, size_t errlen)
 {
 	int64_t		nitems = md_items_count(ents.data(), (int64_t) ents.size(), aoff, sig, maxb);
 	std::vector<int32_t> xs(nitems), parts(nitems);
@@ -214,7 +265,7 @@ run_pass(Bufs &b, MdRun &run, const std::vector<int32_t> &ents, int maxb, const 
 		run.cap = cap;
 		k_mine<<<(unsigned) ((nt + MD_BLOCK - 1) / MD_BLOCK), MD_BLOCK>>>(run);
 		if (md_failed(cudaGetLastError(), "mining kernel", errmsg, errlen) ||
-			md_failed(cudaDeviceSynchronize(), "mining kernel", errmsg, errlen))
+			!wait_kernels(sf, "mining kernel", errmsg, errlen))
 			return false;
 		i += nt;
 	}
@@ -227,6 +278,7 @@ int
 md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seconds[3],
 		char *errmsg, size_t errlen)
 {
+	StopFlag	sf;				/* freed last: kernels read it */
 	Bufs		b;
 	MdRun		run;
 	double		t0 = now_s(),
@@ -268,6 +320,16 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 	run.maxb = maxb;
 	run.target = in->target;
 	run.err = derr;
+	sf.in = in;
+	if (in->stop != NULL)
+	{
+		if (md_failed(cudaHostAlloc((void **) &sf.host, sizeof(int), cudaHostAllocMapped),
+					  "stop flag", errmsg, errlen) ||
+			md_failed(cudaHostGetDevicePointer((void **) &sf.dev, sf.host, 0), "stop flag", errmsg, errlen))
+			return 1;
+		*sf.host = 0;
+		run.stop = sf.dev;
+	}
 
 	/* each x's frontier bound */
 	md_need(n, in->aoff, in->nb, in->ppoff, maxb, d2.data(), need.data());
@@ -332,7 +394,7 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 		run.hmask = cap - 1;
 		run.hused = hu;
 		run.hlimit = cap / 2;
-		if (!run_pass(hb, run, xs1, maxb, in->aoff, in->sig, need, errmsg, errlen) ||
+		if (!run_pass(hb, run, xs1, maxb, in->aoff, in->sig, need, sf, errmsg, errlen) ||
 			md_failed(cudaMemcpy(&herr, derr, sizeof(int), cudaMemcpyDeviceToHost), "download", errmsg, errlen))
 			return 1;
 		if (herr == 2)
@@ -443,7 +505,7 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 		}
 		run.bcnt = bcnt;
 		run.pcnt = pcnt;
-		if (!run_pass(b, run, order, maxb, in->aoff, in->sig, need, errmsg, errlen) ||
+		if (!run_pass(b, run, order, maxb, in->aoff, in->sig, need, sf, errmsg, errlen) ||
 			md_failed(cudaMemcpy(&herr, derr, sizeof(int), cudaMemcpyDeviceToHost), "download", errmsg, errlen))
 			return 1;
 		if (herr != 0)

@@ -189,6 +189,7 @@ typedef struct MdRun
 	int64_t		nx;
 	md_ull	   *scratch;
 	int64_t		cap;			/* entries per frontier buffer (three per thread) */
+	const volatile int *stop;	/* mapped host flag: nonzero, leave the walk (NULL: none) */
 } MdRun;
 
 /* Slot of key in a key set, or -1. */
@@ -314,7 +315,8 @@ typedef struct MdW
 	md_ull	   *L2;
 	md_ull	   *L3;
 	md_ull	   *LP;
-	bool		ovf;
+	bool		ovf;			/* a frontier overflowed, or the run is stopped */
+	uint32_t	polls;			/* groups since the stop flag was read */
 } MdW;
 
 /* First by-neighbour link of x to y (or the end of x's links). */
@@ -362,6 +364,11 @@ md_emit(MdW *w, uint64_t key, MdYs ys, int64_t n)
 	const MdRun *run = w->run;
 	const MdGraph *g = &run->g;
 
+	/* every 256 groups, read the stop flag: a stopped walk ends as an overflow does */
+	if (run->stop != NULL && (++w->polls & 255) == 0 && *run->stop != 0)
+		w->ovf = true;
+	if (w->ovf)
+		return;
 	if (run->pass == 1)
 	{
 		for (int64_t i = 0; i < n; i++)
@@ -575,6 +582,7 @@ md_walk_x(const MdRun *run, int64_t t)
 	w.L3 = w.L2 + run->cap;
 	w.LP = w.L3 + run->cap;
 	w.ovf = false;
+	w.polls = 0;
 	if (w.xa == w.xb)
 		return;
 	if (part <= 0)

@@ -99,6 +99,25 @@ gdl_check_interrupts(void)
 		current_host->check_interrupts();
 }
 
+/* Whether an interrupt is pending; callable from worker threads. */
+bool
+gdl_interrupt_pending(void)
+{
+	return current_host != NULL && current_host->interrupt_pending != NULL &&
+		current_host->interrupt_pending();
+}
+
+/* After a parallel loop (calling thread): raise a pending interrupt. */
+void
+gdl_check_stop(void)
+{
+	if (!gdl_interrupt_pending())
+		return;
+	gdl_check_interrupts();
+	if (gdl_interrupt_pending())
+		gdl_error(GDL_ERR_INTERNAL, NULL, NULL, "gpudl: interrupted in the middle of a parallel step");
+}
+
 /* Debug logging through the host. */
 void
 gdl_log(const char *fmt,...)

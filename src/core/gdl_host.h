@@ -12,7 +12,10 @@
  *   - allocate only with gdl_alloc/gdl_realloc/gdl_free (never from a worker
  *     thread: hosts are not thread safe);
  *   - report user mistakes with gdl_error (it never returns);
- *   - call gdl_check_interrupts() in every loop that can run long.
+ *   - call gdl_check_interrupts() in every loop that can run long;
+ *   - in worker threads (gdl_parallel's tasks), poll gdl_interrupt_pending()
+ *     every few milliseconds of work and stop early when it is true; after
+ *     the loop the calling thread calls gdl_check_stop(), which raises.
  */
 #ifndef GDL_HOST_H
 #define GDL_HOST_H
@@ -58,6 +61,13 @@ typedef struct GdlHost
 	void		(*error) (const GdlError *err);	/* must not return */
 	void		(*check_interrupts) (void);
 	void		(*log) (const char *msg);
+
+	/*
+	 * Optional, callable from any thread: true when check_interrupts is
+	 * about to raise (cancel, timeout, termination), so that worker threads
+	 * stop their share early.  NULL: never.
+	 */
+	bool		(*interrupt_pending) (void);
 } GdlHost;
 
 extern void gdl_set_host(const GdlHost *host);
@@ -69,6 +79,14 @@ extern char *gdl_strdup(const char *s);
 extern char *gdl_strndup(const char *s, size_t n);
 extern char *gdl_sprintf(const char *fmt,...) __attribute__((format(printf, 1, 2)));
 extern void gdl_check_interrupts(void);
+/* Thread safe: whether an interrupt is pending (workers poll it). */
+extern bool gdl_interrupt_pending(void);
+/*
+ * On the calling thread, after a parallel loop: when an interrupt is
+ * pending, raise it (through check_interrupts; a host that does not raise
+ * there gets an internal error, never the loop's partial result).
+ */
+extern void gdl_check_stop(void);
 extern void gdl_log(const char *fmt,...) __attribute__((format(printf, 1, 2)));
 
 /*
@@ -108,6 +126,13 @@ extern void gdl_lines_add(GdlLines *l, char *line);
 #define GDL_MAX_THREADS 64
 typedef void (*GdlTaskFn) (void *arg, int tid, int ntasks);
 extern void gdl_parallel(int ntasks, GdlTaskFn fn, void *arg);
+/*
+ * A tag of the calling thread that gdl_parallel's workers inherit, so that
+ * a host serving several jobs at once (the GPU service) can tell from any
+ * thread whose work it does (gdl_par.c).
+ */
+extern void gdl_set_thread_tag(void *tag);
+extern void *gdl_thread_tag(void);
 /* Threads per operation: n, or 0 for one per CPU up to 16 (gdl_par.c). */
 extern void gdl_set_threads(int n);
 extern int	gdl_threads(void);

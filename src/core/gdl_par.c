@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 static int	threads_setting;	/* gdl_set_threads; 0 = automatic */
+static __thread void *thread_tag;	/* gdl_set_thread_tag; inherited by workers */
 
 typedef struct ParTask
 {
@@ -20,6 +21,7 @@ typedef struct ParTask
 	void	   *arg;
 	int			tid;
 	int			ntasks;
+	void	   *tag;			/* the calling thread's tag */
 } ParTask;
 
 /* pthread entry point: run one task. */
@@ -28,6 +30,7 @@ par_main(void *p)
 {
 	ParTask    *t = p;
 
+	thread_tag = t->tag;
 	t->fn(t->arg, t->tid, t->ntasks);
 	return NULL;
 }
@@ -58,6 +61,7 @@ gdl_parallel(int ntasks, GdlTaskFn fn, void *arg)
 		tasks[t].arg = arg;
 		tasks[t].tid = t;
 		tasks[t].ntasks = ntasks;
+		tasks[t].tag = thread_tag;
 		started[t] = pthread_create(&th[t], NULL, par_main, &tasks[t]) == 0;
 	}
 	fn(arg, 0, ntasks);
@@ -68,6 +72,19 @@ gdl_parallel(int ntasks, GdlTaskFn fn, void *arg)
 		else
 			fn(arg, t, ntasks);
 	}
+}
+
+/* The calling thread's tag (see gdl_host.h); workers inherit it. */
+void
+gdl_set_thread_tag(void *tag)
+{
+	thread_tag = tag;
+}
+
+void *
+gdl_thread_tag(void)
+{
+	return thread_tag;
 }
 
 /*

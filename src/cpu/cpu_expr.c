@@ -381,6 +381,7 @@ cpu_op_map(void *vctx, GdlBkRel *in, int nfilter, const GdlBkExpr *filter,
 	for (t = 0; t <= nt; t++)
 		mp->from[t] = (int64_t) ((__int128) in->n * t / nt);
 	gdl_parallel(nt, map_task, mp);
+	gdl_check_stop();	/* stopped tasks leave partial results: raise */
 	for (t = 0; t < nt; t++)
 		if (mp->status[t] != GDL_BK_OK)
 		{

@@ -472,8 +472,8 @@ join_task(void *arg, int tid, int nt)
 					cnt = 0,
 					o;
 
-		if (ch >= jp->nchunks)
-			break;
+		if (ch >= jp->nchunks || gdl_interrupt_pending())
+			break;				/* an interrupt: the caller raises (gdl_check_stop) */
 		from = ch * JOIN_CHUNK;
 		to = from + JOIN_CHUNK < L->n ? from + JOIN_CHUNK : L->n;
 		if (jp->fast)
@@ -605,6 +605,7 @@ cpu_op_join(void *vctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkeys,
 	jp.fast = jp.packed && L->packed && R->packed && !jp.ix->hashed;
 	atomic_store(&jp.next, 0);
 	gdl_parallel(jp.nchunks > 1 ? ctx->nthreads : 1, join_task, &jp);
+	gdl_check_stop();	/* stopped tasks leave partial results: raise */
 	for (ch = 0; ch < jp.nchunks; ch++)
 	{
 		int64_t		c = jp.counts[ch];
@@ -627,6 +628,7 @@ cpu_op_join(void *vctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkeys,
 	jp.write = true;
 	atomic_store(&jp.next, 0);
 	gdl_parallel(jp.nchunks > 1 ? ctx->nthreads : 1, join_task, &jp);
+	gdl_check_stop();	/* stopped tasks leave partial results: raise */
 	res->n = total;
 	gdl_free(jp.counts);
 	*result = res;
@@ -663,6 +665,7 @@ cpu_op_join_count(void *vctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lk
 	jp.fast = L->packed && R->packed && !jp.ix->hashed;
 	atomic_store(&jp.next, 0);
 	gdl_parallel(jp.nchunks > 1 ? ctx->nthreads : 1, join_task, &jp);
+	gdl_check_stop();	/* stopped tasks leave partial results: raise */
 	for (ch = 0; ch < jp.nchunks; ch++)
 		*count += jp.counts[ch];
 	gdl_free(jp.counts);
@@ -742,6 +745,7 @@ cpu_op_antijoin(void *vctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkey
 		jp.ix = cpu_index_get(ctx, R, nkeys, rkeys);
 		jp.keep = gdl_alloc(L->n);
 		gdl_parallel(L->n > 65536 ? ctx->nthreads : 1, anti_task, &jp);
+		gdl_check_stop();	/* stopped tasks leave partial results: raise */
 	}
 	for (i = 0; i < L->n; i++)
 	{

@@ -209,6 +209,7 @@ keys_diff(CpuCtx *ctx, const uint64_t *a, int64_t na, const uint64_t *b, int64_t
 	op.out = out;
 	keyop_split(&op, nt);
 	gdl_parallel(nt, diff_task, &op);
+	gdl_check_stop();	/* stopped tasks leave partial results: raise */
 	return keyop_compact(&op, nt, false);
 }
 
@@ -237,6 +238,7 @@ keys_union(CpuCtx *ctx, const uint64_t *a, int64_t na, const uint64_t *b, int64_
 	op.out = out;
 	keyop_split(&op, nt);
 	gdl_parallel(nt, union_task, &op);
+	gdl_check_stop();	/* stopped tasks leave partial results: raise */
 	return keyop_compact(&op, nt, true);
 }
 
@@ -313,6 +315,7 @@ keys_diff_runs(CpuCtx *ctx, const uint64_t *c, int64_t nc, CpuRun *const *runs, 
 	for (t = 0; t <= nt; t++)
 		rd.cbeg[t] = (int64_t) ((__int128) nc * t / nt);
 	gdl_parallel(nt, runs_diff_task, &rd);
+	gdl_check_stop();	/* stopped tasks leave partial results: raise */
 	for (t = 0; t < nt; t++)
 	{
 		if (out && rd.cbeg[t] != pos && rd.cnt[t] > 0)

@@ -262,6 +262,7 @@ cpu_sort_u64(CpuCtx *ctx, uint64_t *a, uint64_t *tmp, int64_t n)
 	rp.dst = tmp;
 	rp.n = n;
 	gdl_parallel(nt, radix_orand_task, &rp);
+	gdl_check_stop();	/* stopped tasks leave partial results: raise */
 	for (t = 0; t < nt; t++)
 	{
 		o |= rp.or_[t];
@@ -283,6 +284,7 @@ cpu_sort_u64(CpuCtx *ctx, uint64_t *a, uint64_t *tmp, int64_t n)
 		rp.shift = lowbit + p * width;
 		rp.width = width;
 		gdl_parallel(nt, radix_hist_task, &rp);
+		gdl_check_stop();	/* stopped tasks leave partial results: raise */
 		for (b = 0; b < (1 << width); b++)
 			for (t = 0; t < nt; t++)
 			{
@@ -293,6 +295,7 @@ cpu_sort_u64(CpuCtx *ctx, uint64_t *a, uint64_t *tmp, int64_t n)
 				sum += c;
 			}
 		gdl_parallel(nt, radix_scatter_task, &rp);
+		gdl_check_stop();	/* stopped tasks leave partial results: raise */
 		sw = rp.src;
 		rp.src = rp.dst;
 		rp.dst = sw;
@@ -332,9 +335,17 @@ seg_uniq_task(void *arg, int tid, int nt)
 	int			shift = su->segshift;
 	uint64_t	lowmask = shift >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << shift) - 1;
 	uint64_t   *bm = su->bitmaps + (size_t) tid * (SEG_BITMAP_BITS / 64);
+	int64_t		polled = i;
 
 	while (i < end)
 	{
+		/* every ~64K keys, poll: an interrupt leaves the rest (the caller raises) */
+		if (i - polled > 65536)
+		{
+			polled = i;
+			if (gdl_interrupt_pending())
+				break;
+		}
 		uint64_t	high = a[i] & ~lowmask;
 		uint64_t	mn = a[i] & lowmask,
 					mx = mn;
@@ -426,6 +437,7 @@ cpu_sort_unique_segments(CpuCtx *ctx, const uint64_t *src, uint64_t *dst, int64_
 	su.bounds[nt] = n;
 	su.bitmaps = gdl_alloc(sizeof(uint64_t) * (SEG_BITMAP_BITS / 64) * nt);
 	gdl_parallel(nt, seg_uniq_task, &su);
+	gdl_check_stop();	/* stopped tasks leave partial results: raise */
 	gdl_free(su.bitmaps);
 	for (t = 0; t < nt; t++)
 	{

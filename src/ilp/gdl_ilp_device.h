@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GDL_ILP_DEVICE_ABI 3		/* 2: cover() and cover_free(); 3: skip_pred, graph_id, cover_release() */
+#define GDL_ILP_DEVICE_ABI 4		/* 2: cover() and cover_free(); 3: skip_pred, graph_id, cover_release(); 4: GdlIlpDevTrain.stop */
 #define GDL_ILP_DEVICE_ENTRY_SYMBOL "gdl_cuda_ilp_entry"
 
 typedef struct GdlIlpDevSession GdlIlpDevSession;
@@ -51,6 +51,14 @@ typedef struct GdlIlpDevTrain
 	int			stall_every;	/* epochs between loss checks */
 	double		stall_tol;		/* relative change that ends training */
 	double		loss_eps;		/* clamp of the loss (GDL_ILP_EPS) */
+
+	/*
+	 * Polled every few epochs: nonzero means the caller no longer wants the
+	 * result (cancel, the session gone): train returns nonzero at once
+	 * ("cancelled").  NULL: never asked.
+	 */
+	int			(*stop) (void *arg);
+	void	   *stop_arg;
 } GdlIlpDevTrain;
 
 /* What training produced. */

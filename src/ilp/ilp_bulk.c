@@ -384,8 +384,8 @@ cover_task(void *p, int tid, int ntasks)
 		int32_t		e0 = (int32_t) (b * COVER_BLOCK);
 		int32_t		e1;
 
-		if (b * COVER_BLOCK >= nex)
-			break;
+		if (b * COVER_BLOCK >= nex || gdl_interrupt_pending())
+			break;				/* an interrupt: the caller raises (gdl_check_stop) */
 		e1 = e0 + COVER_BLOCK < nex ? e0 + COVER_BLOCK : nex;
 		for (int32_t e = e0; e < e1; e++)
 		{
@@ -415,6 +415,7 @@ cover_cpu(const GdlIlpDevCoverIn *in, uint64_t **out, int64_t *nout)
 	ca.ent = NULL;
 	ca.next = 0;
 	gdl_parallel(nt, cover_task, &ca);
+	gdl_check_stop();
 	for (int32_t e = 0; e < in->nex; e++)
 	{
 		int64_t		c = ca.off[e];
@@ -431,6 +432,7 @@ cover_cpu(const GdlIlpDevCoverIn *in, uint64_t **out, int64_t *nout)
 	ca.ent = gdl_alloc(sizeof(uint64_t) * (total + 1));
 	ca.next = 0;
 	gdl_parallel(nt, cover_task, &ca);
+	gdl_check_stop();
 	gdl_free(ca.off);
 	t0 = ilp_now();
 	radix_sort_u64(ca.ent, total);

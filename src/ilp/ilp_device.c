@@ -65,6 +65,14 @@ ilp_now(void)
 	return gdl_now_ms() / 1000.0;
 }
 
+/* GdlIlpDevTrain.stop: the host's pending interrupt (cancel, timeout). */
+static int
+device_stop(void *arg)
+{
+	(void) arg;
+	return gdl_interrupt_pending() ? 1 : 0;
+}
+
 /*
  * Train on the device when one is registered and the mode and the matrix
  * size say so.  Returns true when it did (out filled as by ilp_train);
@@ -111,6 +119,8 @@ ilp_train_device(const IlpCsr *m, int32_t npos, int epochs, double lr, double w0
 	t.stall_every = stall_every;
 	t.stall_tol = stall_tol;
 	t.loss_eps = GDL_ILP_EPS;
+	t.stop = device_stop;
+	t.stop_arg = NULL;
 	prob = gdl_alloc(sizeof(double) * (m->ncols + 1));
 	memset(&r, 0, sizeof(r));
 	r.prob = prob;
@@ -118,9 +128,10 @@ ilp_train_device(const IlpCsr *m, int32_t npos, int epochs, double lr, double w0
 	dev->destroy(s);
 	if (rc != 0)
 	{
+		gdl_free(prob);
+		gdl_check_stop();		/* stopped by an interrupt: raise it, no CPU fallback */
 		snprintf(gdl_ilp_timings.last_device_error, sizeof(gdl_ilp_timings.last_device_error),
 				 "%s", err);
-		gdl_free(prob);
 		return false;
 	}
 	out->epochs = r.epochs;

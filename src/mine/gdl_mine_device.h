@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GDL_MINE_DEVICE_ABI 1
+#define GDL_MINE_DEVICE_ABI 2
 #define GDL_MINE_DEVICE_ENTRY_SYMBOL "gdl_cuda_mine_entry"
 
 /* The mining problem: the graph's links and the support thresholds. */
@@ -67,6 +67,15 @@ typedef struct GdlMineDevIn
 	int			target;			/* head relation, or -1: every relation */
 	int64_t		min_support;	/* at least 1 */
 	double		min_head_coverage;	/* support / nfacts[head] >= this */
+
+	/*
+	 * Polled by the module between steps of its work (every few ms, kernels
+	 * included): nonzero means the caller no longer wants the result (a
+	 * cancel, the session gone): the module frees what it holds and
+	 * returns nonzero at once.  NULL: never asked.  Any thread may call it.
+	 */
+	int			(*stop) (void *arg);
+	void	   *stop_arg;
 } GdlMineDevIn;
 
 /* One (head, body) pair over the support thresholds, with its counts. */

@@ -39,6 +39,14 @@ gdl_mine_device_last_error(void)
 	return mine_dev_error;
 }
 
+/* GdlMineDevIn.stop: the host's pending interrupt (cancel, timeout). */
+static int
+device_stop(void *arg)
+{
+	(void) arg;
+	return gdl_interrupt_pending() ? 1 : 0;
+}
+
 /* Order of candidates: body key, then head (as mine_count_support). */
 static int
 cmp_cand(const void *a, const void *b)
@@ -94,8 +102,10 @@ mine_device_count(const GdlMineGraph *g, const GdlMineOptions *o,
 	in.target = o->target;
 	in.min_support = o->min_support < 1 ? 1 : o->min_support;
 	in.min_head_coverage = o->min_head_coverage;
+	in.stop = device_stop;
 	if (dev->mine(&in, &out, &nout, sec, mine_dev_error, sizeof(mine_dev_error)) != 0)
 	{
+		gdl_check_stop();		/* stopped by an interrupt: raise it, no CPU fallback */
 		if (mine_dev_error[0] == '\0')
 			snprintf(mine_dev_error, sizeof(mine_dev_error), "the mining device failed");
 		return false;

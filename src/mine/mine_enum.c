@@ -62,6 +62,16 @@ supmap_grow(SupMap *m)
 	if (ne == NULL)
 		return false;
 	for (int64_t i = 0; i < m->cap; i++)
+	{
+		/* a large map's rehash is long: stop in it on an interrupt (as if out of memory) */
+		if ((i & ((1 << 20) - 1)) == 0 && i > 0 && gdl_interrupt_pending())
+		{
+			if (m->host)
+				gdl_free(ne);
+			else
+				free(ne);
+			return false;
+		}
 		if (m->e[i].cnt)
 		{
 			uint64_t	h = sup_hash(m->e[i].key, m->e[i].head) & (ncap - 1);
@@ -70,6 +80,7 @@ supmap_grow(SupMap *m)
 				h = (h + 1) & (ncap - 1);
 			ne[h] = m->e[i];
 		}
+	}
 	if (m->e)
 	{
 		if (m->host)
@@ -238,6 +249,8 @@ typedef struct Worker
 	uint64_t   *hits;			/* expand_hits's gathering */
 	int64_t		hcap;
 	bool		oom;
+	bool		stop;			/* an interrupt is pending: leave the round */
+	uint32_t	polls;			/* emits since the last interrupt poll */
 } Worker;
 
 /* Grow a malloc'd array to hold n elements of size sz; false on failure. */
@@ -526,6 +539,14 @@ emit(Worker *w, uint64_t key, const int32_t *ys, int64_t n)
 	const GdlMineGraph *g = run->g;
 	int32_t		x = w->x;
 
+	/* every 256 groups, poll for an interrupt: stop as out of memory does */
+	if ((++w->polls & 255) == 0 && gdl_interrupt_pending())
+	{
+		w->stop = true;
+		w->oom = true;
+	}
+	if (w->oom)
+		return;
 	if (run->pass == 1)
 	{
 		int64_t		xa = g->aoff[x],
@@ -589,7 +610,7 @@ enum_paths(Worker *w, uint32_t s1, const int32_t *Z, int64_t nZ)
 		w->oom = true;
 		return;
 	}
-	for (int i = 0; i < G2->ng; i++)
+	for (int i = 0; i < G2->ng && !w->oom; i++)
 	{
 		uint32_t	s2 = G2->sig[i];
 		const int32_t *W = G2->ptr[i];
@@ -624,7 +645,7 @@ enum_paths(Worker *w, uint32_t s1, const int32_t *Z, int64_t nZ)
 				emit(w, mine_key(MINE_SH_P3, s1, s2, G3->sig[k]), G3->ptr[k], G3->len[k]);
 		}
 	}
-	if (run->maxb >= 3 && (run->pass == 1 || run->need_p2p[s1]))
+	if (run->maxb >= 3 && !w->oom && (run->pass == 1 || run->need_p2p[s1]))
 	{
 		/* parallel second links: the (a, b, y) of every z, distinct */
 		int64_t		n = 0;
@@ -731,7 +752,7 @@ enum_x(Worker *w, int32_t x)
 	{
 		/* a link on (X, Y) and a cycle Y-Z-Y */
 		if (want(run, MINE_SH_CYL))
-			for (int64_t j = xa; j < xb; j++)
+			for (int64_t j = xa; j < xb && !w->oom; j++)
 			{
 				int32_t		y = g->anb[j];
 
@@ -739,7 +760,7 @@ enum_x(Worker *w, int32_t x)
 					emit(w, mine_key(MINE_SH_CYL, g->asig[j], g->cpa[p], g->cpb[p]), &g->anb[j], 1);
 			}
 		/* a cycle X-Z-X with a link on (X, Y), or with a path Z-Y */
-		for (int64_t p = g->ppoff[x]; p < g->ppoff[x + 1];)
+		for (int64_t p = g->ppoff[x]; p < g->ppoff[x + 1] && !w->oom;)
 		{
 			int64_t		q = p;
 			uint32_t	a = g->ppa[p],
@@ -803,10 +824,12 @@ mine_task(void *arg, int tid, int ntasks)
 		if (from >= run->round_to)
 			break;
 		to = from + MINE_CHUNK < run->round_to ? from + MINE_CHUNK : run->round_to;
-		for (int32_t x = from; x < to && !w.oom; x++)
+		for (int32_t x = from; x < to && !w.oom && !w.stop; x++)
 			enum_x(&w, x);
+		if (w.stop)
+			break;
 	}
-	if (w.oom)
+	if (w.oom)					/* out of memory, or stopped (gdl_check_stop raises) */
 		__atomic_store_n(&run->failed, 1, __ATOMIC_RELAXED);
 	free(w.seen);
 	free(w.lstamp);
@@ -851,6 +874,11 @@ run_rounds(MineRun *run, SupMap *global)
 		run->round_to = (int64_t) from + per < nent ? from + per : nent;
 		run->cursor = from;
 		gdl_parallel(run->nthreads, mine_task, run);
+		if (gdl_interrupt_pending())
+		{
+			free_tmaps(run);
+			gdl_check_stop();
+		}
 		if (run->failed)
 		{
 			free_tmaps(run);
@@ -865,6 +893,7 @@ run_rounds(MineRun *run, SupMap *global)
 					if (m->e[i].cnt && !supmap_add(global, m->e[i].key, m->e[i].head, m->e[i].cnt))
 					{
 						free_tmaps(run);
+						gdl_check_stop();
 						gdl_error(GDL_ERR_OUT_OF_MEMORY, NULL, NULL, "out of memory while mining rules");
 					}
 				free(m->e);

@@ -240,6 +240,18 @@ pg_check_interrupts(void)
 	CHECK_FOR_INTERRUPTS();
 }
 
+/*
+ * Worker threads' poll: a cancel, statement_timeout or termination that the
+ * next CHECK_FOR_INTERRUPTS will raise.  Only reads the signal handlers'
+ * flags, so any thread may call it.
+ */
+static bool
+pg_interrupt_pending(void)
+{
+	return (QueryCancelPending || ProcDiePending) &&
+		InterruptHoldoffCount == 0 && CritSectionCount == 0 && QueryCancelHoldoffCount == 0;
+}
+
 static void
 pg_log(const char *msg)
 {
@@ -247,7 +259,7 @@ pg_log(const char *msg)
 }
 
 static const GdlHost pg_host = {
-	pg_alloc, pg_realloc, pg_free, pg_error, pg_check_interrupts, pg_log
+	pg_alloc, pg_realloc, pg_free, pg_error, pg_check_interrupts, pg_log, pg_interrupt_pending
 };
 
 /* Install the hooks; cheap, so every entry point may call it. */

@@ -133,17 +133,28 @@ typedef struct SvcMsg
 	char		errmsg[SVC_ERRLEN];
 } SvcMsg;
 
+/*
+ * A slot's owner: free, a session's, or given up by a session whose
+ * request was still running when it was interrupted (cancel, timeout,
+ * termination).  An orphaned slot belongs to its service thread until the
+ * request ends: the thread then destroys what the slot holds and frees it,
+ * so that nothing the service writes later lands in another session's
+ * request (issue 20).
+ */
 typedef enum SvcSlotState
 {
 	SVC_SLOT_FREE = 0,
-	SVC_SLOT_BUSY
+	SVC_SLOT_BUSY,
+	SVC_SLOT_ORPHAN
 } SvcSlotState;
 
 /* A session's mailbox to one service thread. */
 typedef struct SvcSlot
 {
-	int			state;			/* SvcSlotState, under the admission lock */
+	int			state;			/* SvcSlotState: FREE -> BUSY under the admission
+								 * lock; ORPHAN -> FREE by the service thread */
 	int			pid;			/* session holding it */
+	pg_atomic_uint32 cancel;	/* the session wants the request in flight stopped */
 	sem_t		req_sem;		/* posted by the session */
 	sem_t		rep_sem;		/* posted by the service */
 	pg_atomic_uint64 req_seq;	/* requests posted */
@@ -310,6 +321,16 @@ typedef struct SvcMineWire
 
 struct GdlMineDevice;
 extern void svc_serve_set_mine(const struct GdlMineDevice *dev);
+extern bool svc_serve_stopping(void);
+
+/* a job of the service: stoppable, its memory freed at the end (svc_job.c) */
+typedef struct SvcJobScope SvcJobScope;
+extern SvcJobScope *svc_job_begin(SvcSlot *slot);
+extern void svc_job_end(SvcJobScope *sc);
+extern bool svc_job_should_stop(SvcJobScope *sc);
+extern int	svc_job_stop_cb(void *arg);
+extern const GdlHost *svc_job_host_hooks(void);
+extern const struct GdlMineDevice *svc_cpu_mine_device(void);
 
 /*
  * Rule learning's device work in the service (svc_ilp.c, svc_serve.c):

@@ -111,46 +111,14 @@ reset_previous_generation(void)
 		SvcSlot    *slot = &svc_shared->slots[i];
 
 		pg_atomic_write_u64(&slot->rep_seq, pg_atomic_read_u64(&slot->req_seq));
+		/* slots given up during the previous service: nothing of them is left */
+		if (slot->state == SVC_SLOT_ORPHAN)
+		{
+			slot->pid = 0;
+			slot->state = SVC_SLOT_FREE;
+		}
 	}
 }
-
-/* Host hooks of the service's threads for the CPU backend: malloc, no PostgreSQL. */
-static void *
-svc_host_alloc(size_t size)
-{
-	void	   *p = calloc(1, size ? size : 1);
-
-	if (p == NULL)
-	{
-		fprintf(stderr, "gpudl GPU service: out of host memory (%zu bytes)\n", size);
-		abort();
-	}
-	return p;
-}
-
-static void *
-svc_host_realloc(void *ptr, size_t size)
-{
-	void	   *p = realloc(ptr, size ? size : 1);
-
-	if (p == NULL)
-	{
-		fprintf(stderr, "gpudl GPU service: out of host memory (%zu bytes)\n", size);
-		abort();
-	}
-	return p;
-}
-
-static void
-svc_host_error(const GdlError *err)
-{
-	fprintf(stderr, "gpudl GPU service: %s\n", err->message);
-	abort();
-}
-
-static const GdlHost svc_host = {
-	svc_host_alloc, svc_host_realloc, free, svc_host_error, NULL, NULL
-};
 
 /*
  * Serve the CPU backend instead of CUDA (gpudl.service_backend = cpu): the
@@ -159,12 +127,14 @@ static const GdlHost svc_host = {
 static void
 serve_cpu_backend(void)
 {
-	gdl_set_host(&svc_host);
+	gdl_set_host(svc_job_host_hooks());
 	strlcpy(svc_shared->device, "CPU backend in the GPU service (gpudl.service_backend = cpu)",
 			sizeof(svc_shared->device));
 	svc_shared->device_total = INT64CONST(4) << 30;
 	svc_shared->device_free_at_start = svc_shared->device_total;
 	svc_shared->device_budget = svc_shared->device_total;
+	/* mining jobs count on the CPU core in the service: the job path is tested */
+	svc_serve_set_mine(svc_cpu_mine_device());
 	svc_serve_start(gdl_cpu_backend());
 	svc_shared->state = SVC_READY;
 	elog(LOG, "gpudl GPU service: serving the CPU backend (gpudl.service_backend = cpu), %d slots",

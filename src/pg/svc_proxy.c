@@ -71,22 +71,70 @@ service_alive(uint32 generation)
 }
 
 /*
- * Post the slot's request and wait for its reply: spin first (most
- * operations answer in microseconds), then sleep on the semaphore, checking
- * every 100 ms that the service still lives.  Returns the reply's status.
+ * Whether an interrupt is pending that the next CHECK_FOR_INTERRUPTS raises
+ * (cancel, statement_timeout, termination, fast shutdown).
  */
+static bool
+interrupt_pending(void)
+{
+	return (QueryCancelPending || ProcDiePending) && !proc_exit_inprogress &&
+		InterruptHoldoffCount == 0 && CritSectionCount == 0 && QueryCancelHoldoffCount == 0;
+}
+
+static void note_held(SvcSlot *slot, bool held);
+
+/*
+ * Give up a slot whose request still runs: it becomes the service thread's
+ * (SVC_SLOT_ORPHAN), which frees it once the request ends and what the slot
+ * holds is destroyed.  The session never touches it again.
+ */
+static void
+slot_orphan(SvcSlot *slot)
+{
+	note_held(slot, false);
+	LWLockAcquire(svc_admit_lock(), LW_EXCLUSIVE);
+	if (slot->state == SVC_SLOT_BUSY && slot->pid == MyProcPid)
+		slot->state = SVC_SLOT_ORPHAN;
+	LWLockRelease(svc_admit_lock());
+	sem_post(&slot->req_sem);	/* wake the thread if it idles */
+}
+
+/*
+ * Post the slot's request and wait for its reply: spin first (most
+ * operations answer in microseconds), then sleep on the semaphore in 10 ms
+ * steps, checking that the service still lives and for interrupts.  On an
+ * interrupt the slot's cancel flag asks the service to stop the request
+ * (mining and learning jobs stop at their next step); a request that has
+ * not ended SVC_CANCEL_GRACE_MS later is abandoned (slot_orphan), so the
+ * session never waits for a long operation.  Either way the interrupt is
+ * then raised here.  Returns the reply's status.
+ */
+#define SVC_CANCEL_GRACE_MS 300
+
 int
 svc_call(SvcSlot *slot, SvcMsg *m)
 {
 	uint32		generation = pg_atomic_read_u32(&svc_shared->generation);
 	uint64		seq;
 	int			i;
+	bool		cancelled = false;
+	TimestampTz cancel_at = 0;
 
+	/* clean-up requests (often sent while an error unwinds) are short: not interrupted */
+	bool		cleanup = m->op == SVC_OP_CTX_DESTROY || m->op == SVC_OP_CTX_ABORT ||
+		m->op == SVC_OP_RESET || m->op == SVC_OP_RELEASE || m->op == SVC_OP_RESIDENT_FREE;
+
+	if (slot->state != SVC_SLOT_BUSY || slot->pid != MyProcPid)
+	{
+		snprintf(m->errmsg, sizeof(m->errmsg), "internal: a request on a slot this session gave up");
+		return m->status = GDL_BK_ERR_DEVICE;
+	}
 	if (!service_alive(generation))
 	{
 		snprintf(m->errmsg, sizeof(m->errmsg), "the GPU service is not running");
 		return m->status = GDL_BK_ERR_DEVICE;
 	}
+	pg_atomic_write_u32(&slot->cancel, 0);
 	seq = pg_atomic_read_u64(&slot->req_seq) + 1;
 	pg_write_barrier();
 	pg_atomic_write_u64(&slot->req_seq, seq);
@@ -102,21 +150,40 @@ svc_call(SvcSlot *slot, SvcMsg *m)
 		struct timespec ts;
 
 		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 100 * 1000 * 1000;
+		ts.tv_nsec += 10 * 1000 * 1000;
 		if (ts.tv_nsec >= 1000000000L)
 		{
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000L;
 		}
-		if (sem_timedwait(&slot->rep_sem, &ts) != 0 && errno == ETIMEDOUT &&
-			!service_alive(generation))
+		if (sem_timedwait(&slot->rep_sem, &ts) == 0)
+			continue;
+		if (pg_atomic_read_u64(&slot->rep_seq) == seq)
+			break;
+		if (!service_alive(generation))
 		{
 			snprintf(m->errmsg, sizeof(m->errmsg),
 					 "the GPU service ended while it ran this operation");
 			return m->status = GDL_BK_ERR_DEVICE;
 		}
+		if (!cancelled && !cleanup && interrupt_pending())
+		{
+			cancelled = true;
+			cancel_at = GetCurrentTimestamp();
+			pg_atomic_write_u32(&slot->cancel, 1);
+		}
+		if (cancelled &&
+			TimestampDifferenceExceeds(cancel_at, GetCurrentTimestamp(), SVC_CANCEL_GRACE_MS))
+		{
+			slot_orphan(slot);
+			CHECK_FOR_INTERRUPTS();
+			snprintf(m->errmsg, sizeof(m->errmsg), "the request to the GPU service was cancelled");
+			return m->status = GDL_BK_ERR_DEVICE;
+		}
 	}
 	pg_read_barrier();
+	if (cancelled)
+		CHECK_FOR_INTERRUPTS();
 	return m->status;
 }
 
@@ -126,9 +193,11 @@ static SvcSlot *held_slots[MAX_HELD];
 static bool exit_hook_installed = false;
 
 /*
- * Session exit (FATAL from pg_terminate_backend, or a normal end while a
- * run's context lived): the service destroys what the slot holds, the slot
- * goes back.  Errors do not get here: they abort the context first.
+ * Session exit (FATAL from pg_terminate_backend or a fast shutdown, or a
+ * normal end while a run's context lived): the slot is handed to its
+ * service thread, which destroys what it holds and frees it (at once when
+ * idle, else when the request in flight ends), so that exiting never waits
+ * for the service.  Errors do not get here: they abort the context first.
  */
 static void
 release_slots_at_exit(int code, Datum arg)
@@ -139,15 +208,10 @@ release_slots_at_exit(int code, Datum arg)
 		if (held_slots[i] != NULL)
 		{
 			SvcSlot    *slot = held_slots[i];
-			SvcMsg	   *m = &slot->msg;
 
 			held_slots[i] = NULL;
-			m->op = SVC_OP_RESET;
-			m->job = -1;
-			m->staged = 0;
-			m->len = 0;
-			(void) svc_call(slot, m);
-			svc_slot_release(slot);
+			pg_atomic_write_u32(&slot->cancel, 1);
+			slot_orphan(slot);
 		}
 }
 
@@ -214,7 +278,7 @@ svc_slot_release(SvcSlot *slot)
 {
 	note_held(slot, false);
 	LWLockAcquire(svc_admit_lock(), LW_EXCLUSIVE);
-	if (slot->pid == MyProcPid)
+	if (slot->state == SVC_SLOT_BUSY && slot->pid == MyProcPid)
 	{
 		slot->state = SVC_SLOT_FREE;
 		slot->pid = 0;

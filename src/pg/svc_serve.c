@@ -41,6 +41,29 @@ static pthread_mutex_t serve_ilp_lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile bool serve_stopping = false;	/* no new requests once set */
 static pg_atomic_uint32 serving;	/* requests being run now */
 
+/* Whether the service is stopping (no new requests; jobs stop). */
+bool
+svc_serve_stopping(void)
+{
+	return serve_stopping;
+}
+
+/*
+ * Take a module's one-at-a-time lock, waiting while another session's job
+ * holds it but giving up when this job's session no longer wants it.
+ */
+static bool
+job_lock(pthread_mutex_t *lock, SvcJobScope *sc)
+{
+	while (pthread_mutex_trylock(lock) != 0)
+	{
+		if (svc_job_should_stop(sc))
+			return false;
+		pg_usleep(2000L);
+	}
+	return true;
+}
+
 /* The admission hook of a context: arg is the job index. */
 static int
 reserve_hook(void *arg, int64_t bytes_after)
@@ -165,6 +188,8 @@ serve_mine_request(ServeState *st, SvcMsg *m, const char *pl)
 				need;
 	int			rc;
 	char	   *dst;
+	SvcJobScope *sc;
+	bool		stopped;
 
 	if (serve_mine == NULL || m->len < (int64) sizeof(SvcMineWire))
 	{
@@ -203,11 +228,29 @@ serve_mine_request(ServeState *st, SvcMsg *m, const char *pl)
 	in.target = w.target;
 	in.min_support = w.min_support;
 	in.min_head_coverage = w.min_head_coverage;
-	pthread_mutex_lock(&serve_mine_lock);
-	rc = serve_mine->mine(&in, &out, &nout, sec, err, sizeof(err));
-	pthread_mutex_unlock(&serve_mine_lock);
-	if (rc != 0)
+	sc = svc_job_begin(st->slot);
+	if (sc == NULL)
 	{
+		reply_error(m, GDL_BK_ERR_NO_MEMORY, "out of host memory in the GPU service");
+		return;
+	}
+	in.stop = svc_job_stop_cb;
+	in.stop_arg = sc;
+	if (!job_lock(&serve_mine_lock, sc))
+		rc = 1;
+	else
+	{
+		rc = serve_mine->mine(&in, &out, &nout, sec, err, sizeof(err));
+		pthread_mutex_unlock(&serve_mine_lock);
+	}
+	stopped = svc_job_should_stop(sc);
+	svc_job_end(sc);
+	if (stopped)
+		strlcpy(err, "cancelled: the session no longer waits for this mining", sizeof(err));
+	if (rc != 0 || stopped)
+	{
+		if (rc == 0)
+			serve_mine->mine_free(out);
 		reply_error(m, GDL_BK_ERR_DEVICE, err[0] ? err : "the mining device failed");
 		return;
 	}
@@ -255,6 +298,7 @@ serve_ilp_train(ServeState *st, SvcMsg *m, const char *pl)
 	char	   *dst;
 	int64		off = svc_wire_pad(sizeof(w));
 	int			rc;
+	SvcJobScope *sc;
 
 	if (serve_ilp == NULL || m->len < (int64) sizeof(w))
 	{
@@ -291,12 +335,26 @@ serve_ilp_train(ServeState *st, SvcMsg *m, const char *pl)
 	}
 	memset(&r, 0, sizeof(r));
 	r.prob = probs;
-	pthread_mutex_lock(&serve_ilp_lock);
-	s = serve_ilp->create(&prob, err, sizeof(err));
-	rc = s == NULL ? 1 : serve_ilp->train(s, &t, &r, err, sizeof(err));
-	if (s != NULL)
-		serve_ilp->destroy(s);
-	pthread_mutex_unlock(&serve_ilp_lock);
+	sc = svc_job_begin(st->slot);
+	t.stop = svc_job_stop_cb;
+	t.stop_arg = sc;
+	if (sc == NULL || !job_lock(&serve_ilp_lock, sc))
+		rc = 1;
+	else
+	{
+		s = serve_ilp->create(&prob, err, sizeof(err));
+		rc = s == NULL ? 1 : serve_ilp->train(s, &t, &r, err, sizeof(err));
+		if (s != NULL)
+			serve_ilp->destroy(s);
+		pthread_mutex_unlock(&serve_ilp_lock);
+	}
+	if (sc != NULL && svc_job_should_stop(sc))
+	{
+		rc = 1;
+		strlcpy(err, "cancelled: the session no longer waits for this training", sizeof(err));
+	}
+	if (sc != NULL)
+		svc_job_end(sc);
 	if (rc != 0)
 	{
 		free(probs);
@@ -339,6 +397,7 @@ serve_ilp_cover(ServeState *st, SvcMsg *m, const char *pl)
 				ents;
 	char	   *dst;
 	int			rc;
+	SvcJobScope *sc;
 
 	if (serve_ilp == NULL || serve_ilp->cover == NULL || m->len < (int64) sizeof(w))
 	{
@@ -371,9 +430,23 @@ serve_ilp_cover(ServeState *st, SvcMsg *m, const char *pl)
 	TAKE(ex0, int32_t, w.nex);
 	TAKE(ex1, int32_t, w.nex);
 #undef TAKE
-	pthread_mutex_lock(&serve_ilp_lock);
-	rc = serve_ilp->cover(&in, &out, &nout, &secs, err, sizeof(err));
-	pthread_mutex_unlock(&serve_ilp_lock);
+	sc = svc_job_begin(st->slot);
+	if (sc == NULL || !job_lock(&serve_ilp_lock, sc))
+		rc = 1;
+	else
+	{
+		rc = serve_ilp->cover(&in, &out, &nout, &secs, err, sizeof(err));
+		pthread_mutex_unlock(&serve_ilp_lock);
+	}
+	if (sc != NULL && svc_job_should_stop(sc) && rc == 0)
+	{
+		serve_ilp->cover_free(out);
+		out = NULL;
+		rc = 1;
+		strlcpy(err, "cancelled: the session no longer waits for this coverage", sizeof(err));
+	}
+	if (sc != NULL)
+		svc_job_end(sc);
 	if (rc != 0)
 	{
 		if (out != NULL)
@@ -394,6 +467,47 @@ serve_ilp_cover(ServeState *st, SvcMsg *m, const char *pl)
 	serve_ilp->cover_free(out);
 	m->a[0] = nout;
 	memcpy(&m->a[1], &secs, sizeof(double));
+}
+
+/* Destroy every context of the slot and its staged payload. */
+static void
+reset_slot(ServeState *st)
+{
+	int			i;
+
+	for (i = 0; i < SVC_MAX_CTX; i++)
+		if (st->ctxs[i])
+		{
+			void	   *c = st->ctxs[i];
+
+			st->ctxs[i] = NULL;
+			if (serve_bk->ctx_abort)
+				serve_bk->ctx_abort(c);
+			else
+				serve_bk->ctx_destroy(c);
+		}
+	free(st->stage);
+	st->stage = NULL;
+	st->stage_cap = 0;
+}
+
+/*
+ * A slot its session gave up (SVC_SLOT_ORPHAN) and with no request left:
+ * destroy what it holds and free it for other sessions.
+ */
+static void
+reclaim_if_orphan(ServeState *st)
+{
+	SvcSlot    *slot = st->slot;
+
+	if (slot->state != SVC_SLOT_ORPHAN ||
+		pg_atomic_read_u64(&slot->req_seq) != pg_atomic_read_u64(&slot->rep_seq))
+		return;
+	reset_slot(st);
+	pg_atomic_write_u32(&slot->cancel, 0);
+	slot->pid = 0;
+	pg_memory_barrier();
+	slot->state = SVC_SLOT_FREE;
 }
 
 /* Run one request of the slot and fill in its reply. */
@@ -472,25 +586,8 @@ serve_one(ServeState *st)
 			}
 			return;
 		case SVC_OP_RESET:
-			{
-				int			i;
-
-				for (i = 0; i < SVC_MAX_CTX; i++)
-					if (st->ctxs[i])
-					{
-						void	   *c = st->ctxs[i];
-
-						st->ctxs[i] = NULL;
-						if (bk->ctx_abort)
-							bk->ctx_abort(c);
-						else
-							bk->ctx_destroy(c);
-					}
-				free(st->stage);
-				st->stage = NULL;
-				st->stage_cap = 0;
-				return;
-			}
+			reset_slot(st);
+			return;
 		case SVC_OP_COUNTERS:
 			memset(&m->counters, 0, sizeof(m->counters));
 			if (bk->counters)
@@ -719,10 +816,14 @@ serve_one(ServeState *st)
 	reply_status(m, ctx, status);
 }
 
-/* Wait (spin, then sleep) until the slot has an unanswered request. */
+/*
+ * Wait (spin, then sleep) until the slot has an unanswered request; on the
+ * way, reclaim the slot when its session gave it up.
+ */
 static uint64
-wait_request(SvcSlot *slot)
+wait_request(ServeState *st)
 {
+	SvcSlot    *slot = st->slot;
 	int			i;
 
 	for (;;)
@@ -734,8 +835,15 @@ wait_request(SvcSlot *slot)
 			pg_usleep(100000L);	/* the process is ending: take nothing new */
 			continue;
 		}
+		pg_read_barrier();
 		if (req != pg_atomic_read_u64(&slot->rep_seq))
-			return req;
+		{
+			if (slot->state == SVC_SLOT_BUSY)
+				return req;
+			/* posted, then given up before it was taken: nobody waits */
+			pg_atomic_write_u64(&slot->rep_seq, req);
+		}
+		reclaim_if_orphan(st);
 		for (i = 0; i < SPIN_LOOPS; i++)
 		{
 			pg_spin_delay();
@@ -765,7 +873,7 @@ serve_thread(void *arg)
 	st->slot = (SvcSlot *) arg;
 	for (;;)
 	{
-		uint64		req = wait_request(st->slot);
+		uint64		req = wait_request(st);
 
 		pg_atomic_fetch_add_u32(&serving, 1);
 		pg_read_barrier();
@@ -774,6 +882,7 @@ serve_thread(void *arg)
 		pg_write_barrier();
 		pg_atomic_write_u64(&st->slot->rep_seq, req);
 		sem_post(&st->slot->rep_sem);
+		reclaim_if_orphan(st);	/* its session left while this ran */
 	}
 	return NULL;
 }

@@ -151,6 +151,7 @@ gpudl_svc_shmem_init(void *mem, bool found)
 			elog(FATAL, "gpudl: could not create the service's semaphores: %m");
 		pg_atomic_init_u64(&slot->req_seq, 0);
 		pg_atomic_init_u64(&slot->rep_seq, 0);
+		pg_atomic_init_u32(&slot->cancel, 0);
 		slot->buf_offset = off + (Size) i * s->bufsize;
 	}
 }
