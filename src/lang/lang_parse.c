@@ -7,7 +7,8 @@
  *   clause   := atom [ ":-" literal { "," literal } ] "."
  *   decl     := ".decl" name "(" [ [argname ":"] type { "," ... } ] ")" [ "." ]
  *   literal  := ("!" | "not") atom | atom | expr cmpop expr
- *   atom     := name "(" arg { "," arg } ")"      name := ident [ "." ident ]
+ *   atom     := name "(" arg { "," arg } ")"
+ *   name     := ident [ "." ident ] | string      (a quoted name: "Has Car", '/film/film/genre')
  *   arg      := constant | variable | "_" | agg "(" variable ")" (head only)
  *   expr     := mul { ("+" | "-") mul }     mul := unary { ("*" | "/" | "%") unary }
  *   unary    := "-" unary | primary         primary := constant | variable | "(" expr ")"
@@ -104,13 +105,19 @@ adjacent(const GdlToken *a, const GdlToken *b)
 	return a->end == b->start;
 }
 
-/* Does the cursor start an atom: name "(" or schema "." name "(" ? */
+/*
+ * Does the cursor start an atom: name "(", schema "." name "(" or a quoted
+ * name "("?  A string before "(" is always a predicate name: no value is
+ * ever followed by "(", so it never clashes with a string constant.
+ */
 static bool
 at_atom(Parser *p)
 {
 	GdlToken   *t0 = peek_at(p, 0);
 	GdlToken   *t1 = peek_at(p, 1);
 
+	if (t0->kind == TK_STRING)
+		return t1->kind == TK_LPAREN;
 	if (t0->kind != TK_IDENT)
 		return false;
 	if (t1->kind == TK_LPAREN)
@@ -149,16 +156,24 @@ var_index(Parser *p, const char *name)
 	return p->nvars++;
 }
 
-/* Parse a predicate name, "name" or "schema.name". */
+/* Parse a predicate name, "name", "schema.name" or a quoted name. */
 static char *
 parse_pred_name(Parser *p)
 {
 	GdlToken   *t = peek(p);
 
 	if (t->kind == TK_VAR)
-		error_at(p, t, "predicate names start with a lower-case letter",
+		error_at(p, t, "predicate names start with a lower-case letter; quote other names, as in \"Parent\"(X, Y)",
 				 gdl_sprintf("expected a predicate name but found %s",
 							 gdl_token_desc(p->src, t)));
+	if (t->kind == TK_STRING)
+	{
+		if (t->str[0] == '\0')
+			error_at(p, t, "a quoted predicate name has at least one character",
+					 "empty predicate name");
+		next(p);
+		return gdl_strdup(t->str);
+	}
 	t = expect(p, TK_IDENT, "a predicate name");
 	if (peek(p)->kind == TK_DOT && adjacent(t, peek(p)) &&
 		peek_at(p, 1)->kind == TK_IDENT && adjacent(peek(p), peek_at(p, 1)))
@@ -196,6 +211,10 @@ parse_primary(Parser *p)
 			term->fval = t->fval;
 			return term;
 		case TK_STRING:
+			if (peek_at(p, 1)->kind == TK_LPAREN)
+				error_at(p, t, NULL,
+						 gdl_sprintf("unexpected atom %s where a value was expected",
+									 gdl_token_desc(p->src, t)));
 			term = new_term(GDL_TERM_TEXT, next(p));
 			term->text = t->str;
 			term->quoted = true;
@@ -466,7 +485,9 @@ parse_literal(Parser *p, GdlLiteral *lit)
 	GdlCmpOp	op;
 
 	lit->loc = t->loc;
-	if (t->kind == TK_BANG || (is_word(t, "not") && peek_at(p, 1)->kind == TK_IDENT))
+	if (t->kind == TK_BANG || (is_word(t, "not") && (peek_at(p, 1)->kind == TK_IDENT ||
+													(peek_at(p, 1)->kind == TK_STRING &&
+													 peek_at(p, 2)->kind == TK_LPAREN))))
 	{
 		next(p);
 		lit->kind = GDL_LIT_NEG;
@@ -513,7 +534,7 @@ parse_clause(Parser *p)
 	p->capvars = 0;
 	p->varnames = NULL;
 	c->loc = first->loc;
-	if (first->kind != TK_IDENT)
+	if (first->kind != TK_IDENT && first->kind != TK_STRING)
 		expected(p, "a fact, a rule or .decl",
 				 first->kind == TK_VAR ? "predicate names start with a lower-case letter" : NULL);
 	parse_atom(p, &c->head, true);

@@ -72,7 +72,9 @@ query_text(const GpudlKg *kg, const char *target, bool subject_bound, int64_t va
 {
 	char	   *lit = gpudl_kg_value_literal(kg, value);
 
-	return subject_bound ? psprintf("%s(%s, Y)", target, lit) : psprintf("%s(X, %s)", target, lit);
+	char	   *name = gdl_pred_name_quote(target);
+
+	return subject_bound ? psprintf("%s(%s, Y)", name, lit) : psprintf("%s(X, %s)", name, lit);
 }
 
 /* Fill a query for a constant of the target. */

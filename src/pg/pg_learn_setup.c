@@ -336,7 +336,7 @@ eval_with_engine_run(void *arg, const char *program, const char *target, int ari
 	initStringInfo(&src);
 	if (gdl_analysis_find_pred(ls->analysis, target) < 0)
 	{
-		appendStringInfo(&src, ".decl %s(a1: %s", target, gdl_type_name(ls->types[0]));
+		appendStringInfo(&src, ".decl %s(a1: %s", gdl_pred_name_quote(target), gdl_type_name(ls->types[0]));
 		for (int c = 1; c < arity; c++)
 			appendStringInfo(&src, ", a%d: %s", c + 1, gdl_type_name(ls->types[c]));
 		appendStringInfoString(&src, ")\n");
