@@ -222,11 +222,14 @@ ilp_rule_uses(const IlpRule *r, const IlpWorld *w, IlpPredKind kind)
 	return false;
 }
 
-/* Append the head "f(X, Y)" of a rule. */
+/* Append the head "f(X, Y)" of a rule (a template's "H" is no name: bare). */
 static void
-put_head(GdlBuf *b, const IlpWorld *w, const char *name)
+put_head(GdlBuf *b, const IlpWorld *w, const char *name, bool template)
 {
-	gdl_pred_name_to_buf(b, name);
+	if (template)
+		gdl_buf_append(b, "%s", name);
+	else
+		gdl_pred_name_to_buf(b, name);
 	gdl_buf_append(b, "(%s", var_name(w->arity, 0));
 	if (w->arity == 2)
 		gdl_buf_append(b, ", %s", var_name(w->arity, 1));
@@ -240,7 +243,7 @@ ilp_rule_text(const IlpRule *r, const IlpWorld *w)
 	GdlBuf		b;
 
 	gdl_buf_init(&b);
-	put_head(&b, w, w->target_name);
+	put_head(&b, w, w->target_name, false);
 	gdl_buf_append(&b, " :- ");
 	for (int i = 0; i < r->nlits; i++)
 	{
@@ -275,7 +278,7 @@ ilp_rule_template(const IlpRule *r, const IlpWorld *w)
 	GdlBuf		b;
 
 	gdl_buf_init(&b);
-	put_head(&b, w, "H");
+	put_head(&b, w, "H", true);
 	gdl_buf_append(&b, " :- ");
 	for (int i = 0; i < r->nlits; i++)
 	{

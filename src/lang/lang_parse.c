@@ -156,6 +156,14 @@ var_index(Parser *p, const char *name)
 	return p->nvars++;
 }
 
+/* The hint for a name the lexer reads as a variable (Parent, _hypernym). */
+static const char *
+quote_hint(const GdlToken *t)
+{
+	return gdl_sprintf("predicate names start with a lower-case letter; write other names in quotes, "
+					   "as in \"%s\"(...)", t->str);
+}
+
 /* Parse a predicate name, "name", "schema.name" or a quoted name. */
 static char *
 parse_pred_name(Parser *p)
@@ -163,7 +171,7 @@ parse_pred_name(Parser *p)
 	GdlToken   *t = peek(p);
 
 	if (t->kind == TK_VAR)
-		error_at(p, t, "predicate names start with a lower-case letter; quote other names, as in \"Parent\"(X, Y)",
+		error_at(p, t, quote_hint(t),
 				 gdl_sprintf("expected a predicate name but found %s",
 							 gdl_token_desc(p->src, t)));
 	if (t->kind == TK_STRING)
@@ -491,11 +499,16 @@ parse_literal(Parser *p, GdlLiteral *lit)
 	{
 		next(p);
 		lit->kind = GDL_LIT_NEG;
+		if (peek(p)->kind == TK_VAR && peek_at(p, 1)->kind == TK_LPAREN)
+			(void) parse_pred_name(p);	/* raises, with the hint to quote */
 		if (!at_atom(p))
 			expected(p, "an atom after negation", NULL);
 		parse_atom(p, &lit->atom, false);
 		return;
 	}
+	/* Parent(X, Y): no value is followed by "(", so it was meant as an atom */
+	if (t->kind == TK_VAR && peek_at(p, 1)->kind == TK_LPAREN)
+		(void) parse_pred_name(p);	/* raises, with the hint to quote */
 	if (at_atom(p))
 	{
 		lit->kind = GDL_LIT_ATOM;
@@ -536,7 +549,7 @@ parse_clause(Parser *p)
 	c->loc = first->loc;
 	if (first->kind != TK_IDENT && first->kind != TK_STRING)
 		expected(p, "a fact, a rule or .decl",
-				 first->kind == TK_VAR ? "predicate names start with a lower-case letter" : NULL);
+				 first->kind == TK_VAR ? quote_hint(first) : NULL);
 	parse_atom(p, &c->head, true);
 	for (i = 0; i < c->head.nargs; i++)
 		if (c->head.args[i]->kind == GDL_TERM_AGG && ++naggs > 1)

@@ -29,18 +29,6 @@ typedef struct PredictQuery
 	char	   *text;			/* as shown in the result: r("a", Y) or r(X, "b") */
 } PredictQuery;
 
-/* Is the text a (possibly schema-qualified, possibly quoted) relation name? */
-static bool
-looks_like_name(const char *s)
-{
-	const char *p;
-
-	for (p = s; *p; p++)
-		if (!(isalnum((unsigned char) *p) || *p == '_' || *p == '.' || *p == '"' || *p == '$'))
-			return false;
-	return p != s;
-}
-
 /*
  * Does the text start like a SQL query: a parenthesis, or select, with,
  * values or table followed by white space?  (A goal about a predicate
@@ -152,7 +140,7 @@ static PredictQuery *
 table_queries(GpudlKg *kg, const char *target, int rel, const char *source, int64 *nqueries)
 {
 	MemoryContext caller = CurrentMemoryContext;
-	const char *sql = looks_like_name(source) ? psprintf("SELECT * FROM %s", source) : source;
+	const char *sql = gpudl_looks_like_relation_name(source) ? psprintf("SELECT * FROM %s", source) : source;
 	PredictQuery *out;
 	TupleDesc	desc;
 	uint64		i,
@@ -313,7 +301,7 @@ gpudl_predict(PG_FUNCTION_ARGS)
 	token = gpudl_progress_begin("predict", program, query);
 	kg = gpudl_kg_build(program, target);
 	rel = gpudl_kg_relation(kg, target, false);
-	if (looks_like_name(query) || looks_like_sql(query))
+	if (gpudl_looks_like_relation_name(query) || looks_like_sql(query))
 		queries = table_queries(kg, target, rel, query, &nqueries);
 	else
 		queries = goal_query(kg, target, rel, query);

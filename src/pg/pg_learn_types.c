@@ -274,15 +274,10 @@ gpudl_learn_apply_types(GpudlLearnSetup *ls, const char *types)
 void
 gpudl_example_tags(const char *source, int ncols, const char **tags)
 {
-	const char *p;
-	bool		name = true;
 	char	   *sql;
 	MemoryContext caller = CurrentMemoryContext;
 
-	for (p = source; *p; p++)
-		if (!(isalnum((unsigned char) *p) || *p == '_' || *p == '.' || *p == '"' || *p == '$'))
-			name = false;
-	sql = name ? psprintf("SELECT * FROM %s LIMIT 0", source)
+	sql = gpudl_looks_like_relation_name(source) ? psprintf("SELECT * FROM %s LIMIT 0", source)
 		: psprintf("SELECT * FROM (%s) q LIMIT 0", source);
 	SPI_connect();
 	if (SPI_execute(sql, true, 0) == SPI_OK_SELECT && SPI_tuptable->tupdesc->natts == ncols)

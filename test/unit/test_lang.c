@@ -365,7 +365,10 @@ test_syntax_errors(void)
 	EXPECT_ERR("p(1e999).", GDL_ERR_SYNTAX, "float constant 1e999 is out of range", NULL);
 	EXPECT_ERR("Edge(1, 2).", GDL_ERR_SYNTAX, "expected a fact, a rule or .decl but found \"Edge\"",
 			   "predicate names start with a lower-case letter");
-	EXPECT_ERR("p(X) :- Q(X).", GDL_ERR_SYNTAX, "expected a comparison operator", NULL);
+	EXPECT_ERR("p(X) :- Q(X).", GDL_ERR_SYNTAX, "expected a predicate name but found \"Q\"",
+			   "write other names in quotes, as in \"Q\"(...)");
+	EXPECT_ERR("p(X) :- e(X, _), !_q(X).", GDL_ERR_SYNTAX, "column 19: expected a predicate name",
+			   "as in \"_q\"(...)");
 	EXPECT_ERR("p(X+1) :- node(X).", GDL_ERR_SYNTAX, "arithmetic is not allowed as an argument of an atom",
 			   "N = X + 1");
 	EXPECT_ERR("p(X) :- e(count(X)).", GDL_ERR_SYNTAX, "aggregate count(...) is only allowed in the head", NULL);
@@ -788,7 +791,8 @@ test_quoted_names(void)
 			   "at least one argument");
 	EXPECT_ERR("\"p\"(X) :- \"q\" edge(X, Y).", GDL_ERR_SYNTAX, "a comparison operator", NULL);
 	EXPECT_ERR("Parent(X, Y) :- edge(X, Y).", GDL_ERR_SYNTAX, "expected a fact", "lower-case letter");
-	EXPECT_ERR("p(X) :- edge(X, Y), Parent(X, Y).", GDL_ERR_SYNTAX, "a comparison operator", NULL);
+	EXPECT_ERR("p(X) :- edge(X, Y), Parent(X, Y).", GDL_ERR_SYNTAX, "expected a predicate name but found \"Parent\"",
+			   "as in \"Parent\"(...)");
 	EXPECT_ERR("p(X) :- \"no such\"(X).", GDL_ERR_UNDEFINED, "predicate \"no such\" is not defined", NULL);
 }
 
