@@ -118,5 +118,7 @@ SELECT gpudl_add_rules('names', $$q(X) :- "no such table"(X).$$);
 SELECT gpudl_add_rules('names', $$q(X) :- "/a/b./c/d"(X).$$);
 SELECT * FROM gpudl_query('names', '"Parent"(X') AS t(a text);
 SELECT * FROM gpudl_learn('names', 'x', 'SELECT 1', types => '"unclosed(t)');
+SELECT * FROM gpudl_predict('names', 'é', '"é"(X, Y)');
+SELECT * FROM gpudl_predict('names', 'é', '"grand parent"("ann", Y)');
 SELECT gpudl_drop_program('names');
 SELECT gpudl_drop_program('names_mined');

@@ -118,8 +118,6 @@ CREATE TABLE preds AS
 SELECT 'prediction: ' || (SELECT count(DISTINCT query) FROM preds) || ' queries with answers, '
        || (SELECT count(*) FROM preds) || ' answers in '
        || round(extract(epoch FROM clock_timestamp() - :'t1'::timestamptz)::numeric, 2) || ' s';
-CREATE INDEX ON preds(query, answer);
-ANALYZE preds;
 SQL
   t0=$(date +%s.%N)
   q -v split="$SPLIT" -f "$here/score.sql"

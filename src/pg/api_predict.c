@@ -100,7 +100,7 @@ goal_query(GpudlKg *kg, const char *target, int rel, const char *goal_text)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the query \"%s\" asks about \"%s\", not the target \"%s\"",
 						goal_text, kg->goals.preds[g->pred].name, target),
-				 errhint("Query the target, like %s(\"a\", Y).", target)));
+				 errhint("Query the target, like %s(\"a\", Y).", gdl_pred_name_quote(target))));
 	c0 = is_constant(g->args[0]);
 	c1 = is_constant(g->args[1]);
 	if (c0 == c1)
@@ -109,7 +109,7 @@ goal_query(GpudlKg *kg, const char *target, int rel, const char *goal_text)
 				 errmsg("a prediction query needs exactly one constant, \"%s\" has %s",
 						goal_text, c0 ? "two" : "none"),
 				 errhint("Ask %s(\"a\", Y) for the objects of \"a\", or %s(X, \"b\") for the subjects of \"b\".",
-						 target, target)));
+						 gdl_pred_name_quote(target), gdl_pred_name_quote(target))));
 	enc = gpudl_encode_goal(g, kg->dict);
 	set_query(pq, kg, target, rel, c0, enc->bindings[0].value);
 	return pq;
