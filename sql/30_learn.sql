@@ -94,7 +94,7 @@ SELECT * FROM gpudl_learn('fam30', 'grandparent', 'gp_pos', max_body => 9);
 SELECT * FROM gpudl_learn('fam30', 'grandparent', 'gp_pos', max_rules => 0);
 SELECT * FROM gpudl_learn('fam30', 'grandparent', 'gp_pos', learning_rate => 0);
 SELECT * FROM gpudl_learn('fam30', 'grandparent', 'gp_pos', epochs => -1);
-SELECT * FROM gpudl_learn('fam30', 'Grandparent', 'gp_pos');
+SELECT * FROM gpudl_learn('fam30', '', 'gp_pos');
 SELECT * FROM gpudl_learn('fam30', 'father', 'gp_pos');
 SELECT * FROM gpudl_learn('nosuch', 'grandparent', 'gp_pos');
 SELECT * FROM gpudl_learn('fam30', 'grandparent', 'SELECT a, b FROM gp_pos WHERE false');

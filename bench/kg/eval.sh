@@ -9,8 +9,11 @@
 #
 # It needs a running PostgreSQL 15 with gpudl installed (and may create
 # databases); it starts nothing.  Settings (environment):
-#   DATA_ROOT   where <name>/{facts,train,valid,test,entities}.txt are
-#               (default ../shared/data/kg relative to the repository root)
+#   DATA_ROOT   where <name>/{facts,train,valid,test,entities}.txt are, each
+#               also as .txt.gz, facts.txt optional (default ../shared/data/kg
+#               relative to the repository root).  Any folder name works
+#               (fb15k-237: database gpudl_kg_fb15k_237), and relations keep
+#               their names ('/film/film/genre': rules write it quoted).
 #   SPLIT       the triples asked: test (default) or valid (choose settings on valid only)
 #   MAX_BODY, MIN_HC (0.01), MIN_CONF, MIN_SUPPORT (1): gpudl_mine's thresholds
 #   CONSTANTS   true: also rules with constants (gpudl_mine's constants; default false)
@@ -21,7 +24,8 @@
 #   other    MAX_BODY=3 MIN_CONF=0.1 CONF=std SMOOTH=20 AGG=max (the SQL defaults;
 #            bench/kg/auto.sh chooses max_body on the valid split instead)
 #   DEVICE      gpudl.device (auto)
-#   KEEP=1      keep the database (gpudl_kg_<name>) afterwards
+#   KEEP=1      keep the database (gpudl_kg_<name>, other characters than
+#               letters, digits and _ as _) afterwards
 #   REUSE=1     use the graph a KEEP=1 run left in that database (skip loading)
 # Connection: GPUDL_PGHOST / GPUDL_PGPORT / GPUDL_PGUSER (else PGHOST ..., /tmp, 54329, postgres).
 # The graph is facts ∪ train; every split's triples are filtered.  Times are
@@ -54,18 +58,39 @@ export PGUSER="${GPUDL_PGUSER:-${PGUSER:-postgres}}"
 export PGOPTIONS="-c client_min_messages=warning -c gpudl.device=$DEVICE"
 names=("$@"); [ ${#names[@]} -gt 0 ] || names=(family kinship)
 
+# one split's lines from dir/split.txt or dir/split.txt.gz (nothing if neither)
+split_lines() {
+  if [ -f "$1/$2.txt" ]; then cat "$1/$2.txt"
+  elif [ -f "$1/$2.txt.gz" ]; then gzip -dc "$1/$2.txt.gz"; fi
+}
+# what load.sql reads on its standard input: triples with their split, \., entities, \.
+kg_stream() {
+  local s
+  for s in facts train valid test; do
+    split_lines "$1" "$s" | awk -v s="$s" 'BEGIN { FS = OFS = "\t" }
+      { sub(/\r$/, ""); gsub(/\\/, "\\\\\\\\") } NF >= 3 { print $1, $2, $3, s }'
+  done
+  printf '\\.\n'
+  split_lines "$1" entities | awk 'BEGIN { FS = "\t" } { sub(/\r$/, ""); gsub(/\\/, "\\\\\\\\") } $1 != "" { print $1 }'
+  printf '\\.\n'
+}
+
 for name in "${names[@]}"; do
   dir="$DATA_ROOT/$name"
   settings_for "$name"
-  [ -f "$dir/train.txt" ] || { echo "no data in $dir" >&2; exit 1; }
-  db="gpudl_kg_$name"
+  [ -f "$dir/train.txt" ] || [ -f "$dir/train.txt.gz" ] || { echo "no data in $dir" >&2; exit 1; }
+  # a database name from any folder name: letters, digits and _ only, at most 63 bytes
+  db="gpudl_kg_$(basename "$name" | tr -c 'A-Za-z0-9_\n' '_' | tr 'A-Z' 'a-z')"
+  db="${db:0:63}"
   q() { psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
   if [ "${REUSE:-0}" = 1 ] && psql -X -q -d "$db" -c "SELECT FROM triples LIMIT 0" >/dev/null 2>&1; then
     q -c "DROP TABLE IF EXISTS mined, preds"      # the graph loaded by an earlier KEEP=1 run
   else
-    psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+    psql -X -q -d postgres -c "DROP DATABASE IF EXISTS \"$db\"" -c "CREATE DATABASE \"$db\""
     q -c "CREATE EXTENSION gpudl"
-    q -v dir="$dir" -v program=kg -f "$here/load.sql" >/dev/null
+    t0=$(date +%s.%N)
+    kg_stream "$dir" | q -v program=kg -f "$here/load.sql" >/dev/null
+    echo "loading: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s"
   fi
   echo "== $name: split $SPLIT; max_body $MAX_BODY, min_head_coverage $MIN_HC, min_confidence $MIN_CONF," \
        "min_support $MIN_SUPPORT, constants $CONSTANTS; aggregation $AGG, confidence $CONF, smoothing $SMOOTH; device $DEVICE"
@@ -83,17 +108,19 @@ SELECT clock_timestamp() AS t1 \gset
 CREATE TABLE preds AS
   SELECT p.query, p.answer, p.score, p.rank
     FROM relations rel,
-         LATERAL gpudl_predict('kg', rel.pred,
+         LATERAL gpudl_predict('kg', rel.r,
              format('SELECT h, NULL::text FROM triples WHERE r = %L AND split = %L
                      UNION SELECT NULL::text, t FROM triples WHERE r = %L AND split = %L',
                     rel.r, '$SPLIT', rel.r, '$SPLIT'),
-             aggregation => '$AGG', "limit" => 0, confidence => '$CONF', smoothing => $SMOOTH) p;
+             aggregation => '$AGG', "limit" => 0, confidence => '$CONF', smoothing => $SMOOTH) p
+   -- a relation with no triple in the graph is no predicate of it: its queries have no answers
+   WHERE EXISTS (SELECT FROM triples g WHERE g.r = rel.r AND g.split IN ('facts', 'train'));
 SELECT 'prediction: ' || (SELECT count(DISTINCT query) FROM preds) || ' queries with answers, '
        || (SELECT count(*) FROM preds) || ' answers in '
        || round(extract(epoch FROM clock_timestamp() - :'t1'::timestamptz)::numeric, 2) || ' s';
-CREATE INDEX ON preds(query, answer);
-ANALYZE preds;
 SQL
+  t0=$(date +%s.%N)
   q -v split="$SPLIT" -f "$here/score.sql"
-  [ "${KEEP:-0}" = 1 ] || psql -X -q -d postgres -c "DROP DATABASE $db"
+  echo "scoring: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s"
+  [ "${KEEP:-0}" = 1 ] || psql -X -q -d postgres -c "DROP DATABASE \"$db\""
 done

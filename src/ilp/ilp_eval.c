@@ -49,7 +49,11 @@ ident_char(char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-/* Read an identifier (dots allowed inside: schema.table); returns a copy. */
+/*
+ * Read an identifier (dots allowed inside: schema.table), or a quoted
+ * predicate name as gdl_pred_name_to_buf writes it ("a/b", with \" \\
+ * \n \t \r escapes); returns a copy.
+ */
 static char *
 ident(Lexer *lx)
 {
@@ -57,6 +61,32 @@ ident(Lexer *lx)
 
 	skip(lx);
 	b = lx->p;
+	if (*b == '"' || *b == '\'')
+	{
+		char		q = *lx->p++;
+		GdlBuf		name;
+
+		gdl_buf_init(&name);
+		while (*lx->p != q)
+		{
+			char		c = *lx->p;
+
+			if (c == '\0' || c == '\n')
+				bad(lx, "unterminated quoted name");
+			if (c == '\\')
+			{
+				c = lx->p[1];
+				c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c;
+				if (c == '\0')
+					bad(lx, "unterminated quoted name");
+				lx->p++;
+			}
+			gdl_buf_putc(&name, c);
+			lx->p++;
+		}
+		lx->p++;
+		return name.data ? name.data : gdl_strdup("");
+	}
 	while (ident_char(*lx->p) || (*lx->p == '.' && ident_char(lx->p[1]) && lx->p > b))
 		lx->p++;
 	if (lx->p == b)

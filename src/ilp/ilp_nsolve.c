@@ -514,7 +514,8 @@ nx_rule_text(const NxWorld *w, const NxRule *r)
 	GdlBuf		b;
 
 	gdl_buf_init(&b);
-	gdl_buf_append(&b, "%s(", w->target);
+	gdl_pred_name_to_buf(&b, w->target);
+	gdl_buf_putc(&b, '(');
 	for (int k = 0; k < w->arity; k++)
 		gdl_buf_append(&b, "%s%s", k ? ", " : "", nx_names[k]);
 	gdl_buf_append(&b, ") :- ");
@@ -522,7 +523,7 @@ nx_rule_text(const NxWorld *w, const NxRule *r)
 	{
 		const NxRel *R = &w->rels[r->atoms[i].pred];
 
-		gdl_buf_append(&b, "%s%s(", i ? ", " : "", R->name);
+		gdl_buf_append(&b, "%s%s(", i ? ", " : "", gdl_pred_name_quote(R->name));
 		for (int k = 0; k < R->arity; k++)
 			gdl_buf_append(&b, "%s%s", k ? ", " : "", nx_names[r->atoms[i].args[k]]);
 		gdl_buf_putc(&b, ')');

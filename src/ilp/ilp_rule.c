@@ -222,11 +222,15 @@ ilp_rule_uses(const IlpRule *r, const IlpWorld *w, IlpPredKind kind)
 	return false;
 }
 
-/* Append the head "f(X, Y)" of a rule. */
+/* Append the head "f(X, Y)" of a rule (a template's "H" is no name: bare). */
 static void
-put_head(GdlBuf *b, const IlpWorld *w, const char *name)
+put_head(GdlBuf *b, const IlpWorld *w, const char *name, bool template)
 {
-	gdl_buf_append(b, "%s(%s", name, var_name(w->arity, 0));
+	if (template)
+		gdl_buf_append(b, "%s", name);
+	else
+		gdl_pred_name_to_buf(b, name);
+	gdl_buf_append(b, "(%s", var_name(w->arity, 0));
 	if (w->arity == 2)
 		gdl_buf_append(b, ", %s", var_name(w->arity, 1));
 	gdl_buf_putc(b, ')');
@@ -239,7 +243,7 @@ ilp_rule_text(const IlpRule *r, const IlpWorld *w)
 	GdlBuf		b;
 
 	gdl_buf_init(&b);
-	put_head(&b, w, w->target_name);
+	put_head(&b, w, w->target_name, false);
 	gdl_buf_append(&b, " :- ");
 	for (int i = 0; i < r->nlits; i++)
 	{
@@ -250,9 +254,10 @@ ilp_rule_text(const IlpRule *r, const IlpWorld *w)
 		if (l->pred < 0)
 			gdl_buf_append(&b, "%s != %s", var_name(w->arity, l->a), var_name(w->arity, l->b));
 		else if (l->b < 0)
-			gdl_buf_append(&b, "%s(%s)", w->preds[l->pred].name, var_name(w->arity, l->a));
+			gdl_buf_append(&b, "%s(%s)", gdl_pred_name_quote(w->preds[l->pred].name),
+						   var_name(w->arity, l->a));
 		else
-			gdl_buf_append(&b, "%s(%s, %s)", w->preds[l->pred].name,
+			gdl_buf_append(&b, "%s(%s, %s)", gdl_pred_name_quote(w->preds[l->pred].name),
 						   var_name(w->arity, l->a), var_name(w->arity, l->b));
 	}
 	gdl_buf_putc(&b, '.');
@@ -273,7 +278,7 @@ ilp_rule_template(const IlpRule *r, const IlpWorld *w)
 	GdlBuf		b;
 
 	gdl_buf_init(&b);
-	put_head(&b, w, "H");
+	put_head(&b, w, "H", true);
 	gdl_buf_append(&b, " :- ");
 	for (int i = 0; i < r->nlits; i++)
 	{
@@ -315,10 +320,11 @@ char *
 ilp_closure_text(const IlpWorld *w, int pred)
 {
 	const IlpPred *p = &w->preds[pred];
-	const char *base = w->preds[p->base].name;
+	char	   *name = gdl_pred_name_quote(p->name);
+	char	   *base = gdl_pred_name_quote(w->preds[p->base].name);
 
 	return gdl_sprintf("%s(X, Y) :- %s(X, Y).\n%s(X, Y) :- %s(X, Z), %s(Z, Y).",
-					   p->name, base, p->name, base, p->name);
+					   name, base, name, base, name);
 }
 
 /* Clauses of the invented predicates a rule uses (each once), or NULL. */

@@ -176,6 +176,18 @@ extern char *gdl_term_to_string(const GdlClause *c, const GdlTerm *t);
 /* Print a declaration back as ".decl name(arg: type, ...)". */
 extern char *gdl_decl_to_string(const GdlDecl *d);
 
+/*
+ * Predicate names.  A name prints bare when the parser reads it back as
+ * the same name (a lower-case identifier, or two joined by '.' as in
+ * schema.table); any other name (capitals, '_' or a digit first, blanks,
+ * '-', '/', non-ASCII, ...) prints as a quoted string, "Has Car"(X, Y),
+ * with the string escapes \" \\ \n \t \r.  The empty name cannot be
+ * written.  Every place that writes rule text uses these.
+ */
+extern bool gdl_name_needs_quotes(const char *name);
+extern void gdl_pred_name_to_buf(GdlBuf *b, const char *name);
+extern char *gdl_pred_name_quote(const char *name);
+
 /* ------------------------------------------------------------- analysis */
 
 /* What the host knows about a table an extensional predicate reads. */

@@ -56,7 +56,7 @@ explain_stratum(const GdlAnalysis *a, int k, GdlLines *out)
 	{
 		const GdlPred *p = &a->preds[s->preds[i]];
 
-		gdl_buf_append(&b, "%s%s/%d", i ? ", " : "", p->name, p->arity);
+		gdl_buf_append(&b, "%s%s/%d", i ? ", " : "", gdl_pred_name_quote(p->name), p->arity);
 	}
 	if (s->recursive)
 		gdl_buf_append(&b, " (recursive)");
@@ -74,7 +74,8 @@ explain_stratum(const GdlAnalysis *a, int k, GdlLines *out)
 			if (a->clauses[p->clauses[j]].clause->nbody == 0)
 				nfacts[i]++;
 		if (nfacts[i] > EXPLAIN_MAX_FACTS)
-			gdl_lines_add(out, gdl_sprintf("  %d facts of %s/%d", nfacts[i], p->name, p->arity));
+			gdl_lines_add(out, gdl_sprintf("  %d facts of %s/%d", nfacts[i],
+										   gdl_pred_name_quote(p->name), p->arity));
 	}
 	for (i = 0; i < s->nclauses; i++)
 	{
@@ -111,8 +112,8 @@ gdl_explain_strata(const GdlAnalysis *a, char ***lines_out)
 		const GdlPred *p = &a->preds[i];
 
 		if (!p->is_edb)
-			gdl_lines_add(&out, gdl_sprintf("idb %s/%d: %s%s", p->name, p->arity,
-									   signature(p->name, p->arity, p->types),
+			gdl_lines_add(&out, gdl_sprintf("idb %s/%d: %s%s", gdl_pred_name_quote(p->name), p->arity,
+									   signature(gdl_pred_name_quote(p->name), p->arity, p->types),
 									   p->decl ? " (declared)" : ""));
 	}
 	for (i = 0; i < a->npreds; i++)
@@ -120,7 +121,7 @@ gdl_explain_strata(const GdlAnalysis *a, char ***lines_out)
 		const GdlPred *p = &a->preds[i];
 
 		if (p->is_edb)
-			gdl_lines_add(&out, gdl_sprintf("edb %s/%d: %s", p->name, p->arity,
+			gdl_lines_add(&out, gdl_sprintf("edb %s/%d: %s", gdl_pred_name_quote(p->name), p->arity,
 									   signature(p->rel.display_name, p->arity, p->types)));
 	}
 	if (out.v == NULL)

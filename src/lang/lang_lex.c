@@ -485,7 +485,9 @@ gdl_lex(const char *src, int *ntoks)
 		{
 			case '(':
 				k = TK_LPAREN;
-				open_paren(&lx, lx.ntoks > 0 && lx.toks[lx.ntoks - 1].kind == TK_IDENT);
+				/* a name or a quoted name before '(' makes an atom */
+				open_paren(&lx, lx.ntoks > 0 && (lx.toks[lx.ntoks - 1].kind == TK_IDENT ||
+												 lx.toks[lx.ntoks - 1].kind == TK_STRING));
 				break;
 			case ')':
 				k = TK_RPAREN;

@@ -767,6 +767,10 @@ gdl_magic_rewrite(const GdlAnalysis *a, int goal_pred, const bool *bound)
 	gp = &a->preds[goal_pred];
 	if (gp->is_edb)
 		return NULL;
+	/* the rewrite names its predicates p@bf, m@p@bf, s@p@bf: a quoted name with '@' could clash */
+	for (i = 0; i < a->npreds; i++)
+		if (strchr(a->preds[i].name, '@') != NULL)
+			return NULL;
 
 	/* where may each predicate be bound, and which are not worth adorning */
 	frozen = gdl_alloc(sizeof(bool) * (a->npreds + 1));

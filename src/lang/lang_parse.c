@@ -7,7 +7,8 @@
  *   clause   := atom [ ":-" literal { "," literal } ] "."
  *   decl     := ".decl" name "(" [ [argname ":"] type { "," ... } ] ")" [ "." ]
  *   literal  := ("!" | "not") atom | atom | expr cmpop expr
- *   atom     := name "(" arg { "," arg } ")"      name := ident [ "." ident ]
+ *   atom     := name "(" arg { "," arg } ")"
+ *   name     := ident [ "." ident ] | string      (a quoted name: "Has Car", '/film/film/genre')
  *   arg      := constant | variable | "_" | agg "(" variable ")" (head only)
  *   expr     := mul { ("+" | "-") mul }     mul := unary { ("*" | "/" | "%") unary }
  *   unary    := "-" unary | primary         primary := constant | variable | "(" expr ")"
@@ -104,13 +105,19 @@ adjacent(const GdlToken *a, const GdlToken *b)
 	return a->end == b->start;
 }
 
-/* Does the cursor start an atom: name "(" or schema "." name "(" ? */
+/*
+ * Does the cursor start an atom: name "(", schema "." name "(" or a quoted
+ * name "("?  A string before "(" is always a predicate name: no value is
+ * ever followed by "(", so it never clashes with a string constant.
+ */
 static bool
 at_atom(Parser *p)
 {
 	GdlToken   *t0 = peek_at(p, 0);
 	GdlToken   *t1 = peek_at(p, 1);
 
+	if (t0->kind == TK_STRING)
+		return t1->kind == TK_LPAREN;
 	if (t0->kind != TK_IDENT)
 		return false;
 	if (t1->kind == TK_LPAREN)
@@ -149,16 +156,32 @@ var_index(Parser *p, const char *name)
 	return p->nvars++;
 }
 
-/* Parse a predicate name, "name" or "schema.name". */
+/* The hint for a name the lexer reads as a variable (Parent, _hypernym). */
+static const char *
+quote_hint(const GdlToken *t)
+{
+	return gdl_sprintf("predicate names start with a lower-case letter; write other names in quotes, "
+					   "as in \"%s\"(...)", t->str);
+}
+
+/* Parse a predicate name, "name", "schema.name" or a quoted name. */
 static char *
 parse_pred_name(Parser *p)
 {
 	GdlToken   *t = peek(p);
 
 	if (t->kind == TK_VAR)
-		error_at(p, t, "predicate names start with a lower-case letter",
+		error_at(p, t, quote_hint(t),
 				 gdl_sprintf("expected a predicate name but found %s",
 							 gdl_token_desc(p->src, t)));
+	if (t->kind == TK_STRING)
+	{
+		if (t->str[0] == '\0')
+			error_at(p, t, "a quoted predicate name has at least one character",
+					 "empty predicate name");
+		next(p);
+		return gdl_strdup(t->str);
+	}
 	t = expect(p, TK_IDENT, "a predicate name");
 	if (peek(p)->kind == TK_DOT && adjacent(t, peek(p)) &&
 		peek_at(p, 1)->kind == TK_IDENT && adjacent(peek(p), peek_at(p, 1)))
@@ -196,6 +219,10 @@ parse_primary(Parser *p)
 			term->fval = t->fval;
 			return term;
 		case TK_STRING:
+			if (peek_at(p, 1)->kind == TK_LPAREN)
+				error_at(p, t, NULL,
+						 gdl_sprintf("unexpected atom %s where a value was expected",
+									 gdl_token_desc(p->src, t)));
 			term = new_term(GDL_TERM_TEXT, next(p));
 			term->text = t->str;
 			term->quoted = true;
@@ -466,15 +493,22 @@ parse_literal(Parser *p, GdlLiteral *lit)
 	GdlCmpOp	op;
 
 	lit->loc = t->loc;
-	if (t->kind == TK_BANG || (is_word(t, "not") && peek_at(p, 1)->kind == TK_IDENT))
+	if (t->kind == TK_BANG || (is_word(t, "not") && (peek_at(p, 1)->kind == TK_IDENT ||
+													(peek_at(p, 1)->kind == TK_STRING &&
+													 peek_at(p, 2)->kind == TK_LPAREN))))
 	{
 		next(p);
 		lit->kind = GDL_LIT_NEG;
+		if (peek(p)->kind == TK_VAR && peek_at(p, 1)->kind == TK_LPAREN)
+			(void) parse_pred_name(p);	/* raises, with the hint to quote */
 		if (!at_atom(p))
 			expected(p, "an atom after negation", NULL);
 		parse_atom(p, &lit->atom, false);
 		return;
 	}
+	/* Parent(X, Y): no value is followed by "(", so it was meant as an atom */
+	if (t->kind == TK_VAR && peek_at(p, 1)->kind == TK_LPAREN)
+		(void) parse_pred_name(p);	/* raises, with the hint to quote */
 	if (at_atom(p))
 	{
 		lit->kind = GDL_LIT_ATOM;
@@ -513,9 +547,9 @@ parse_clause(Parser *p)
 	p->capvars = 0;
 	p->varnames = NULL;
 	c->loc = first->loc;
-	if (first->kind != TK_IDENT)
+	if (first->kind != TK_IDENT && first->kind != TK_STRING)
 		expected(p, "a fact, a rule or .decl",
-				 first->kind == TK_VAR ? "predicate names start with a lower-case letter" : NULL);
+				 first->kind == TK_VAR ? quote_hint(first) : NULL);
 	parse_atom(p, &c->head, true);
 	for (i = 0; i < c->head.nargs; i++)
 		if (c->head.args[i]->kind == GDL_TERM_AGG && ++naggs > 1)

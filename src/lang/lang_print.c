@@ -99,15 +99,10 @@ is_bare_symbol(const char *s)
 		strcmp(s, "not") != 0;
 }
 
-/* Print a text constant, bare when it was and can be, else quoted. */
+/* Append s in double quotes with the lexer's escapes (see lex_string). */
 static void
-text_to_buf(GdlBuf *b, const char *s, bool quoted)
+quoted_to_buf(GdlBuf *b, const char *s)
 {
-	if (!quoted && is_bare_symbol(s))
-	{
-		gdl_buf_append(b, "%s", s);
-		return;
-	}
 	gdl_buf_putc(b, '"');
 	for (; *s; s++)
 	{
@@ -133,6 +128,74 @@ text_to_buf(GdlBuf *b, const char *s, bool quoted)
 		}
 	}
 	gdl_buf_putc(b, '"');
+}
+
+/* Print a text constant, bare when it was and can be, else quoted. */
+static void
+text_to_buf(GdlBuf *b, const char *s, bool quoted)
+{
+	if (!quoted && is_bare_symbol(s))
+	{
+		gdl_buf_append(b, "%s", s);
+		return;
+	}
+	quoted_to_buf(b, s);
+}
+
+/* Is s a plain identifier the lexer reads as a name: [a-z][A-Za-z0-9_]*? */
+static bool
+is_plain_ident(const char *s, size_t n)
+{
+	size_t		i;
+
+	if (n == 0 || !(s[0] >= 'a' && s[0] <= 'z'))
+		return false;
+	for (i = 1; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+			  (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return false;
+	return true;
+}
+
+/*
+ * Does a predicate name need quotes?  Bare names are what parse_pred_name
+ * reads: an identifier, or "schema.name" (two identifiers joined by one
+ * '.').  Words such as not, true or count are predicate names where an
+ * atom stands ("not" before "(" is an atom), so they need none.
+ */
+bool
+gdl_name_needs_quotes(const char *name)
+{
+	const char *dot;
+
+	if (name == NULL || name[0] == '\0')
+		return true;
+	dot = strchr(name, '.');
+	if (dot == NULL)
+		return !is_plain_ident(name, strlen(name));
+	return !(is_plain_ident(name, (size_t) (dot - name)) &&
+			 is_plain_ident(dot + 1, strlen(dot + 1)));
+}
+
+/* Append a predicate name as the parser reads it back (bare or quoted). */
+void
+gdl_pred_name_to_buf(GdlBuf *b, const char *name)
+{
+	if (gdl_name_needs_quotes(name))
+		quoted_to_buf(b, name ? name : "");
+	else
+		gdl_buf_append(b, "%s", name);
+}
+
+/* A predicate name as the parser reads it back, as a fresh string. */
+char *
+gdl_pred_name_quote(const char *name)
+{
+	GdlBuf		b;
+
+	gdl_buf_init(&b);
+	gdl_pred_name_to_buf(&b, name);
+	return b.data;
 }
 
 /* Print a float so that it reads back as the same float (never as an int). */
@@ -276,7 +339,8 @@ gdl_atom_to_buf(GdlBuf *b, const GdlClause *c, const GdlAtom *a)
 {
 	int			i;
 
-	gdl_buf_append(b, "%s(", a->name);
+	gdl_pred_name_to_buf(b, a->name);
+	gdl_buf_putc(b, '(');
 	for (i = 0; i < a->nargs; i++)
 	{
 		if (i > 0)
@@ -338,7 +402,9 @@ gdl_decl_to_string(const GdlDecl *d)
 	int			i;
 
 	gdl_buf_init(&b);
-	gdl_buf_append(&b, ".decl %s(", d->name);
+	gdl_buf_append(&b, ".decl ");
+	gdl_pred_name_to_buf(&b, d->name);
+	gdl_buf_putc(&b, '(');
 	for (i = 0; i < d->nargs; i++)
 		gdl_buf_append(&b, "%s%s: %s", i ? ", " : "", d->argnames[i],
 					   gdl_type_name(d->types[i]));

@@ -209,7 +209,11 @@ add_defining_clause(ResolveState *st, int id, int ci)
 	pred->clauses[pred->nclauses++] = ci;
 }
 
-/* Pass 1: collect intensional names; reject qualified heads and double decls. */
+/*
+ * Pass 1: collect intensional names; reject qualified heads and double decls.
+ * A head is schema-qualified when it reads as schema.name (two identifiers
+ * joined by '.'); other names with a dot ("/a/b./c/d", quoted) are names.
+ */
 static void
 collect_idb(ResolveState *st, GdlProgram *prog)
 {
@@ -222,7 +226,7 @@ collect_idb(ResolveState *st, GdlProgram *prog)
 		const char *name = gdl_item_head(item);
 		GdlLoc		loc = item->kind == GDL_ITEM_DECL ? item->decl->loc : item->clause->loc;
 
-		if (strchr(name, '.') != NULL)
+		if (strchr(name, '.') != NULL && !gdl_name_needs_quotes(name))
 			gdl_error(GDL_ERR_SYNTAX,
 					  item->kind == GDL_ITEM_DECL ? item->decl->text : item->clause->text,
 					  "derived predicates are not schema-qualified; rules and facts are stored "

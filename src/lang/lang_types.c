@@ -472,7 +472,7 @@ gdl_lang_types(GdlAnalysis *a)
 			if (ts.ptype[i][j] == GDL_TYPE_UNKNOWN)
 				gdl_error(GDL_ERR_DATATYPE, NULL,
 						  gdl_sprintf("declare it, e.g. .decl %s(...: int, ...), or add a rule "
-									  "that derives it from a table or constants", p->name),
+									  "that derives it from a table or constants", gdl_pred_name_quote(p->name)),
 						  "cannot infer the type of argument %d of predicate \"%s\": "
 						  "no rule gives it a value from a table, a constant or a declaration",
 						  j + 1, p->name);

@@ -274,7 +274,8 @@ gdl_mine_rule_text_lit(const GdlMineGraph *g, const GdlMineRule *r, GdlMineLiter
 	GdlBuf		b;
 
 	gdl_buf_init(&b);
-	gdl_buf_append(&b, "%s(", gdl_mine_graph_relname(g, r->head));
+	gdl_pred_name_to_buf(&b, gdl_mine_graph_relname(g, r->head));
+	gdl_buf_putc(&b, '(');
 	if (r->head_const == GDL_MINE_HEAD_OBJECT)
 	{
 		gdl_buf_append(&b, "X, ");
@@ -292,7 +293,9 @@ gdl_mine_rule_text_lit(const GdlMineGraph *g, const GdlMineRule *r, GdlMineLiter
 	{
 		const GdlMineAtom *at = &r->body[i];
 
-		gdl_buf_append(&b, "%s%s(", i ? ", " : "", gdl_mine_graph_relname(g, at->rel));
+		gdl_buf_append(&b, "%s", i ? ", " : "");
+		gdl_pred_name_to_buf(&b, gdl_mine_graph_relname(g, at->rel));
+		gdl_buf_putc(&b, '(');
 		append_arg(&b, at->a, at->value, literal, ctx);
 		gdl_buf_append(&b, ", ");
 		append_arg(&b, at->b, at->value, literal, ctx);

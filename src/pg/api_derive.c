@@ -129,8 +129,8 @@ gpudl_sample_false_positives(PG_FUNCTION_ARGS)
 static bool
 clause_derives(GpudlProgramDef *def, const GdlClause *clause, const GdlAtom *fact)
 {
-	char	   *text = gdl_clause_to_string(clause);
-	const char *paren = strchr(text, '(');
+	GdlClause	renamed = *clause;
+	char	   *text;
 	GpudlProgramDef probe = *def;
 	GdlAnalysis *a;
 	GdlPlan    *plan;
@@ -140,12 +140,12 @@ clause_derives(GpudlProgramDef *def, const GdlClause *clause, const GdlAtom *fac
 	StringInfoData goal;
 	int			i;
 
-	if (paren == NULL)
-		return false;
+	/* the clause under the probe's name (its own may be quoted: "a(b"(X)) */
+	renamed.head.name = "gpudl_derivation_probe";
+	text = gdl_clause_to_string(&renamed);
 	probe.prog = gdl_alloc(sizeof(GdlProgram));
 	gdl_program_append(probe.prog, def->prog);
-	gdl_program_append(probe.prog, gpudl_parse_text(psprintf("gpudl_derivation_probe%s", paren),
-													"derivation probe"));
+	gdl_program_append(probe.prog, gpudl_parse_text(text, "derivation probe"));
 	a = gpudl_analyze_program(&probe);
 	plan = gdl_plan_compile(a);
 	initStringInfo(&goal);

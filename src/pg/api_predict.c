@@ -29,18 +29,6 @@ typedef struct PredictQuery
 	char	   *text;			/* as shown in the result: r("a", Y) or r(X, "b") */
 } PredictQuery;
 
-/* Is the text a (possibly schema-qualified, possibly quoted) relation name? */
-static bool
-looks_like_name(const char *s)
-{
-	const char *p;
-
-	for (p = s; *p; p++)
-		if (!(isalnum((unsigned char) *p) || *p == '_' || *p == '.' || *p == '"' || *p == '$'))
-			return false;
-	return p != s;
-}
-
 /*
  * Does the text start like a SQL query: a parenthesis, or select, with,
  * values or table followed by white space?  (A goal about a predicate
@@ -72,7 +60,9 @@ query_text(const GpudlKg *kg, const char *target, bool subject_bound, int64_t va
 {
 	char	   *lit = gpudl_kg_value_literal(kg, value);
 
-	return subject_bound ? psprintf("%s(%s, Y)", target, lit) : psprintf("%s(X, %s)", target, lit);
+	char	   *name = gdl_pred_name_quote(target);
+
+	return subject_bound ? psprintf("%s(%s, Y)", name, lit) : psprintf("%s(X, %s)", name, lit);
 }
 
 /* Fill a query for a constant of the target. */
@@ -110,7 +100,7 @@ goal_query(GpudlKg *kg, const char *target, int rel, const char *goal_text)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the query \"%s\" asks about \"%s\", not the target \"%s\"",
 						goal_text, kg->goals.preds[g->pred].name, target),
-				 errhint("Query the target, like %s(\"a\", Y).", target)));
+				 errhint("Query the target, like %s(\"a\", Y).", gdl_pred_name_quote(target))));
 	c0 = is_constant(g->args[0]);
 	c1 = is_constant(g->args[1]);
 	if (c0 == c1)
@@ -119,7 +109,7 @@ goal_query(GpudlKg *kg, const char *target, int rel, const char *goal_text)
 				 errmsg("a prediction query needs exactly one constant, \"%s\" has %s",
 						goal_text, c0 ? "two" : "none"),
 				 errhint("Ask %s(\"a\", Y) for the objects of \"a\", or %s(X, \"b\") for the subjects of \"b\".",
-						 target, target)));
+						 gdl_pred_name_quote(target), gdl_pred_name_quote(target))));
 	enc = gpudl_encode_goal(g, kg->dict);
 	set_query(pq, kg, target, rel, c0, enc->bindings[0].value);
 	return pq;
@@ -150,7 +140,7 @@ static PredictQuery *
 table_queries(GpudlKg *kg, const char *target, int rel, const char *source, int64 *nqueries)
 {
 	MemoryContext caller = CurrentMemoryContext;
-	const char *sql = looks_like_name(source) ? psprintf("SELECT * FROM %s", source) : source;
+	const char *sql = gpudl_looks_like_relation_name(source) ? psprintf("SELECT * FROM %s", source) : source;
 	PredictQuery *out;
 	TupleDesc	desc;
 	uint64		i,
@@ -311,7 +301,7 @@ gpudl_predict(PG_FUNCTION_ARGS)
 	token = gpudl_progress_begin("predict", program, query);
 	kg = gpudl_kg_build(program, target);
 	rel = gpudl_kg_relation(kg, target, false);
-	if (looks_like_name(query) || looks_like_sql(query))
+	if (gpudl_looks_like_relation_name(query) || looks_like_sql(query))
 		queries = table_queries(kg, target, rel, query, &nqueries);
 	else
 		queries = goal_query(kg, target, rel, query);

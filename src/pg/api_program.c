@@ -301,10 +301,13 @@ gpudl_bind(PG_FUNCTION_ARGS)
 				 errmsg("relation must not be null")));
 	relid = PG_GETARG_OID(2);
 	gpudl_require_program(program, GPUDL_PRIV_MODIFY);
+	/* any other text is a name rules can write: quoted when it needs it */
 	if (predicate[0] == '\0')
 		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("predicate name must not be empty")));
+				(errcode(ERRCODE_INVALID_NAME),
+				 errmsg("predicate name must not be empty"),
+				 errhint("Any other text is a predicate name; rules write names other than "
+						 "lower-case identifiers in quotes, as in \"Has Car\"(X, Y).")));
 	if (!PG_ARGISNULL(3))
 	{
 		ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(3);

@@ -294,7 +294,7 @@ gpudl_materialize(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("predicate \"%s\" does not occur in program \"%s\"", predicate, program)));
 	initStringInfo(&goal);
-	appendStringInfo(&goal, "%s(", predicate);
+	appendStringInfo(&goal, "%s(", gdl_pred_name_quote(predicate));
 	for (i = 0; i < a->preds[p].arity; i++)
 		appendStringInfo(&goal, "%sV%d", i ? ", " : "", i);
 	appendStringInfoChar(&goal, ')');

@@ -77,6 +77,8 @@ extern bool gpudl_catalog_has_owners(void);
 
 /* The role owning the catalog tables (bypasses their row-level security). */
 extern Oid	gpudl_catalog_owner(void);
+/* The table an unbound predicate name reads: schema.table, else the whole name. */
+extern Oid	gpudl_lookup_pred_relation(const char *name);
 
 /* May roleid do 'need' on a program with this owner and ACL (NULL: none)? */
 extern bool gpudl_privilege_allows(Oid owner, Acl *acl, GpudlPrivilege need, Oid roleid);

@@ -186,6 +186,8 @@ extern bool gpudl_type_compatible(GdlType t, Oid typid);
 extern void gpudl_check_result_desc(TupleDesc desc, const GpudlRun *run, const char *goal_text);
 
 /* Examples from a query or table name (pg_examples.c). */
+/* Is the text a relation name ("Child Pos", s.t) rather than a query? */
+extern bool gpudl_looks_like_relation_name(const char *s);
 extern GdlColumns *gpudl_read_examples(const char *source, const char *what, GdlDict *dict,
 									   GdlType **types_out);
 

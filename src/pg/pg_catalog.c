@@ -254,18 +254,38 @@ find_binding(GpudlProgramDef *def, const char *pred)
 	return NULL;
 }
 
-/* Look a relation up by "name" or "schema.name" on search_path. */
+/*
+ * Look a relation up by "name" or "schema.name" on search_path.  A name
+ * with a dot is schema.table first; when there is no such table, the whole
+ * name is a table name on search_path (a table named "a.b").  The plan
+ * cache's current_relid does the same.
+ */
+Oid
+gpudl_lookup_pred_relation(const char *name)
+{
+	const char *dot = strchr(name, '.');
+	Oid			relid;
+
+	if (dot)
+	{
+		char	   *schema = pnstrdup(name, dot - name);
+
+		/* as before: RangeVarGetRelid checks USAGE on the schema */
+		if (OidIsValid(get_namespace_oid(schema, true)))
+		{
+			relid = RangeVarGetRelid(makeRangeVar(schema, pstrdup(dot + 1), -1), NoLock, true);
+			if (OidIsValid(relid))
+				return relid;
+		}
+	}
+	return RangeVarGetRelid(makeRangeVar(NULL, pstrdup(name), -1), NoLock, true);
+}
+
+/* Look a relation up for a predicate name (see gpudl_lookup_pred_relation). */
 static Oid
 lookup_relation(const char *name)
 {
-	const char *dot = strchr(name, '.');
-	RangeVar   *rv;
-
-	if (dot)
-		rv = makeRangeVar(pnstrdup(name, dot - name), pstrdup(dot + 1), -1);
-	else
-		rv = makeRangeVar(NULL, pstrdup(name), -1);
-	return RangeVarGetRelid(rv, NoLock, true);
+	return gpudl_lookup_pred_relation(name);
 }
 
 /* Describe the columns of relid (all, or the named ones) for the core. */

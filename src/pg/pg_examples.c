@@ -13,16 +13,48 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
-/* Is the text a (possibly schema-qualified, possibly quoted) relation name? */
-static bool
-looks_like_name(const char *s)
+/*
+ * Is the text a relation name as SQL writes one: parts of letters, digits,
+ * _ and $, or "quoted" (any text, "" for a quote: "Child Pos"), joined by
+ * '.'?  Anything else is taken as a query.  gpudl_predict and the example
+ * tags use the same test.
+ */
+bool
+gpudl_looks_like_relation_name(const char *s)
 {
-	const char *p;
+	const char *p = s;
 
-	for (p = s; *p; p++)
-		if (!(isalnum((unsigned char) *p) || *p == '_' || *p == '.' || *p == '"' || *p == '$'))
+	if (*p == '\0')
+		return false;
+	for (;;)
+	{
+		if (*p == '"')
+		{
+			for (p++;; p++)
+			{
+				if (*p == '\0')
+					return false;
+				if (*p == '"' && p[1] == '"')
+					p++;
+				else if (*p == '"')
+					break;
+			}
+			p++;
+		}
+		else
+		{
+			const char *b = p;
+
+			while (isalnum((unsigned char) *p) || *p == '_' || *p == '$' || IS_HIGHBIT_SET(*p))
+				p++;
+			if (p == b)
+				return false;
+		}
+		if (*p == '\0')
+			return true;
+		if (*p++ != '.')
 			return false;
-	return p != s;
+	}
 }
 
 /*
@@ -41,7 +73,7 @@ gpudl_read_examples(const char *source, const char *what, GdlDict *dict, GdlType
 				ncols;
 	TupleDesc	desc;
 
-	if (looks_like_name(source))
+	if (gpudl_looks_like_relation_name(source))
 		sql = psprintf("SELECT * FROM %s", source);
 	else
 		sql = source;

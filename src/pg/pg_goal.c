@@ -234,7 +234,7 @@ gpudl_goal_to_string(const GpudlGoalSpec *g, const GdlAnalysis *a)
 	int			i;
 
 	initStringInfo(&s);
-	appendStringInfo(&s, "%s(", a->preds[g->pred].name);
+	appendStringInfo(&s, "%s(", gdl_pred_name_quote(a->preds[g->pred].name));
 	for (i = 0; i < g->arity; i++)
 		appendStringInfo(&s, "%s%s", i ? ", " : "", gdl_term_to_string(g->clause, g->args[i]));
 	appendStringInfoChar(&s, ')');

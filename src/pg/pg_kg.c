@@ -183,7 +183,7 @@ gpudl_kg_build(const char *program, const char *target)
 
 		if (domain_of(c[i].types[0]) != kg->type || domain_of(c[i].types[1]) != kg->type)
 		{
-			appendStringInfo(&left, "%s%s(%s, %s)", nleft ? ", " : "", c[i].name,
+			appendStringInfo(&left, "%s%s(%s, %s)", nleft ? ", " : "", gdl_pred_name_quote(c[i].name),
 							 gdl_type_name(c[i].types[0]), gdl_type_name(c[i].types[1]));
 			nleft++;
 			continue;

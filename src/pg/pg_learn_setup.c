@@ -13,23 +13,25 @@
 #include "utils/resowner.h"
 #include "utils/builtins.h"
 
-/* Raise 22023 unless 'name' is a plain predicate name. */
+/*
+ * Refuse a target name no rule can define: the empty name (42602), and one
+ * that reads as schema.table (22023: derived predicates are not tables).
+ * Any other name is written quoted where it needs it ("Child-Of"(X, Y)).
+ */
 static void
 check_target_name(const char *name)
 {
-	const char *p;
-
-	if (name == NULL || !(name[0] >= 'a' && name[0] <= 'z'))
+	if (name == NULL || name[0] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_NAME),
+				 errmsg("target predicate name must not be empty"),
+				 errhint("Any other text is a predicate name; rules write names other than "
+						 "lower-case identifiers in quotes, as in \"Has Car\"(X, Y).")));
+	if (strchr(name, '.') != NULL && !gdl_name_needs_quotes(name))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid target predicate name \"%s\"", name ? name : ""),
-				 errhint("Predicate names start with a lower-case letter, like \"grandparent\".")));
-	for (p = name; *p; p++)
-		if (!(isalnum((unsigned char) *p) || *p == '_'))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid target predicate name \"%s\"", name),
-					 errhint("Use letters, digits and _ only.")));
+				 errmsg("invalid target predicate name \"%s\": it reads as a schema-qualified table", name),
+				 errhint("Learn a derived predicate: a name without the form schema.table.")));
 }
 
 /* Add one background relation. */
@@ -336,7 +338,7 @@ eval_with_engine_run(void *arg, const char *program, const char *target, int ari
 	initStringInfo(&src);
 	if (gdl_analysis_find_pred(ls->analysis, target) < 0)
 	{
-		appendStringInfo(&src, ".decl %s(a1: %s", target, gdl_type_name(ls->types[0]));
+		appendStringInfo(&src, ".decl %s(a1: %s", gdl_pred_name_quote(target), gdl_type_name(ls->types[0]));
 		for (int c = 1; c < arity; c++)
 			appendStringInfo(&src, ", a%d: %s", c + 1, gdl_type_name(ls->types[c]));
 		appendStringInfoString(&src, ")\n");

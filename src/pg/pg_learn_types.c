@@ -136,6 +136,41 @@ read_ident(const char **pp)
 	return pnstrdup(s, p - s);
 }
 
+/*
+ * Read a predicate name of a 'types' entry: an identifier, or a quoted name
+ * as the Datalog lexer reads it ('co-occurs_with', "/film/film/genre", with
+ * the escapes \" \' \\ \n \t \r); NULL when there is none or it is not
+ * closed.
+ */
+static char *
+read_pred_name(const char **pp)
+{
+	const char *p = skip_ws(*pp);
+	char		q = *p;
+	StringInfoData b;
+
+	if (q != '"' && q != '\'')
+		return read_ident(pp);
+	initStringInfo(&b);
+	for (p++; *p != q; p++)
+	{
+		char		c = *p;
+
+		if (c == '\0' || c == '\n')
+			return NULL;
+		if (c == '\\')
+		{
+			c = *++p;
+			if (c == '\0')
+				return NULL;
+			c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c;
+		}
+		appendStringInfoChar(&b, c);
+	}
+	*pp = p + 1;
+	return b.len > 0 ? b.data : NULL;
+}
+
 /* Raise 22023 for a malformed 'types' text. */
 static void
 bad_types(const char *types, const char *why)
@@ -165,9 +200,9 @@ gpudl_learn_apply_types(GpudlLearnSetup *ls, const char *types)
 			p = skip_ws(p + 1);
 		if (*p == '\0')
 			break;
-		name = read_ident(&p);
+		name = read_pred_name(&p);
 		if (name == NULL)
-			bad_types(types, "a predicate name expected");
+			bad_types(types, "a predicate name expected (quote other names, as in '\"/film/film/genre\"(film, genre)')");
 		p = skip_ws(p);
 		if (*p != '(')
 			bad_types(types, psprintf("\"(\" expected after \"%s\"", name));
@@ -239,15 +274,10 @@ gpudl_learn_apply_types(GpudlLearnSetup *ls, const char *types)
 void
 gpudl_example_tags(const char *source, int ncols, const char **tags)
 {
-	const char *p;
-	bool		name = true;
 	char	   *sql;
 	MemoryContext caller = CurrentMemoryContext;
 
-	for (p = source; *p; p++)
-		if (!(isalnum((unsigned char) *p) || *p == '_' || *p == '.' || *p == '"' || *p == '$'))
-			name = false;
-	sql = name ? psprintf("SELECT * FROM %s LIMIT 0", source)
+	sql = gpudl_looks_like_relation_name(source) ? psprintf("SELECT * FROM %s LIMIT 0", source)
 		: psprintf("SELECT * FROM (%s) q LIMIT 0", source);
 	SPI_connect();
 	if (SPI_execute(sql, true, 0) == SPI_OK_SELECT && SPI_tuptable->tupdesc->natts == ncols)

@@ -161,8 +161,6 @@ static Oid
 current_relid(PlanEntry *e, const char *pred)
 {
 	ListCell   *lc;
-	const char *dot;
-	RangeVar   *rv;
 
 	foreach(lc, e->bindings)
 	{
@@ -171,12 +169,7 @@ current_relid(PlanEntry *e, const char *pred)
 		if (strcmp(b->predicate, pred) == 0)
 			return b->relid;
 	}
-	dot = strchr(pred, '.');
-	if (dot)
-		rv = makeRangeVar(pnstrdup(pred, dot - pred), pstrdup(dot + 1), -1);
-	else
-		rv = makeRangeVar(NULL, pstrdup(pred), -1);
-	return RangeVarGetRelid(rv, NoLock, true);
+	return gpudl_lookup_pred_relation(pred);
 }
 
 /* Does the cached entry still read the same tables? */

@@ -133,7 +133,7 @@ explain_bound_goal(GpudlScanState *st, CustomScan *cs, List *context, bool usepr
 				k;
 
 	initStringInfo(&s);
-	appendStringInfo(&s, "%s(", gdl_plan_analysis(run->plan)->preds[g->pred].name);
+	appendStringInfo(&s, "%s(", gdl_pred_name_quote(gdl_plan_analysis(run->plan)->preds[g->pred].name));
 	for (i = 0; i < g->arity; i++)
 	{
 		const GdlTerm *t = g->args[i];

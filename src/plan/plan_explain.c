@@ -65,7 +65,8 @@ print_atom(GdlBuf *b, const GdlClause *c, const GdlAtom *at)
 {
 	int			k;
 
-	gdl_buf_append(b, "%s(", at->name);
+	gdl_pred_name_to_buf(b, at->name);
+	gdl_buf_putc(b, '(');
 	for (k = 0; k < at->nargs; k++)
 	{
 		if (k > 0)
@@ -119,7 +120,7 @@ rule_line(const GdlPlan *plan, const PlanRule *r)
 				plan->pred_stratum[a->clauses[r->clause].lit_pred[k]] ==
 				plan->pred_stratum[r->head_pred])
 				nth++;
-		gdl_buf_append(&b, "    delta %s#%d: ", c->body[r->delta_lit].atom.name, nth);
+		gdl_buf_append(&b, "    delta %s#%d: ", gdl_pred_name_quote(c->body[r->delta_lit].atom.name), nth);
 	}
 	else
 		gdl_buf_append(&b, "    once: ");
@@ -224,7 +225,7 @@ gdl_plan_explain(const GdlPlan *plan, char ***lines_out)
 		gdl_buf_init(&b);
 		gdl_buf_append(&b, "stratum %d (%s):", s, ps->recursive ? "recursive" : "non-recursive");
 		for (i = 0; i < ps->npreds; i++)
-			gdl_buf_append(&b, "%s %s/%d", i > 0 ? "," : "", a->preds[ps->preds[i]].name,
+			gdl_buf_append(&b, "%s %s/%d", i > 0 ? "," : "", gdl_pred_name_quote(a->preds[ps->preds[i]].name),
 						   a->preds[ps->preds[i]].arity);
 		gdl_lines_add(&out, b.data);
 		if (ps->nfacts > 0)
@@ -245,7 +246,7 @@ gdl_plan_explain(const GdlPlan *plan, char ***lines_out)
 					const GdlClause *c = a->clauses[ci].clause;
 
 					gdl_lines_add(&out, gdl_sprintf("  rule %lld: %s", rule_id(a, ci),
-											   c->text ? c->text : c->head.name));
+											   c->text ? c->text : gdl_pred_name_quote(c->head.name)));
 					header = true;
 				}
 				gdl_lines_add(&out, rule_line(plan, r));
@@ -254,7 +255,7 @@ gdl_plan_explain(const GdlPlan *plan, char ***lines_out)
 	}
 	for (i = 0; i < a->npreds; i++)
 		if (a->preds[i].is_edb)
-			gdl_lines_add(&out, gdl_sprintf("edb %s/%d%s%s", a->preds[i].name, a->preds[i].arity,
+			gdl_lines_add(&out, gdl_sprintf("edb %s/%d%s%s", gdl_pred_name_quote(a->preds[i].name), a->preds[i].arity,
 									   a->preds[i].rel.display_name ? " = " : "",
 									   a->preds[i].rel.display_name ? a->preds[i].rel.display_name : ""));
 	*lines_out = out.v;

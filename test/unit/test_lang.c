@@ -7,6 +7,7 @@
 #include "test_host.h"
 #include "../../src/lang/gdl_lang.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ fixtures */
@@ -364,7 +365,10 @@ test_syntax_errors(void)
 	EXPECT_ERR("p(1e999).", GDL_ERR_SYNTAX, "float constant 1e999 is out of range", NULL);
 	EXPECT_ERR("Edge(1, 2).", GDL_ERR_SYNTAX, "expected a fact, a rule or .decl but found \"Edge\"",
 			   "predicate names start with a lower-case letter");
-	EXPECT_ERR("p(X) :- Q(X).", GDL_ERR_SYNTAX, "expected a comparison operator", NULL);
+	EXPECT_ERR("p(X) :- Q(X).", GDL_ERR_SYNTAX, "expected a predicate name but found \"Q\"",
+			   "write other names in quotes, as in \"Q\"(...)");
+	EXPECT_ERR("p(X) :- e(X, _), !_q(X).", GDL_ERR_SYNTAX, "column 19: expected a predicate name",
+			   "as in \"_q\"(...)");
 	EXPECT_ERR("p(X+1) :- node(X).", GDL_ERR_SYNTAX, "arithmetic is not allowed as an argument of an atom",
 			   "N = X + 1");
 	EXPECT_ERR("p(X) :- e(count(X)).", GDL_ERR_SYNTAX, "aggregate count(...) is only allowed in the head", NULL);
@@ -725,6 +729,122 @@ test_explain(void)
 	CHECK(a && a->npreds == 0 && a->nstrata == 0 && gdl_explain_strata(a, &lines) == 0);
 }
 
+/* ---------------------------------------------------- quoted predicate names */
+
+/* Quoted names in heads, bodies, negation, .decl; printing them back. */
+static void
+test_quoted_names(void)
+{
+	GdlProgram *p;
+	const GdlClause *c;
+
+	p = parse_ok("'co-occurs_with'(X, Y) :- \"/film/film/genre\"(X, Y), !\"Has Car\"(Y, X),\n"
+				 "   not '_hypernym'(X, X), \"é\" (Y, Z), Z != \"x\".");
+	if (p)
+	{
+		c = p->items[0].clause;
+		CHECK(strcmp(c->head.name, "co-occurs_with") == 0);
+		CHECK(c->nbody == 5);
+		CHECK(c->body[0].kind == GDL_LIT_ATOM && strcmp(c->body[0].atom.name, "/film/film/genre") == 0);
+		CHECK(c->body[1].kind == GDL_LIT_NEG && strcmp(c->body[1].atom.name, "Has Car") == 0);
+		CHECK(c->body[2].kind == GDL_LIT_NEG && strcmp(c->body[2].atom.name, "_hypernym") == 0);
+		CHECK(c->body[3].kind == GDL_LIT_ATOM && strcmp(c->body[3].atom.name, "é") == 0);
+		CHECK(c->body[4].kind == GDL_LIT_CMP && c->body[4].rhs->kind == GDL_TERM_TEXT);
+		CHECK_MSG(strcmp(gdl_clause_to_string(c),
+						 "\"co-occurs_with\"(X, Y) :- \"/film/film/genre\"(X, Y), !\"Has Car\"(Y, X), "
+						 "!\"_hypernym\"(X, X), \"é\"(Y, Z), Z != \"x\".") == 0,
+				  "got %s", gdl_clause_to_string(c));
+	}
+	/* names that need no quotes print bare, quoted or not */
+	CHECK(strcmp(canon("\"edge\"(X, Y) :- 'sales.orders'(X, Y), \"not\"(X), true(Y)."),
+				 "edge(X, Y) :- sales.orders(X, Y), not(X), true(Y).") == 0);
+	CHECK(strcmp(canon("\"Parent\"(\"a\", 'b')."), "\"Parent\"(\"a\", \"b\").") == 0);
+	CHECK(strcmp(canon("\"a \\\"q\\\" \\\\ b\\n\"(1)."), "\"a \\\"q\\\" \\\\ b\\n\"(1).") == 0);
+	/* .decl of a quoted name */
+	p = parse_ok(".decl \"Has Car\"(owner: text, car: text)");
+	CHECK(p && p->items[0].kind == GDL_ITEM_DECL && strcmp(p->items[0].decl->name, "Has Car") == 0);
+	CHECK(p && strcmp(gdl_decl_to_string(p->items[0].decl),
+					  ".decl \"Has Car\"(owner: text, car: text)") == 0);
+	/* a % after a quoted atom's ')' is a comment, as after any atom */
+	p = parse_ok("\"a-b\"(X) :- e(X, Y) % comment\n, e(Y, X).");
+	CHECK(p && p->items[0].clause->nbody == 2);
+	/* which names need quotes */
+	CHECK(!gdl_name_needs_quotes("edge") && !gdl_name_needs_quotes("sales.orders"));
+	CHECK(!gdl_name_needs_quotes("not") && !gdl_name_needs_quotes("count") && !gdl_name_needs_quotes("aB_9"));
+	CHECK(gdl_name_needs_quotes("Parent") && gdl_name_needs_quotes("_hypernym") &&
+		  gdl_name_needs_quotes("9a") && gdl_name_needs_quotes("a.b.c") && gdl_name_needs_quotes(".a") &&
+		  gdl_name_needs_quotes("a.") && gdl_name_needs_quotes("a.B") && gdl_name_needs_quotes("") &&
+		  gdl_name_needs_quotes("has car") && gdl_name_needs_quotes("é") && gdl_name_needs_quotes("a@b"));
+	CHECK(strcmp(gdl_pred_name_quote("/film/film/genre"), "\"/film/film/genre\"") == 0);
+	CHECK(strcmp(gdl_pred_name_quote("a\"b\\c\td"), "\"a\\\"b\\\\c\\td\"") == 0);
+	/* a head with a dot that does not read as schema.name is a name, not a table */
+	CHECK(analyze_ok("\"/a/b./c/d\"(X, Y) :- edge(X, Y). q(X) :- \"/a/b./c/d\"(X, _).") != NULL);
+	EXPECT_ERR("\"sales.orders2\"(X) :- edge(X, _).", GDL_ERR_SYNTAX, "schema-qualified", NULL);
+	/* errors of the quoted form */
+	EXPECT_ERR("\"\"(X) :- edge(X, _).", GDL_ERR_SYNTAX, "empty predicate name", "at least one character");
+	EXPECT_ERR("p(X) :- ''(X, _).", GDL_ERR_SYNTAX, "column 9: empty predicate name", NULL);
+	EXPECT_ERR("\"co-occurs(X, Y) :- edge(X, Y).", GDL_ERR_SYNTAX, "unterminated string", NULL);
+	EXPECT_ERR("p(X) :- edge(X, Y), X = \"a\"(Y).", GDL_ERR_SYNTAX,
+			   "unexpected atom \"\"a\"\" where a value was expected", NULL);
+	EXPECT_ERR("\"p q\".", GDL_ERR_SYNTAX, "expected \"(\" after predicate name \"p q\"", NULL);
+	EXPECT_ERR("\"p\" :- edge(X, Y).", GDL_ERR_SYNTAX, "expected \"(\" after predicate name \"p\"",
+			   "at least one argument");
+	EXPECT_ERR("\"p\"(X) :- \"q\" edge(X, Y).", GDL_ERR_SYNTAX, "a comparison operator", NULL);
+	EXPECT_ERR("Parent(X, Y) :- edge(X, Y).", GDL_ERR_SYNTAX, "expected a fact", "lower-case letter");
+	EXPECT_ERR("p(X) :- edge(X, Y), Parent(X, Y).", GDL_ERR_SYNTAX, "expected a predicate name but found \"Parent\"",
+			   "as in \"Parent\"(...)");
+	EXPECT_ERR("p(X) :- \"no such\"(X).", GDL_ERR_UNDEFINED, "predicate \"no such\" is not defined", NULL);
+}
+
+/* A random name from characters that need care: quotes, \, blanks, é, / . - _ */
+static char *
+random_name(unsigned *seed)
+{
+	static const char *const parts[] = {
+		"a", "b", "Z", "_", "0", "9", "-", "/", ".", " ", "\"", "'", "\\", "é", "日本",
+		"\t", "\n", "\r", "(", ")", ",", ":-", "%", "#", "@", "not", "film", "x.y"
+	};
+	int			n = 1 + (int) (rand_r(seed) % 8);
+	GdlBuf		b;
+
+	gdl_buf_init(&b);
+	for (int i = 0; i < n; i++)
+		gdl_buf_append(&b, "%s", parts[rand_r(seed) % (sizeof(parts) / sizeof(parts[0]))]);
+	return b.data;
+}
+
+/* print(parse(x)) == x, and parse(print(ast)) names the same predicates. */
+static void
+test_quoted_roundtrip(void)
+{
+	unsigned	seed = 20;
+
+	for (int k = 0; k < 3000; k++)
+	{
+		char	   *h = random_name(&seed);
+		char	   *b1 = random_name(&seed);
+		char	   *b2 = random_name(&seed);
+		char	   *src = gdl_sprintf("%s(X, Y) :- %s(X, Z), !%s(Z, Y), %s(Y, \"c\").",
+									  gdl_pred_name_quote(h), gdl_pred_name_quote(b1),
+									  gdl_pred_name_quote(b2), gdl_pred_name_quote(b1));
+		GdlProgram *p = parse_ok(src);
+		const GdlClause *c;
+
+		if (p == NULL)
+			break;
+		c = p->items[0].clause;
+		CHECK_MSG(strcmp(c->head.name, h) == 0 && strcmp(c->body[0].atom.name, b1) == 0 &&
+				  strcmp(c->body[1].atom.name, b2) == 0 && strcmp(c->body[2].atom.name, b1) == 0,
+				  "names of <%s>", src);
+		CHECK_MSG(strcmp(gdl_clause_to_string(c), src) == 0, "print(parse(<%s>)) = <%s>", src,
+				  gdl_clause_to_string(c));
+		p = parse_ok(gdl_sprintf(".decl %s(a: int)", gdl_pred_name_quote(h)));
+		CHECK_MSG(p && strcmp(p->items[0].decl->name, h) == 0, ".decl of <%s>", h);
+		if (k % 500 == 0)
+			gdl_test_reset();
+	}
+}
+
 /* Errors leave nothing behind: the arena reset frees everything. */
 static void
 test_no_leak(void)
@@ -752,6 +872,8 @@ main(void)
 	test_safety();
 	test_stratify();
 	test_explain();
+	test_quoted_names();
+	test_quoted_roundtrip();
 	test_no_leak();
 	gdl_test_reset();
 	return gdl_test_summary("test_lang");
