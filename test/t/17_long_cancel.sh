@@ -127,7 +127,7 @@ fi
 ok "setup"
 
 mine_kg=kg; tc=tc; tc_goal='p(X, Y)'; tc_pred=p; tc_cols='a int, b int'
-if [ "${sed_gpu:-0}" = 1 ]; then mine_kg=kg14; tc=cnt; tc_goal='n(X)'; tc_pred=n; tc_cols='a int'; fi
+if [ "${sed_gpu:-0}" = 1 ]; then mine_kg=kg14; tc=cnt; tc_goal='n(X)'; tc_pred=n; tc_cols='a bigint'; fi
 
 svc_pid() {
   [ $preloaded = 1 ] || { echo 0; return; }
