@@ -21,6 +21,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
+#include "utils/syscache.h"
 
 PG_FUNCTION_INFO_V1(gpudl_create_program);
 PG_FUNCTION_INFO_V1(gpudl_add_rules);
@@ -301,6 +302,13 @@ gpudl_bind(PG_FUNCTION_ARGS)
 				 errmsg("relation must not be null")));
 	relid = PG_GETARG_OID(2);
 	gpudl_require_program(program, GPUDL_PRIV_MODIFY);
+	/* a regclass given as a number need not name a relation (42P01, not at query time) */
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid),
+				 errhint("Bind predicate \"%s\" to a table by name: gpudl_bind('%s', '%s', 'schema.table').",
+						 predicate, program, predicate)));
 	if (predicate[0] == '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
