@@ -134,6 +134,15 @@ gpudl_check_result_desc(TupleDesc desc, const GpudlRun *run, const char *goal_te
 	{
 		Oid			typid = TupleDescAttr(desc, i)->atttypid;
 
+		/* a table's column gpudl does not read (under _ in the goal) cannot be returned */
+		if (p->types[i] == GDL_TYPE_UNKNOWN)
+		{
+			if (p->is_edb && p->rel.types != NULL && i < p->rel.ncols)
+				gpudl_report_unreadable(ERROR, p, i, "returned by the goal");
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("argument %d of \"%s\" has no type gpudl can return", i + 1, p->name)));
+		}
 		if (!gpudl_type_compatible(p->types[i], typid))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),

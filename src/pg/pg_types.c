@@ -343,7 +343,13 @@ gpudl_value_to_datum(int64_t v, GdlType t, Oid typid, GdlDict *dict)
 			if (typid == INT4OID)
 				return Int32GetDatum((int32) v);
 			if (typid == INT2OID)
+			{
+				if (v < PG_INT16_MIN || v > PG_INT16_MAX)
+					ereport(ERROR,
+							(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+							 errmsg("value %lld is out of range for type smallint", (long long) v)));
 				return Int16GetDatum((int16) v);
+			}
 			if (typid == FLOAT8OID)
 				return Float8GetDatum((double) v);
 			if (typid == NUMERICOID)
@@ -382,7 +388,7 @@ gpudl_type_compatible(GdlType t, Oid typid)
 	switch (t)
 	{
 		case GDL_TYPE_INT:
-			return typid == INT4OID || typid == INT8OID || typid == NUMERICOID ||
+			return typid == INT4OID || typid == INT8OID || typid == NUMERICOID || typid == INT2OID ||
 				kind == GPUDL_VK_DATE || kind == GPUDL_VK_INT64 || kind == GPUDL_VK_TIMESTAMP ||
 				kind == GPUDL_VK_TIME || kind == GPUDL_VK_OID;
 		case GDL_TYPE_BIGINT:
