@@ -278,6 +278,13 @@ validate_binding(const char *program, const char *predicate, Oid relid, ArrayTyp
 	}
 	/* a binding must not read what its author may not (42501) */
 	gpudl_require_readable(relid, b->columns, program, predicate);
+	/* its columns exist and it is a table or view, also when no rule reads it yet (42703, 42809) */
+	{
+		GdlRelInfo	info;
+
+		memset(&info, 0, sizeof(info));
+		(void) gpudl_resolve_predicate(def, predicate, &info);
+	}
 	(void) gpudl_analyze_program(def);
 }
 
