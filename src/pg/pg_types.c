@@ -234,13 +234,22 @@ gpudl_reader_value(const GpudlReader *r, Datum d, GdlDict *dict)
 			{
 				char	   *s;
 				int64_t		id;
+				Datum		trimmed = (Datum) 0;
 
 				/* numeric: 1.50 = 1.5, so one text for both */
 				if (r->kind == GPUDL_VK_NUMERIC)
-					d = DirectFunctionCall1(numeric_trim_scale, d);
+				{
+					trimmed = DirectFunctionCall1(numeric_trim_scale, d);
+					if (DatumGetPointer(trimmed) == DatumGetPointer(d))
+						trimmed = (Datum) 0;	/* never free the caller's value */
+					else
+						d = trimmed;
+				}
 				s = OutputFunctionCall((FmgrInfo *) &r->out, d);
 				id = gdl_dict_intern(dict, s, strlen(s));
 				pfree(s);
+				if (trimmed != (Datum) 0)
+					pfree(DatumGetPointer(trimmed));
 				return id;
 			}
 		case GPUDL_VK_NONE:
