@@ -160,9 +160,10 @@ for line in open(work + '/out.txt', encoding='utf-8', errors='replace'):
     if st == 'XX000' or ' CHANGED' in res[:14]:
         bad.append('call %d: %s\n    %s' % (i, res[:300], calls.get(i, '?')[:400]))
 # errors outside fz (query cancel by statement_timeout is not caught by WHEN OTHERS)
-top = [l for l in open(work + '/err.txt', encoding='utf-8', errors='replace') if l.startswith('ERROR:')]
+top = [l for l in open(work + '/err.txt', encoding='utf-8', errors='replace')
+       if re.match(r'^(psql:[^ ]*: )?ERROR:', l)]
 for l in top:
-    m = re.match(r'^ERROR:\s+([0-9A-Z]{5}):', l)
+    m = re.search(r'ERROR:\s+([0-9A-Z]{5}):', l)
     st = m.group(1) if m else '?????'
     states[st] += 1
     if st in ('XX000', '?????'):
