@@ -42,6 +42,25 @@ clause_detail(const GdlClause *c)
 	return gdl_sprintf("%s: %s", c->nbody > 0 ? "rule" : "fact", gdl_clause_to_string(c));
 }
 
+/* name as the body of an SQL string literal: each ' doubled (for hints). */
+static char *
+sql_literal_body(const char *name)
+{
+	size_t		n = strlen(name),
+				i,
+				j = 0;
+	char	   *out = gdl_alloc(2 * n + 1);
+
+	for (i = 0; i < n; i++)
+	{
+		if (name[i] == '\'')
+			out[j++] = '\'';
+		out[j++] = name[i];
+	}
+	out[j] = '\0';
+	return out;
+}
+
 /* Resolve an extensional predicate through the host, or raise UNDEFINED. */
 static void
 resolve_edb(ResolveState *st, GdlPred *pred, const GdlClause *c, GdlLoc loc)
@@ -56,7 +75,7 @@ resolve_edb(ResolveState *st, GdlPred *pred, const GdlClause *c, GdlLoc loc)
 							  clause_detail(c)),
 				  gdl_sprintf("define \"%s\" with a rule or fact, create the table, "
 							  "bind it with gpudl_bind(program, '%s', 'schema.table'), "
-							  "or check search_path", pred->name, pred->name),
+							  "or check search_path", pred->name, sql_literal_body(pred->name)),
 				  "predicate \"%s\" is not defined by any rule and no table \"%s\" exists",
 				  pred->name, pred->name);
 	if (rel.display_name == NULL)

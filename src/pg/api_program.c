@@ -21,6 +21,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
+#include "utils/syscache.h"
 
 PG_FUNCTION_INFO_V1(gpudl_create_program);
 PG_FUNCTION_INFO_V1(gpudl_add_rules);
@@ -277,6 +278,13 @@ validate_binding(const char *program, const char *predicate, Oid relid, ArrayTyp
 	}
 	/* a binding must not read what its author may not (42501) */
 	gpudl_require_readable(relid, b->columns, program, predicate);
+	/* its columns exist and it is a table or view, also when no rule reads it yet (42703, 42809) */
+	{
+		GdlRelInfo	info;
+
+		memset(&info, 0, sizeof(info));
+		(void) gpudl_resolve_predicate(def, predicate, &info);
+	}
 	(void) gpudl_analyze_program(def);
 }
 
@@ -301,6 +309,13 @@ gpudl_bind(PG_FUNCTION_ARGS)
 				 errmsg("relation must not be null")));
 	relid = PG_GETARG_OID(2);
 	gpudl_require_program(program, GPUDL_PRIV_MODIFY);
+	/* a regclass given as a number need not name a relation (42P01, not at query time) */
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid),
+				 errhint("Bind predicate \"%s\" to a table by name: gpudl_bind(%s, %s, 'schema.table').",
+						 predicate, quote_literal_cstr(program), quote_literal_cstr(predicate))));
 	/* any other text is a name rules can write: quoted when it needs it */
 	if (predicate[0] == '\0')
 		ereport(ERROR,

@@ -8,7 +8,9 @@
 #include "access/heapam.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "catalog/catalog.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
@@ -301,6 +303,14 @@ gpudl_materialize(PG_FUNCTION_ARGS)
 
 	rv = makeRangeVarFromNameList(textToQualifiedNameList(cstring_to_text(target)));
 	relid = RangeVarGetRelid(rv, NoLock, true);
+	/* never a system catalog, whoever calls (a superuser's DELETE would empty pg_class) */
+	if (OidIsValid(relid) &&
+		(IsCatalogRelationOid(relid) || get_rel_namespace(relid) == PG_CATALOG_NAMESPACE ||
+		 IsToastNamespace(get_rel_namespace(relid))))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("cannot materialize into system catalog \"%s\"", get_rel_name(relid)),
+				 errhint("Name a table of your own, or a new one to create.")));
 	run = gpudl_run_goal(program, goal.data, true);
 	gpudl_progress_phase("writing");
 	if (!OidIsValid(relid))

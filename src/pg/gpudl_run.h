@@ -178,8 +178,45 @@ extern bool gpudl_cache_read(const GdlPred *pred, GdlDict *dict, GdlColumns *out
 extern bool gpudl_cache_resident(const GdlPred *pred, const struct GdlBackend *bk, GdlDict *dict,
 								 GdlResidentRef *out);
 
-/* Datum <-> engine value conversions (pg_io.c). */
+/*
+ * Column types and Datum <-> engine value conversions (pg_types.c): how a
+ * PostgreSQL type is read (domains resolved to their base type).
+ */
+typedef enum GpudlValueKind
+{
+	GPUDL_VK_NONE = 0,			/* not read: refused, or a placeholder under _ */
+	GPUDL_VK_INT2,
+	GPUDL_VK_INT4,
+	GPUDL_VK_INT8,
+	GPUDL_VK_BOOL,
+	GPUDL_VK_FLOAT4,
+	GPUDL_VK_FLOAT8,
+	GPUDL_VK_NAME,
+	GPUDL_VK_STRING,			/* text, varchar, bpchar */
+	GPUDL_VK_DATE,				/* int32 days -> int */
+	GPUDL_VK_TIMESTAMP,			/* timestamp, timestamptz: int64 microseconds -> bigint */
+	GPUDL_VK_TIME,				/* time: int64 microseconds -> bigint */
+	GPUDL_VK_INT64,				/* money: int64 -> bigint */
+	GPUDL_VK_OID,				/* oid, reg*: uint32 -> bigint */
+	GPUDL_VK_NUMERIC,			/* text of trim_scale(value) */
+	GPUDL_VK_TEXTOUT			/* uuid, inet, enums, ...: text output */
+} GpudlValueKind;
+
+/* A prepared reader of one column's values. */
+typedef struct GpudlReader
+{
+	Oid			typid;
+	GpudlValueKind kind;
+	FmgrInfo	out;			/* NUMERIC, TEXTOUT: the output function */
+} GpudlReader;
+
+extern GpudlValueKind gpudl_value_kind(Oid typid);
+extern bool gpudl_type_is_mapped(Oid typid);
+extern void gpudl_reader_init(GpudlReader *r, Oid typid);
+extern int64_t gpudl_reader_value(const GpudlReader *r, Datum d, GdlDict *dict);
 extern Datum gpudl_value_to_datum(int64_t v, GdlType t, Oid typid, GdlDict *dict);
+extern int	gpudl_unreadable_column(const GdlPred *p);
+extern void gpudl_report_unreadable(int elevel, const GdlPred *p, int c, const char *what);
 extern Oid	gpudl_type_oid(GdlType t);
 extern int64_t gpudl_datum_to_value(Datum d, Oid typid, GdlDict *dict);
 extern bool gpudl_type_compatible(GdlType t, Oid typid);

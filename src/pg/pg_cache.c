@@ -520,7 +520,12 @@ gpudl_load(PG_FUNCTION_ARGS)
 	Relation	rel;
 
 	gpudl_install_host();
-	rel = table_open(relid, AccessShareLock);
+	rel = try_table_open(relid, AccessShareLock);
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid),
+				 errhint("Load a table by name: gpudl_load('schema.table').")));
 	check_loadable(rel);
 	table_close(rel, NoLock);
 	ensure_trigger(relid);

@@ -53,37 +53,6 @@ gpudl_parse_text(const char *text, const char *context)
 	return prog;
 }
 
-/* Map a PostgreSQL column type to an engine type. */
-GdlType
-gpudl_type_from_oid(Oid typid)
-{
-	switch (typid)
-	{
-		case INT2OID:
-		case INT4OID:
-			return GDL_TYPE_INT;
-		case INT8OID:
-			return GDL_TYPE_BIGINT;
-		case TEXTOID:
-		case VARCHAROID:
-		case NAMEOID:
-		case BPCHAROID:
-			return GDL_TYPE_TEXT;
-		case BOOLOID:
-			return GDL_TYPE_BOOL;
-		case FLOAT8OID:
-		case FLOAT4OID:
-			return GDL_TYPE_FLOAT8;
-		default:
-			{
-				/* a domain: its base type's */
-				Oid			base = getBaseType(typid);
-
-				return base != typid ? gpudl_type_from_oid(base) : GDL_TYPE_UNKNOWN;
-			}
-	}
-}
-
 /*
  * Run a one-parameter text query through SPI.  Reads are not read_only on
  * purpose: SPI then takes a fresh snapshot, so the catalog triggers see the

@@ -55,6 +55,12 @@ gpudl_parse_goal(const GdlAnalysis *a, const char *goal_text)
 	g->clause = c;
 	g->args = c->head.args;
 	g->types = a->preds[g->pred].types;
+	/* a table's column of a type gpudl does not read can only be _ (42804) */
+	if (a->preds[g->pred].is_edb && a->preds[g->pred].rel.types != NULL)
+		for (i = 0; i < g->arity && i < a->preds[g->pred].rel.ncols; i++)
+			if (a->preds[g->pred].rel.types[i] == GDL_TYPE_UNKNOWN &&
+				g->args[i]->kind != GDL_TERM_ANON)
+				gpudl_report_unreadable(ERROR, &a->preds[g->pred], i, "in the goal");
 	for (i = 0; i < g->arity; i++)
 	{
 		GdlTerm    *t = g->args[i];

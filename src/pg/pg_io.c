@@ -4,8 +4,11 @@
  * Tables are read through SPI with the caller's rights, so a rule never
  * reads a table (or row, under row-level security) the caller may not:
  * PostgreSQL itself raises 42501.  Text is dictionary-encoded to 32-bit ids
- * as it is read.  Rows with a NULL in a read column are skipped: NULL never
- * equals anything, so such a row could never take part in a derivation.
+ * as it is read (pg_types.c says which column types are read, and as what).
+ * Rows with a NULL in a read column are skipped: NULL never equals
+ * anything, so such a row could never take part in a derivation.  A column
+ * of a type gpudl does not read is loaded as a placeholder: the analysis
+ * (and the goal, learn and mining checks) let only _ stand for it.
  */
 #include "gpudl_run.h"
 
@@ -15,57 +18,9 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/portal.h"
 
 #define FETCH_BATCH 20000
-
-/* Engine value of a non-null Datum of PostgreSQL type typid. */
-int64_t
-gpudl_datum_to_value(Datum d, Oid typid, GdlDict *dict)
-{
-	switch (typid)
-	{
-		case INT2OID:
-			return DatumGetInt16(d);
-		case INT4OID:
-			return DatumGetInt32(d);
-		case INT8OID:
-			return DatumGetInt64(d);
-		case BOOLOID:
-			return DatumGetBool(d) ? 1 : 0;
-		case FLOAT4OID:
-		case FLOAT8OID:
-			{
-				double		f = typid == FLOAT4OID ? DatumGetFloat4(d) : DatumGetFloat8(d);
-				int64_t		v;
-
-				memcpy(&v, &f, sizeof(v));
-				return v;
-			}
-		case NAMEOID:
-			{
-				const char *s = NameStr(*DatumGetName(d));
-
-				return gdl_dict_intern(dict, s, strlen(s));
-			}
-		default:
-			{
-				/* text, varchar, bpchar: varlena strings */
-				text	   *t;
-				Oid			base;
-
-				/* a domain's values are its base type's (issue 15: domains type arguments) */
-				if (typid != TEXTOID && typid != VARCHAROID && typid != BPCHAROID &&
-					(base = getBaseType(typid)) != typid)
-					return gpudl_datum_to_value(d, base, dict);
-				t = DatumGetTextPP(d);
-				int64_t		id = gdl_dict_intern(dict, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
-
-				if ((Pointer) t != DatumGetPointer(d))
-					pfree(t);
-				return id;
-			}
-	}
-}
 
 /*
  * The engine's loader: read the columns of a predicate's table into
@@ -82,6 +37,7 @@ gpudl_load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out)
 	size_t		n = 0;
 	int			ncols = pred->arity;
 	int			c;
+	GpudlReader *readers;
 
 	/* a table pinned with gpudl_load, current and readable: no SPI */
 	if (arg != NULL && gpudl_cache_read(pred, dict, out))
@@ -106,6 +62,10 @@ gpudl_load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out)
 		elog(ERROR, "gpudl: could not prepare \"%s\": %s", sql.data,
 			 SPI_result_code_string(SPI_result));
 	portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
+	/* one reader per column, from the cursor's own types */
+	readers = MemoryContextAlloc(caller, sizeof(GpudlReader) * (ncols + 1));
+	for (c = 0; c < ncols; c++)
+		gpudl_reader_init(&readers[c], TupleDescAttr(portal->tupDesc, c)->atttypid);
 	for (;;)
 	{
 		uint64		i;
@@ -135,8 +95,10 @@ gpudl_load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out)
 
 				if (isnull)
 					has_null = true;
+				else if (readers[c].kind == GPUDL_VK_NONE)
+					out->cols[c][n] = 1;	/* a placeholder: analysis allows only _ here */
 				else
-					out->cols[c][n] = gpudl_datum_to_value(d, TupleDescAttr(desc, c)->atttypid, dict);
+					out->cols[c][n] = gpudl_reader_value(&readers[c], d, dict);
 			}
 			if (!has_null)
 				n++;
@@ -148,92 +110,6 @@ gpudl_load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out)
 	SPI_finish();
 	out->nrows = n;
 	gpudl_counters.rows_loaded += n;
-}
-
-/* The PostgreSQL type an engine type is returned as by default. */
-Oid
-gpudl_type_oid(GdlType t)
-{
-	switch (t)
-	{
-		case GDL_TYPE_INT:
-			return INT4OID;
-		case GDL_TYPE_BIGINT:
-			return INT8OID;
-		case GDL_TYPE_TEXT:
-			return TEXTOID;
-		case GDL_TYPE_BOOL:
-			return BOOLOID;
-		case GDL_TYPE_FLOAT8:
-			return FLOAT8OID;
-		case GDL_TYPE_UNKNOWN:
-			break;
-	}
-	return InvalidOid;
-}
-
-/* A Datum of type typid (already checked compatible) for an engine value. */
-Datum
-gpudl_value_to_datum(int64_t v, GdlType t, Oid typid, GdlDict *dict)
-{
-	switch (t)
-	{
-		case GDL_TYPE_TEXT:
-			{
-				size_t		len;
-				const char *s = gdl_dict_string(dict, (int32_t) v, &len);
-
-				if (typid == NAMEOID)
-				{
-					Name		nm = palloc0(NAMEDATALEN);
-
-					memcpy(NameStr(*nm), s, Min(len, NAMEDATALEN - 1));
-					return NameGetDatum(nm);
-				}
-				return PointerGetDatum(cstring_to_text_with_len(s, (int) len));
-			}
-		case GDL_TYPE_BOOL:
-			return BoolGetDatum(v != 0);
-		case GDL_TYPE_FLOAT8:
-			{
-				double		f;
-
-				memcpy(&f, &v, sizeof(f));
-				return Float8GetDatum(f);
-			}
-		default:
-			if (typid == INT4OID)
-				return Int32GetDatum((int32) v);
-			if (typid == INT2OID)
-				return Int16GetDatum((int16) v);
-			if (typid == FLOAT8OID)
-				return Float8GetDatum((double) v);
-			if (typid == NUMERICOID)
-				return DirectFunctionCall1(int8_numeric, Int64GetDatum(v));
-			return Int64GetDatum(v);
-	}
-}
-
-/* Can an engine column of type t be returned as PostgreSQL type typid? */
-bool
-gpudl_type_compatible(GdlType t, Oid typid)
-{
-	switch (t)
-	{
-		case GDL_TYPE_INT:
-			return typid == INT4OID || typid == INT8OID || typid == NUMERICOID;
-		case GDL_TYPE_BIGINT:
-			return typid == INT8OID || typid == NUMERICOID;
-		case GDL_TYPE_TEXT:
-			return typid == TEXTOID || typid == VARCHAROID || typid == NAMEOID;
-		case GDL_TYPE_BOOL:
-			return typid == BOOLOID;
-		case GDL_TYPE_FLOAT8:
-			return typid == FLOAT8OID;
-		case GDL_TYPE_UNKNOWN:
-			break;
-	}
-	return false;
 }
 
 /*
@@ -258,6 +134,15 @@ gpudl_check_result_desc(TupleDesc desc, const GpudlRun *run, const char *goal_te
 	{
 		Oid			typid = TupleDescAttr(desc, i)->atttypid;
 
+		/* a table's column gpudl does not read (under _ in the goal) cannot be returned */
+		if (p->types[i] == GDL_TYPE_UNKNOWN)
+		{
+			if (p->is_edb && p->rel.types != NULL && i < p->rel.ncols)
+				gpudl_report_unreadable(ERROR, p, i, "returned by the goal");
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("argument %d of \"%s\" has no type gpudl can return", i + 1, p->name)));
+		}
 		if (!gpudl_type_compatible(p->types[i], typid))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),

@@ -28,14 +28,28 @@ domain_of(GdlType t)
 }
 
 /*
+ * A relation with a column of a type gpudl does not read: the target is
+ * refused (42804), any other relation left out with a NOTICE.
+ */
+static void
+unreadable(const GdlPred *p, int c, const char *target)
+{
+	bool		is_target = target != NULL && strcmp(p->name, target) == 0;
+
+	gpudl_report_unreadable(is_target ? ERROR : NOTICE, p, c,
+							is_target ? "the target of mining or prediction" : "the knowledge graph");
+}
+
+/*
  * Every binary predicate of the program: those its rules read or derive,
  * then bound tables no rule mentions (as build_background does for
  * learning).  Returns how many; *out gets them.
  */
 static int
-collect_candidates(GpudlKg *kg, KgCandidate **out)
+collect_candidates(GpudlKg *kg, const char *target, KgCandidate **out)
 {
 	GdlAnalysis *a = kg->analysis;
+	int			bad;
 	KgCandidate *c = palloc0(sizeof(KgCandidate) * (a->npreds + list_length(kg->def->bindings) + 1));
 	int			n = 0;
 	ListCell   *lc;
@@ -47,6 +61,11 @@ collect_candidates(GpudlKg *kg, KgCandidate **out)
 
 		if (p->arity != 2)
 			continue;
+		if ((bad = gpudl_unreadable_column(p)) >= 0)
+		{
+			unreadable(p, bad, target);
+			continue;
+		}
 		c[n].name = p->name;
 		c[n].pred = *p;
 		c[n].types[0] = p->types[0];
@@ -70,6 +89,11 @@ collect_candidates(GpudlKg *kg, KgCandidate **out)
 		p.types = p.rel.types;
 		if (p.arity != 2)
 			continue;
+		if ((bad = gpudl_unreadable_column(&p)) >= 0)
+		{
+			unreadable(&p, bad, target);
+			continue;
+		}
 		c[n].name = p.name;
 		c[n].pred = p;
 		c[n].types[0] = p.types[0];
@@ -172,7 +196,7 @@ gpudl_kg_build(const char *program, const char *target)
 	kg->def = gpudl_load_program(program);
 	kg->analysis = gpudl_analyze_program(kg->def);
 	kg->dict = gdl_dict_create();
-	n = collect_candidates(kg, &c);
+	n = collect_candidates(kg, target, &c);
 	kg->type = choose_domain(program, target, c, n);
 
 	initStringInfo(&left);

@@ -68,20 +68,81 @@ typedef struct RecordRequest
 	int32		pid;			/* the caller, for START */
 	TimestampTz backend_start;
 	FullTransactionId xid;
-	char		program[256];
-	char		target[256];
-	char		params[4096];
-	char		message[2048];
+	/* the strings, whatever their length (in the segment: after the struct) */
+	const char *program;
+	const char *target;
+	const char *params;
+	const char *message;
+	Size		len[4];			/* in the segment: each string's length */
 	/* answer */
 	bool		done;
 	int64		result_id;		/* START: the new row */
 } RecordRequest;
 
-/* Copy a string into a fixed buffer, truncating. */
-static void
-put(char *dst, size_t size, const char *src)
+#define RQ_NSTRINGS 4
+
+/* The request's strings, in order. */
+static const char **
+rq_string(RecordRequest *rq, int i)
 {
-	strlcpy(dst, src ? src : "", size);
+	switch (i)
+	{
+		case 0:
+			return &rq->program;
+		case 1:
+			return &rq->target;
+		case 2:
+			return &rq->params;
+		default:
+			return &rq->message;
+	}
+}
+
+/* The segment size for a request: the struct, then its strings. */
+static Size
+rq_size(RecordRequest *rq)
+{
+	Size		n = MAXALIGN(sizeof(RecordRequest));
+
+	for (int i = 0; i < RQ_NSTRINGS; i++)
+	{
+		const char *s = *rq_string(rq, i);
+
+		rq->len[i] = s ? strlen(s) : 0;
+		n = add_size(n, rq->len[i] + 1);
+	}
+	return n;
+}
+
+/* Copy a request and its strings into a segment of rq_size bytes. */
+static void
+rq_pack(RecordRequest *rq, char *seg)
+{
+	char	   *p = seg + MAXALIGN(sizeof(RecordRequest));
+
+	memcpy(seg, rq, sizeof(*rq));
+	for (int i = 0; i < RQ_NSTRINGS; i++)
+	{
+		const char *s = *rq_string(rq, i);
+
+		memcpy(p, s ? s : "", rq->len[i]);
+		p[rq->len[i]] = '\0';
+		p += rq->len[i] + 1;
+	}
+}
+
+/* A request read from a segment: its strings point into the segment. */
+static void
+rq_unpack(RecordRequest *rq, char *seg)
+{
+	char	   *p = seg + MAXALIGN(sizeof(RecordRequest));
+
+	memcpy(rq, seg, sizeof(*rq));
+	for (int i = 0; i < RQ_NSTRINGS; i++)
+	{
+		*rq_string(rq, i) = p;
+		p += rq->len[i] + 1;
+	}
 }
 
 /*
@@ -243,9 +304,9 @@ run_worker(RecordRequest *rq)
 
 	PG_TRY();
 	{
-		seg = dsm_create(sizeof(RecordRequest), 0);
+		seg = dsm_create(rq_size(rq), 0);
 		shared = dsm_segment_address(seg);
-		memcpy(shared, rq, sizeof(*rq));
+		rq_pack(rq, (char *) shared);
 		shared->done = false;
 
 		memset(&bgw, 0, sizeof(bgw));
@@ -262,8 +323,9 @@ run_worker(RecordRequest *rq)
 			elog(DEBUG1, "gpudl: no background worker slot to record the learn run");
 		else
 			(void) WaitForBackgroundWorkerShutdown(handle);
-		memcpy(rq, shared, sizeof(*rq));
-		done = rq->done;
+		/* the answer only: rq keeps its own strings */
+		rq->result_id = shared->result_id;
+		rq->done = done = shared->done;
 		dsm_detach(seg);
 	}
 	PG_CATCH();
@@ -288,10 +350,10 @@ request_init(RecordRequest *rq, RecordOp op, const char *program, const char *ta
 	rq->userid = GetUserId();
 	rq->pid = MyProcPid;
 	rq->backend_start = MyStartTimestamp;
-	put(rq->program, sizeof(rq->program), program);
-	put(rq->target, sizeof(rq->target), target);
-	put(rq->params, sizeof(rq->params), params);
-	put(rq->message, sizeof(rq->message), message);
+	rq->program = program ? program : "";
+	rq->target = target ? target : "";
+	rq->params = params ? params : "";
+	rq->message = message ? message : "";
 }
 
 /*
@@ -354,7 +416,7 @@ gpudl_failed_run_worker(Datum main_arg)
 	if (seg == NULL)
 		return;
 	shared = dsm_segment_address(seg);
-	memcpy(&rq, shared, sizeof(rq));
+	rq_unpack(&rq, (char *) shared);
 
 	BackgroundWorkerInitializeConnectionByOid(rq.dbid, rq.sessionid, 0);
 	/* a NOLOGIN role reached with SET ROLE cannot log in: switch to it */

@@ -74,6 +74,7 @@ build_background(GpudlLearnSetup *ls)
 	GdlAnalysis *a = ls->analysis;
 	ListCell   *lc;
 	int			i;
+	int			bad;
 
 	ls->rels = palloc0(sizeof(GdlIlpRelation));
 	for (i = 0; i < a->npreds; i++)
@@ -85,6 +86,11 @@ build_background(GpudlLearnSetup *ls)
 		{
 			if (strcmp(p->name, ls->target) != 0)
 				left_out(p->name, p->arity);
+			continue;
+		}
+		if ((bad = gpudl_unreadable_column(p)) >= 0)
+		{
+			gpudl_report_unreadable(NOTICE, p, bad, "gpudl_learn");
 			continue;
 		}
 		gpudl_predicate_rows(ls->analysis, &ls->plan, ls->dict, p, &rows);
@@ -111,6 +117,11 @@ build_background(GpudlLearnSetup *ls)
 		if (p.arity < 1 || p.arity > GDL_ILP_MAX_ARITY)
 		{
 			left_out(p.name, p.arity);
+			continue;
+		}
+		if ((bad = gpudl_unreadable_column(&p)) >= 0)
+		{
+			gpudl_report_unreadable(NOTICE, &p, bad, "gpudl_learn");
 			continue;
 		}
 		gpudl_load_edb(NULL, &p, ls->dict, &rows);

@@ -56,7 +56,7 @@ gpudl_schema_tags(const GdlRelInfo *rel, int ncols, const char **tags)
 		if (atts[c] == InvalidAttrNumber)
 			continue;
 		typid = get_atttype(rel->relid, atts[c]);
-		if (get_typtype(typid) == TYPTYPE_DOMAIN)
+		if (get_typtype(typid) == TYPTYPE_DOMAIN || gpudl_type_is_mapped(typid))
 			tags[c] = pstrdup(format_type_be(typid));
 	}
 	args[0] = ObjectIdGetDatum(rel->relid);
@@ -285,7 +285,7 @@ gpudl_example_tags(const char *source, int ncols, const char **tags)
 		{
 			Oid			typid = TupleDescAttr(SPI_tuptable->tupdesc, c)->atttypid;
 
-			if (get_typtype(typid) == TYPTYPE_DOMAIN)
+			if (get_typtype(typid) == TYPTYPE_DOMAIN || gpudl_type_is_mapped(typid))
 			{
 				MemoryContext spi = MemoryContextSwitchTo(caller);
 
