@@ -364,8 +364,9 @@ md_emit(MdW *w, uint64_t key, MdYs ys, int64_t n)
 	const MdRun *run = w->run;
 	const MdGraph *g = &run->g;
 
-	/* every 256 groups, read the stop flag: a stopped walk ends as an overflow does */
-	if (run->stop != NULL && (++w->polls & 255) == 0 && *run->stop != 0)
+	/* every 16 groups, read the stop flag: a stopped walk ends as an overflow does
+	 * (the walk's loops leave on ovf, so a stopped thread returns within one group) */
+	if (run->stop != NULL && (++w->polls & 15) == 0 && *run->stop != 0)
 		w->ovf = true;
 	if (w->ovf)
 		return;
@@ -488,7 +489,7 @@ md_paths(MdW *w, uint32_t s1, const int32_t *Z, int64_t nZ)
 
 	if (n2 < 0)
 		return;
-	for (int64_t i = 0; i < n2;)
+	for (int64_t i = 0; i < n2 && !w->ovf;)
 	{
 		uint32_t	s2 = (uint32_t) (w->L2[i] >> 32);
 		int64_t		j = i;
@@ -500,7 +501,7 @@ md_paths(MdW *w, uint32_t s1, const int32_t *Z, int64_t nZ)
 		if (run->maxb >= 3)
 		{
 			if (md_want(run, MD_P2L))
-				for (int64_t k = i; k < j; k++)
+				for (int64_t k = i; k < j && !w->ovf; k++)
 				{
 					int32_t		y = (int32_t) (uint32_t) w->L2[k];
 
@@ -515,7 +516,7 @@ md_paths(MdW *w, uint32_t s1, const int32_t *Z, int64_t nZ)
 
 				if (n3 < 0)
 					return;
-				for (int64_t a = 0; a < n3;)
+				for (int64_t a = 0; a < n3 && !w->ovf;)
 				{
 					uint32_t	s3 = (uint32_t) (w->L3[a] >> 32);
 					int64_t		b = a;
@@ -546,7 +547,7 @@ md_paths(MdW *w, uint32_t s1, const int32_t *Z, int64_t nZ)
 			}
 		if (nZ > 1)
 			n = md_sort_unique(w->LP, n);
-		for (int64_t p = 0; p < n;)
+		for (int64_t p = 0; p < n && !w->ovf;)
 		{
 			md_ull		ab = w->LP[p] >> 31;
 			int64_t		q = p;

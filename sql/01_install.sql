@@ -19,7 +19,7 @@ SELECT name, boot_val AS default,
        CASE WHEN name IN ('gpudl.service', 'gpudl.service_backend', 'gpudl.service_buffer',
                           'gpudl.service_slots') AND context IN ('postmaster', 'sighup')
             THEN 'at start' ELSE context END AS context
-FROM pg_settings WHERE name LIKE 'gpudl.%' ORDER BY 1;
+FROM pg_settings WHERE name LIKE 'gpudl.%' ORDER BY name COLLATE "C";
 -- the extension cannot be moved after creation
 ALTER EXTENSION gpudl SET SCHEMA pg_catalog;
 -- CREATE EXTENSION ... SCHEMA puts the functions elsewhere, the catalog stays in gpudl

@@ -37,7 +37,7 @@ SELECT gpudl_bind('names', 'co-occurs_with', '"Names S"."co-occurs"');
 SELECT gpudl_bind('names', '_hypernym', '"Names S"."Hyper Nym"');
 SELECT gpudl_bind('names', '', '"Parent"');
 \echo :LAST_ERROR_SQLSTATE
-SELECT predicate, relation FROM gpudl.bindings WHERE program = 'names' ORDER BY predicate;
+SELECT predicate, relation FROM gpudl.bindings WHERE program = 'names' ORDER BY predicate COLLATE "C";
 
 -- rules with quoted names: unbound ones read the table of that name
 SELECT count(*) AS added FROM gpudl_add_rules('names', $$
@@ -68,12 +68,12 @@ EXPLAIN (COSTS OFF) SELECT * FROM gpudl_query('names', '"grand parent"(X, Y)') A
 -- mining: rule text names every relation as the parser reads it back
 SELECT target, rule, support, round(pca_confidence::numeric, 3) AS pca
   FROM gpudl_mine('names', 'é', max_body => 2, min_head_coverage => 0.3, min_confidence => 0.5, commit => true)
- ORDER BY rule;
+ ORDER BY rule COLLATE "C";
 SELECT target, rule FROM gpudl_mine('names', '_hypernym', max_body => 1, min_confidence => 0.5, commit => true)
- ORDER BY rule;
+ ORDER BY rule COLLATE "C";
 SELECT target, rule FROM gpudl_mine('names', 'co-occurs_with', max_body => 1, min_head_coverage => 0.5,
-                                    min_confidence => 0.5, commit => true) ORDER BY rule;
-SELECT target, rule FROM gpudl.mined_rules WHERE program = 'names' ORDER BY target, rule;
+                                    min_confidence => 0.5, commit => true) ORDER BY rule COLLATE "C";
+SELECT target, rule FROM gpudl.mined_rules WHERE program = 'names' ORDER BY target COLLATE "C", rule COLLATE "C";
 -- the committed rules are read back: prediction with them, query column quoted
 SELECT query, answer, rank, rules FROM gpudl_predict('names', '_hypernym', '"_hypernym"(X, "eve")');
 SELECT query, answer, rank, rules FROM gpudl_predict('names', '_hypernym', '"_hypernym"("hal", Y)');

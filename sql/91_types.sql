@@ -106,7 +106,7 @@ BEGIN
   PERFORM gpudl_unload(tab::regclass) FROM gpudl_cache_status() WHERE relation = tab::regclass;
 END $$;
 
-SELECT name, c.* FROM types91, LATERAL check91(typ) c ORDER BY name;
+SELECT name, c.* FROM types91, LATERAL check91(typ) c ORDER BY name COLLATE "C";
 
 -- the refusal names the table, the column and the type
 \set VERBOSITY default

@@ -18,7 +18,9 @@ export GRAPH_DIR="${GRAPH_DIR:-$PWD/.device/graphs}"
 log() { echo "== $*" | tee -a "$OUT/summary.txt"; }
 nvidia-smi -L 2>&1 | tee "$OUT/nvidia-smi.txt"
 log "build the CUDA module here"
-make -s cuda/gpudl_cuda.so >"$OUT/build.txt" 2>&1 && cp cuda/gpudl_cuda.so "$(pg_config --pkglibdir)/" || { tail -20 "$OUT/build.txt"; }
+# renamed into place, never copied over: a running process has the old file mapped
+make -s cuda/gpudl_cuda.so >"$OUT/build.txt" 2>&1 && cp cuda/gpudl_cuda.so "$(pg_config --pkglibdir)/gpudl_cuda.so.new" \
+  && mv -f "$(pg_config --pkglibdir)/gpudl_cuda.so.new" "$(pg_config --pkglibdir)/gpudl_cuda.so" || { tail -20 "$OUT/build.txt"; }
 if [[ "$phases" == *" tests "* ]]; then
 log "standalone differential test (GPU backend vs CPU backend)"
 make -s -C test/unit bin/test_cuda_backend >>"$OUT/build.txt" 2>&1

@@ -17,7 +17,11 @@ sum="$OUT/summary.txt"
 log() { echo "== $*" | tee -a "$sum"; }
 nvidia-smi -L 2>&1 | tee -a "$sum"
 log "build the CUDA module and the GPU unit tests here"
-make -s cuda/gpudl_cuda.so >"$OUT/build.txt" 2>&1 && cp cuda/gpudl_cuda.so "$(pg_config --pkglibdir)/" || tail -20 "$OUT/build.txt"
+# a new file, renamed over the old: the running service keeps the pages it mapped
+# (cp over a loaded library rewrites its code under it: SIGSEGV/SIGBUS)
+lib="$(pg_config --pkglibdir)/gpudl_cuda.so"
+make -s cuda/gpudl_cuda.so >"$OUT/build.txt" 2>&1 && cp cuda/gpudl_cuda.so "$lib.new" && mv -f "$lib.new" "$lib" \
+  || tail -20 "$OUT/build.txt"
 make -s -C test/unit bin/test_mine_gpu >>"$OUT/build.txt" 2>&1
 make -s -C bench/mine >>"$OUT/build.txt" 2>&1
 runuser -u pg -- env LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" pg_ctl -D /tmp/pgdata -l /tmp/pg.log -w restart >/dev/null
@@ -34,7 +38,7 @@ if [[ " ${PHASES:-unit regress cancel service fuzz nopreload} " == *" regress "*
   grep -E "^test|tests|failed" "$OUT/installcheck_gpu.txt" | grep -v " ok " | tee -a "$sum"
   cp test/out/regression.diffs "$OUT/regression_gpu.diffs" 2>/dev/null
 fi
-for phase in cancel service fuzz nopreload; do
+for phase in cancel nopreload service fuzz; do
   [[ " ${PHASES:-unit regress cancel service fuzz nopreload} " == *" $phase "* ]] || continue
   case $phase in
     cancel) tests="test/t/17_long_cancel.sh"; env="GPUDL_SERVICE_BACKEND=cuda GPUDL_TEST_GPU=1";;

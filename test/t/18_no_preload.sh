@@ -14,7 +14,7 @@
 source "$(dirname "$0")/../../tools/pgenv.sh"
 set +e -u
 work=$(mktemp -d /tmp/gpudl-nopreload.XXXXXX)
-[ "$(id -u)" = 0 ] && chown postgres "$work"
+[ "$(id -u)" = 0 ] && chown "${GPUDL_SERVER_USER:-postgres}" "$work"
 chmod 700 "$work"
 data="$work/data"
 port=54331
