@@ -189,7 +189,7 @@ typedef struct MdRun
 	int64_t		nx;
 	md_ull	   *scratch;
 	int64_t		cap;			/* entries per frontier buffer (three per thread) */
-	const volatile int *stop;	/* mapped host flag: nonzero, leave the walk (NULL: none) */
+	const volatile int *stop;	/* device flag: nonzero, leave the walk (NULL: none) */
 } MdRun;
 
 /* Slot of key in a key set, or -1. */
@@ -364,9 +364,9 @@ md_emit(MdW *w, uint64_t key, MdYs ys, int64_t n)
 	const MdRun *run = w->run;
 	const MdGraph *g = &run->g;
 
-	/* every 16 groups, read the stop flag: a stopped walk ends as an overflow does
-	 * (the walk's loops leave on ovf, so a stopped thread returns within one group) */
-	if (run->stop != NULL && (++w->polls & 15) == 0 && *run->stop != 0)
+	/* every 64 groups, read the stop flag (device memory): a stopped walk ends as
+	 * an overflow does (the walk's loops leave on ovf, within one group) */
+	if (run->stop != NULL && (++w->polls & 63) == 0 && *run->stop != 0)
 		w->ovf = true;
 	if (w->ovf)
 		return;

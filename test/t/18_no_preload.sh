@@ -33,7 +33,7 @@ start_server() {
     || { tail -20 "$data/server.log"; echo "FAIL: server start"; exit 1; }
 }
 
-as_server_user initdb -D "$data" -A trust -U postgres >"$work/initdb.log" 2>&1 \
+as_server_user initdb -D "$data" -A trust -U "$PGUSER" >"$work/initdb.log" 2>&1 \
   || { cat "$work/initdb.log"; exit 1; }
 {
   echo "listen_addresses = ''"
