@@ -188,8 +188,13 @@ one_case() {
   lat[$mode,$kind,$sig]=$took
   if ! grep -Eq "$expect" "$tmp/out"; then
     bad "$mode $kind $sig: not stopped by the signal (the input is too small?): $out"
+  elif [ "$took" -gt "$limit_ms" ] && [ "${retried:-0}" = 0 ]; then
+    # one more measurement: a load spike of a shared 2-core machine is not the
+    # call's latency; twice over the limit fails
+    echo "note: $mode $kind $sig: stopped after $took ms (limit $limit_ms); measured once more"
+    wait; retried=1 one_case "$mode" "$kind" "$sig"; return
   elif [ "$took" -gt "$limit_ms" ]; then
-    bad "$mode $kind $sig: stopped after $took ms (limit $limit_ms)"
+    bad "$mode $kind $sig: stopped after $took ms (limit $limit_ms, also on the second measurement)"
   else
     ok "$mode $kind $sig: $took ms"
   fi
