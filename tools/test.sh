@@ -36,14 +36,19 @@ step "install and start the private cluster"
 gpudl_build_install || { echo "install failed"; exit 1; }
 pg_start || { echo "server start failed"; exit 1; }
 
+# pg_regress + pgTAP against the running cluster; a failure is recorded as $1.
+run_installcheck() {
+  rm -rf test/out; mkdir -p test/out
+  [ "$(id -u)" = 0 ] && chmod -R a+rwX test/out
+  if ! make -s installcheck; then
+    failed+=("$1")
+    echo "----- test/out/regression.diffs"
+    cat test/out/regression.diffs 2>/dev/null
+  fi
+}
+
 step "pg_regress and pgTAP (make installcheck)"
-rm -rf test/out; mkdir -p test/out
-[ "$(id -u)" = 0 ] && chmod -R a+rwX test/out
-if ! make -s installcheck; then
-  failed+=("installcheck")
-  echo "----- test/out/regression.diffs"
-  cat test/out/regression.diffs 2>/dev/null
-fi
+run_installcheck installcheck
 
 step "shell tests (test/t)"
 for t in test/t/*.sh; do
@@ -62,13 +67,7 @@ export GPUDL_PRELOAD=no
 source "$GPUDL_ROOT/tools/pgenv.sh"
 set +e
 if pg_start; then
-  rm -rf test/out; mkdir -p test/out
-  [ "$(id -u)" = 0 ] && chmod -R a+rwX test/out
-  if ! make -s installcheck; then
-    failed+=("installcheck-no-preload")
-    echo "----- test/out/regression.diffs"
-    cat test/out/regression.diffs 2>/dev/null
-  fi
+  run_installcheck installcheck-no-preload
   step "without shared_preload_libraries: shell tests (test/t)"
   for t in test/t/*.sh; do
     case "$t" in *18_no_preload.sh) continue;; esac   # runs its own such cluster
