@@ -64,7 +64,7 @@ supmap_grow(SupMap *m)
 	for (int64_t i = 0; i < m->cap; i++)
 	{
 		/* a large map's rehash is long: stop in it on an interrupt (as if out of memory) */
-		if ((i & ((1 << 20) - 1)) == 0 && i > 0 && gdl_interrupt_pending())
+		if ((i & ((1 << 16) - 1)) == 0 && i > 0 && gdl_interrupt_pending())
 		{
 			if (m->host)
 				gdl_free(ne);
@@ -885,20 +885,45 @@ run_rounds(MineRun *run, SupMap *global)
 			gdl_error(GDL_ERR_OUT_OF_MEMORY, NULL, NULL, "out of memory while mining rules");
 		}
 		if (global)
+		{
+			/*
+			 * Size the global map for every worker's entries first: a map
+			 * filled in slot order from a larger one with the same hash
+			 * clusters and turns quadratic while it is smaller.
+			 */
+			int64_t		want = global->n;
+
+			for (int t = 0; t < run->nthreads; t++)
+				want += run->tmaps[t].n;
+			while ((want + 1) * 2 > global->cap)
+				if (!supmap_grow(global))
+				{
+					free_tmaps(run);
+					gdl_check_stop();
+					gdl_error(GDL_ERR_OUT_OF_MEMORY, NULL, NULL, "out of memory while mining rules");
+				}
 			for (int t = 0; t < run->nthreads; t++)
 			{
 				SupMap	   *m = &run->tmaps[t];
 
 				for (int64_t i = 0; i < m->cap; i++)
+				{
+					if ((i & ((1 << 16) - 1)) == 0 && gdl_interrupt_pending())
+					{
+						free_tmaps(run);
+						gdl_check_stop();
+					}
 					if (m->e[i].cnt && !supmap_add(global, m->e[i].key, m->e[i].head, m->e[i].cnt))
 					{
 						free_tmaps(run);
 						gdl_check_stop();
 						gdl_error(GDL_ERR_OUT_OF_MEMORY, NULL, NULL, "out of memory while mining rules");
 					}
+				}
 				free(m->e);
 				memset(m, 0, sizeof(SupMap));
 			}
+		}
 		gdl_check_interrupts();
 	}
 }
