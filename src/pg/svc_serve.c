@@ -31,7 +31,11 @@ typedef struct ServeState
 	int64		stage_cap;
 	void	   *ctxs[SVC_MAX_CTX];
 	int			ctx_jobs[SVC_MAX_CTX];
+	volatile int op_now;		/* the request being run (SVC_OP_NONE: none) */
+	volatile int64 op_since;	/* ... since (ms, monotonic) */
 } ServeState;
+
+static ServeState **serve_states;	/* one per slot (for the stop's report) */
 
 static const GdlBackend *serve_bk;
 static const GdlMineDevice *serve_mine;	/* the module's rule mining, or NULL */
@@ -871,13 +875,27 @@ serve_thread(void *arg)
 	if (st == NULL)
 		return NULL;
 	st->slot = (SvcSlot *) arg;
+	if (serve_states)
+		serve_states[st->slot - svc_shared->slots] = st;
 	for (;;)
 	{
 		uint64		req = wait_request(st);
+		struct timespec now;
 
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		st->op_since = (int64) now.tv_sec * 1000 + now.tv_nsec / 1000000;
+		st->op_now = st->slot->msg.op;
 		pg_atomic_fetch_add_u32(&serving, 1);
 		pg_read_barrier();
 		serve_one(st);
+		if (st->slot->state == SVC_SLOT_ORPHAN)
+		{
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			/* a thread: not elog */
+			fprintf(stderr, "gpudl GPU service: request %d ended %lld ms after it started; its session had given it up\n",
+					st->op_now, (long long) ((int64) now.tv_sec * 1000 + now.tv_nsec / 1000000 - st->op_since));
+		}
+		st->op_now = SVC_OP_NONE;
 		pg_atomic_fetch_sub_u32(&serving, 1);
 		pg_write_barrier();
 		pg_atomic_write_u64(&st->slot->rep_seq, req);
@@ -897,6 +915,7 @@ svc_serve_start(const GdlBackend *bk)
 
 	serve_bk = bk;
 	pg_atomic_init_u32(&serving, 0);
+	serve_states = calloc(svc_shared->nslots, sizeof(ServeState *));
 	/* sessions see the same optional members as the served backend */
 	svc_shared->has_resident = bk->resident_create && bk->resident_free && bk->from_resident;
 	svc_shared->has_absorb = bk->absorb != NULL;
@@ -942,5 +961,27 @@ svc_serve_stop(int wait_ms)
 	{
 		pg_usleep(10000L);
 		waited += 10;
+	}
+	if (waited >= 1000)
+		elog(LOG, "gpudl GPU service: waited %d ms at stop for %u request(s) in flight",
+			 waited, pg_atomic_read_u32(&serving));
+	/* what did not end: the request, its slot, for how long, whose */
+	if (pg_atomic_read_u32(&serving) > 0 && serve_states)
+	{
+		struct timespec now;
+		int64		now_ms;
+		int			i;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		now_ms = (int64) now.tv_sec * 1000 + now.tv_nsec / 1000000;
+		for (i = 0; i < svc_shared->nslots; i++)
+		{
+			ServeState *st = serve_states[i];
+
+			if (st && st->op_now != SVC_OP_NONE)
+				elog(LOG, "gpudl GPU service: slot %d still runs request %d (for %lld ms, session %d, %s)",
+					 i, st->op_now, (long long) (now_ms - st->op_since), st->slot->pid,
+					 st->slot->state == SVC_SLOT_ORPHAN ? "given up by its session" : "its session waits");
+		}
 	}
 }
