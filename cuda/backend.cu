@@ -58,8 +58,8 @@ ctx_teardown(CuCtx *c)
 	if (c->dscratch)
 		pool_put(c, c->dscratch);
 	pool_release_all(c);
-	if (c->hpin)
-		(void) cudaFreeHost(c->hpin);
+	cu_hpin_give(c->hpin);	/* kept for the next context: no page-locked free */
+	c->hpin = nullptr;
 	if (c->stream)
 		(void) cudaStreamDestroy(c->stream);
 	(void) cudaGetLastError();
@@ -118,7 +118,7 @@ w_ctx_create(const GdlBkConfig *cfg, const char **errmsg)
 										 cfg && cfg->priority > 0 ? greatest : least);
 	}
 	if (e == cudaSuccess)
-		e = cudaMallocHost((void **) &c->hpin, CU_HPIN * sizeof(int64_t));
+		e = (c->hpin = cu_hpin_take()) != nullptr ? cudaSuccess : cudaErrorMemoryAllocation;
 	if (e == cudaSuccess && pool_init(c) != GDL_BK_OK)
 		e = cudaErrorMemoryAllocation;
 	if (e == cudaSuccess && pool_get(c, 64 * sizeof(uint64_t), &p) != GDL_BK_OK)

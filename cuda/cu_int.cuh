@@ -283,6 +283,8 @@ extern size_t pool_size(CuCtx *c, const void *p);
 extern bool pool_on_host(CuCtx *c, const void *p);
 extern bool cu_pin_take(int64_t bytes);
 extern void cu_pin_give(int64_t bytes);
+extern int64_t *cu_hpin_take(void);
+extern void cu_hpin_give(int64_t *p);
 extern void pool_release_all(CuCtx *c);
 extern int	cu_read_i64(CuCtx *c, const void *dptr, int n, int64_t *out);
 extern int	cu_sync(CuCtx *c);

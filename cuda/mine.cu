@@ -444,16 +444,49 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 			md_failed(cub::DeviceSelect::Flagged(tmp, tmpb, hv, flag, sv, nsel, (int64_t) cap), "select", errmsg, errlen) ||
 			md_failed(cudaMemcpy(&nsel_h, nsel, sizeof(int64_t), cudaMemcpyDeviceToHost), "download", errmsg, errlen))
 			return 1;
+		/*
+		 * sorted by (body key, head) on the device: a pair is key << HEAD_BITS
+		 * | head under the set bit every selected slot has, so its order is
+		 * the candidates' (a host sort of tens of millions took seconds, in
+		 * which a stop request was not seen)
+		 */
+		ull		   *sk2 = NULL,
+				   *sv2 = NULL;
+		void	   *stmp = NULL;
+		size_t		stmpb = 0;
+
+		if (sf.poll())
+		{
+			snprintf(errmsg, errlen, "cancelled");
+			return 1;
+		}
+		if (nsel_h > 0 &&
+			(!hb.alloc(&sk2, sizeof(ull) * nsel_h, errmsg, errlen) ||
+			 !hb.alloc(&sv2, sizeof(ull) * nsel_h, errmsg, errlen) ||
+			 md_failed(cub::DeviceRadixSort::SortPairs(stmp, stmpb, sk, sk2, sv, sv2, nsel_h, 0, 63),
+					   "sort", errmsg, errlen) ||
+			 !hb.alloc((char **) &stmp, stmpb, errmsg, errlen) ||
+			 md_failed(cub::DeviceRadixSort::SortPairs(stmp, stmpb, sk, sk2, sv, sv2, nsel_h, 0, 63),
+					   "sort", errmsg, errlen) ||
+			 !wait_kernels(sf, "sort", errmsg, errlen)))
+			return 1;
+
 		std::vector<ull> ks(nsel_h), vs(nsel_h);
 
 		if (nsel_h > 0 &&
-			(md_failed(cudaMemcpy(ks.data(), sk, sizeof(ull) * nsel_h, cudaMemcpyDeviceToHost), "download", errmsg, errlen) ||
-			 md_failed(cudaMemcpy(vs.data(), sv, sizeof(ull) * nsel_h, cudaMemcpyDeviceToHost), "download", errmsg, errlen)))
+			(md_failed(cudaMemcpy(ks.data(), sk2, sizeof(ull) * nsel_h, cudaMemcpyDeviceToHost), "download", errmsg, errlen) ||
+			 md_failed(cudaMemcpy(vs.data(), sv2, sizeof(ull) * nsel_h, cudaMemcpyDeviceToHost), "download", errmsg, errlen)))
 			return 1;
 		cand.resize(nsel_h);
 		for (int64_t i = 0; i < nsel_h; i++)
 		{
 			ull			pair = ks[i] & ~MD_SET_BIT;
+
+			if ((i & ((1 << 20) - 1)) == 0 && i > 0 && sf.poll())
+			{
+				snprintf(errmsg, errlen, "cancelled");
+				return 1;
+			}
 
 			cand[i].key = pair >> MD_HEAD_BITS;	/* device key for now */
 			cand[i].head = (int32_t) (pair & ((1ull << MD_HEAD_BITS) - 1));
@@ -467,9 +500,12 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 	seconds[0] = t2 - t1;
 
 	/* pass 2: the candidates' bodies and prefixes */
-	std::sort(cand.begin(), cand.end(), [](const GdlMineDevCand &a, const GdlMineDevCand &c) {
-		return a.key != c.key ? a.key < c.key : a.head < c.head;
-	});
+	/* (sorted on the device above) */
+	if (sf.poll())
+	{
+		snprintf(errmsg, errlen, "cancelled");
+		return 1;
+	}
 	if (!cand.empty())
 	{
 		std::vector<uint64_t> ckey(cand.size());
@@ -495,6 +531,15 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 		}
 		ok = md_pass2_tables(ckey.data(), (int64_t) cand.size(), in->nrels, &bodies, &bcoff, &nbodies,
 							 &p3, &np3, &pp, &npp2, need_p1.data(), need_p2p.data(), &shapes);
+		if (ok && sf.poll())
+		{
+			free(bodies);
+			free(p3);
+			free(pp);
+			free(bcoff);
+			snprintf(errmsg, errlen, "cancelled");
+			return 1;
+		}
 		run.pass = 2;
 		run.shapes = shapes;
 		ok = ok &&
@@ -538,6 +583,12 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 		for (int64_t bi = 0; bi < nbodies; bi++)
 			for (int64_t i = bcoff[bi]; i < bcoff[bi + 1]; i++)
 			{
+				if ((i & ((1 << 20) - 1)) == 0 && sf.poll())
+				{
+					free(bcoff);
+					snprintf(errmsg, errlen, "cancelled");
+					return 1;
+				}
 				cand[i].body_size = (int64_t) hb[bi];
 				cand[i].pca_body_size = (int64_t) hp[i];
 			}
@@ -552,6 +603,13 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 	}
 	for (size_t i = 0; i < cand.size(); i++)
 	{
+		if ((i & ((1 << 20) - 1)) == 0 && sf.poll())
+		{
+			free(*out);
+			*out = NULL;
+			snprintf(errmsg, errlen, "cancelled");
+			return 1;
+		}
 		(*out)[i] = cand[i];
 		(*out)[i].key = md_host_key(cand[i].key);
 	}

@@ -25,6 +25,8 @@
  * admission hook's refusals keep failing as before.
  */
 #include <atomic>
+#include <mutex>
+#include <vector>
 #include <cstdlib>
 #include <unistd.h>
 #include <unordered_map>
@@ -320,4 +322,55 @@ cu_sync(CuCtx *c)
 {
 	CU_TRY(c, cudaStreamSynchronize(c->stream));
 	return GDL_BK_OK;
+}
+
+/*
+ * Pinned host scratch (CU_HPIN int64) for contexts, kept for reuse by the
+ * whole process: a page-locked allocation or free waits for every kernel
+ * on the device, so a context that allocated its own waited, in a shared
+ * GPU service, for another session's long kernel (seconds: a new query
+ * stuck in ctx_create behind a rule mining).  Allocated once, never freed.
+ */
+static std::mutex hpin_lock;
+static std::vector<int64_t *> hpin_free;
+
+int64_t *
+cu_hpin_take(void)
+{
+	int64_t    *p = nullptr;
+
+	{
+		std::lock_guard<std::mutex> g(hpin_lock);
+
+		if (!hpin_free.empty())
+		{
+			p = hpin_free.back();
+			hpin_free.pop_back();
+			return p;
+		}
+	}
+	if (cudaMallocHost((void **) &p, CU_HPIN * sizeof(int64_t)) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return nullptr;
+	}
+	return p;
+}
+
+/* Give a context's pinned scratch back for the next context (NULL ignored). */
+void
+cu_hpin_give(int64_t *p)
+{
+	if (p == nullptr)
+		return;
+	try
+	{
+		std::lock_guard<std::mutex> g(hpin_lock);
+
+		hpin_free.push_back(p);
+	}
+	catch (...)
+	{
+		/* no memory for the list: keep the buffer (a few KB) */
+	}
 }

@@ -121,7 +121,17 @@ mine_device_count(const GdlMineGraph *g, const GdlMineOptions *o,
 	}
 	if (dev->mine_free)
 		dev->mine_free(out);
-	qsort(cand, nout, sizeof(MineCand), cmp_cand);
+	/* the CUDA module sorts on the device: a host sort only when not in order */
+	for (int64_t i = 1; i < nout; i++)
+	{
+		if ((i & ((1 << 20) - 1)) == 0)
+			gdl_check_interrupts();
+		if (cmp_cand(&cand[i - 1], &cand[i]) > 0)
+		{
+			qsort(cand, nout, sizeof(MineCand), cmp_cand);
+			break;
+		}
+	}
 	*c = cand;
 	*ncand = nout;
 	times->index = sec[2];
