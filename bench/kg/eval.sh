@@ -29,8 +29,9 @@
 #   REUSE=1     use the graph a KEEP=1 run left in that database (skip loading)
 # Connection: GPUDL_PGHOST / GPUDL_PGPORT / GPUDL_PGUSER (else PGHOST ..., /tmp, 54329, postgres).
 # The graph is facts ∪ train; every split's triples are filtered.  Times are
-# wall-clock seconds of the gpudl_mine call and of all gpudl_predict calls
-# (one per relation), measured around the statements on the server.
+# wall-clock seconds of the gpudl_mine call and of the gpudl_predict call
+# (the whole split in one call, target NULL; PER_RELATION=1: one call per
+# relation, as before 0.5), measured around the statements on the server.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -97,7 +98,7 @@ for name in "${names[@]}"; do
   q -At -c "SELECT 'graph: ' || count(*) || ' triples (facts + train), ' || (SELECT count(*) FROM relations) || ' relations, '
                    || (SELECT count(*) FROM entities) || ' entities; asked: ' || (SELECT count(*) FROM triples WHERE split = '$SPLIT') || ' triples x 2'
               FROM triples WHERE split IN ('facts', 'train')"
-  q -At <<SQL
+  q -At -v split="$SPLIT" -v agg="$AGG" -v conf="$CONF" -v smooth="$SMOOTH" <<SQL
 \set ON_ERROR_STOP 1
 SELECT clock_timestamp() AS t0 \gset
 CREATE TABLE mined AS SELECT * FROM gpudl_mine('kg', max_body => $MAX_BODY, min_head_coverage => $MIN_HC,
@@ -105,16 +106,31 @@ CREATE TABLE mined AS SELECT * FROM gpudl_mine('kg', max_body => $MAX_BODY, min_
 SELECT 'mining: ' || (SELECT count(*) FROM mined) || ' rules in '
        || round(extract(epoch FROM clock_timestamp() - :'t0'::timestamptz)::numeric, 2) || ' s';
 SELECT clock_timestamp() AS t1 \gset
+$(if [ "${PER_RELATION:-0}" = 1 ]; then cat <<'PER'
 CREATE TABLE preds AS
   SELECT p.query, p.answer, p.score, p.rank
     FROM relations rel,
          LATERAL gpudl_predict('kg', rel.r,
              format('SELECT h, NULL::text FROM triples WHERE r = %L AND split = %L
                      UNION SELECT NULL::text, t FROM triples WHERE r = %L AND split = %L',
-                    rel.r, '$SPLIT', rel.r, '$SPLIT'),
-             aggregation => '$AGG', "limit" => 0, confidence => '$CONF', smoothing => $SMOOTH) p
+                    rel.r, :'split', rel.r, :'split'),
+             aggregation => :'agg', "limit" => 0, confidence => :'conf', smoothing => :smooth) p
    -- a relation with no triple in the graph is no predicate of it: its queries have no answers
    WHERE EXISTS (SELECT FROM triples g WHERE g.r = rel.r AND g.split IN ('facts', 'train'));
+PER
+else cat <<'ONE'
+-- the whole split in one call (target NULL): rows (relation, subject, object)
+CREATE TABLE preds AS
+  SELECT p.query, p.answer, p.score, p.rank
+    FROM gpudl_predict('kg', NULL,
+             format('SELECT r, h, NULL::text FROM triples q WHERE split = %1$L AND %2$s
+                     UNION SELECT r, NULL::text, t FROM triples q WHERE split = %1$L AND %2$s',
+                    :'split',
+                    -- a relation with no triple in the graph is no predicate of it: not asked
+                    'EXISTS (SELECT FROM triples g WHERE g.r = q.r AND g.split IN (''facts'', ''train''))'),
+             aggregation => :'agg', "limit" => 0, confidence => :'conf', smoothing => :smooth) p;
+ONE
+fi)
 SELECT 'prediction: ' || (SELECT count(DISTINCT query) FROM preds) || ' queries with answers, '
        || (SELECT count(*) FROM preds) || ' answers in '
        || round(extract(epoch FROM clock_timestamp() - :'t1'::timestamptz)::numeric, 2) || ' s';

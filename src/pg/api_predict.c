@@ -4,6 +4,8 @@
  * rules (the program's stored rules for the target, else rules mined for
  * the call).  A query is a goal with exactly one constant, or a SQL query
  * or table name whose rows (subject, object) each have exactly one NULL.
+ * With target NULL, a whole split in one call: rows (relation, subject,
+ * object), the rules of every relation asked about read or mined once.
  */
 #include "gpudl_kg.h"
 
@@ -190,6 +192,149 @@ table_queries(GpudlKg *kg, const char *target, int rel, const char *source, int6
 	return out;
 }
 
+/*
+ * The rules of one relation for a call: the stored ones, else those of the
+ * mining run for every relation (mined once per call, when first needed).
+ */
+typedef struct RelRules
+{
+	bool		ready;
+	GdlMineRule *rules;
+	int64		nrules;
+	Datum	   *texts;			/* each rule's text datum */
+} RelRules;
+
+typedef struct SplitRules
+{
+	GpudlKg    *kg;
+	const GpudlMineArgs *margs;
+	GdlMineResult *mined;		/* every relation's, NULL until needed */
+	RelRules   *of;				/* per graph relation */
+} SplitRules;
+
+/* The rules of relation rel (its stored rules, else the mined ones with that head). */
+static RelRules *
+split_rules(SplitRules *sr, int rel)
+{
+	RelRules   *rr = &sr->of[rel];
+	GdlMineRule *rules;
+	int64		nrules,
+				i;
+	char	  **texts;
+
+	if (rr->ready)
+		return rr;
+	if (gpudl_kg_stored_rules(sr->kg, sr->kg->rels[rel].name, &rules, &nrules, &texts))
+	{
+		rr->rules = rules;
+		rr->nrules = nrules;
+		rr->texts = palloc(sizeof(Datum) * (nrules + 1));
+		for (i = 0; i < nrules; i++)
+			rr->texts[i] = CStringGetTextDatum(texts[i]);
+	}
+	else
+	{
+		int64		n = 0;
+
+		if (sr->mined == NULL)
+			sr->mined = gpudl_kg_mine(sr->kg, NULL, sr->margs);
+		for (i = 0; i < sr->mined->nrules; i++)
+			if (sr->mined->rules[i].head == rel)
+				n++;
+		rr->rules = palloc(sizeof(GdlMineRule) * (n + 1));
+		rr->texts = palloc(sizeof(Datum) * (n + 1));
+		for (i = 0; i < sr->mined->nrules; i++)
+			if (sr->mined->rules[i].head == rel)
+			{
+				rr->rules[rr->nrules] = sr->mined->rules[i];
+				rr->texts[rr->nrules++] = CStringGetTextDatum(gpudl_kg_rule_text(sr->kg, &sr->mined->rules[i]));
+				if ((rr->nrules & 4095) == 0)
+					CHECK_FOR_INTERRUPTS();
+			}
+	}
+	rr->ready = true;
+	return rr;
+}
+
+/*
+ * Queries of a whole split from a SQL query or table, run with the
+ * caller's rights: three columns (relation, subject, object), exactly one
+ * of the last two NULL per row; the relation by its name in the program.
+ */
+static PredictQuery *
+split_queries(GpudlKg *kg, const char *program, const char *source, int64 *nqueries)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	const char *sql = gpudl_looks_like_relation_name(source) ? psprintf("SELECT * FROM %s", source) : source;
+	PredictQuery *out;
+	TupleDesc	desc;
+	uint64		i,
+				n;
+
+	SPI_connect();
+	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the queries must be a goal, a query returning rows, or a table name"),
+				 errdetail("Got: %s", source)));
+	desc = SPI_tuptable->tupdesc;
+	n = SPI_processed;
+	MemoryContextSwitchTo(caller);
+	if (desc->natts != 3)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the queries have %d column%s, but with target NULL a query row is (relation, subject, object)",
+						desc->natts, desc->natts == 1 ? "" : "s"),
+				 errhint("Select the relation's name, the subject and the object, one of the last two NULL; "
+						 "or name the target and select (subject, object).")));
+	out = palloc0(sizeof(PredictQuery) * (n + 1));
+	for (i = 0; i < n; i++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		bool		nullr,
+					null0,
+					null1;
+		Datum		d0,
+					d1;
+		char	   *relname;
+		int			rel;
+
+		(void) SPI_getbinval(tup, desc, 1, &nullr);
+		d0 = SPI_getbinval(tup, desc, 2, &null0);
+		d1 = SPI_getbinval(tup, desc, 3, &null1);
+		if (nullr)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("query row %d has no relation", (int) i + 1),
+					 errhint("The first column names the relation of the query.")));
+		relname = SPI_getvalue(tup, desc, 1);
+		rel = gpudl_kg_relation(kg, relname, true);
+		if (rel < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_OBJECT),
+					 errmsg("query row %d asks about \"%s\", which is not a relation of the knowledge graph of program \"%s\"",
+							(int) i + 1, relname, program),
+					 errhint("Bind a binary table to that name, or correct the name (it is compared exactly).")));
+		if (null0 == null1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("query row %d has %s, but exactly one of subject and object must be NULL",
+							(int) i + 1, null0 ? "two NULLs" : "no NULL"),
+					 errhint("NULL marks the argument to predict.")));
+		if (!null0)
+			set_query(&out[i], kg, kg->rels[rel].name, rel, true,
+					  row_value(kg, d0, TupleDescAttr(desc, 1)->atttypid, (int) i + 1, 2));
+		else
+			set_query(&out[i], kg, kg->rels[rel].name, rel, false,
+					  row_value(kg, d1, TupleDescAttr(desc, 2)->atttypid, (int) i + 1, 3));
+		if ((i & 0xFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	SPI_finish();
+	*nqueries = (int64) n;
+	return out;
+}
+
 /* The aggregation named by the call (22023 for another name). */
 static GdlPredictAggregation
 parse_aggregation(const char *s)
@@ -248,13 +393,14 @@ predict_options(FunctionCallInfo fcinfo, GdlPredictOptions *o)
 /*
  * gpudl_predict(program, target, query, aggregation, exclude_known, limit,
  * max_body, min_head_coverage, min_confidence, confidence, smoothing,
- * constants)
+ * constants).  target NULL: the goal's predicate, or a whole split of
+ * (relation, subject, object) rows.
  */
 Datum
 gpudl_predict(PG_FUNCTION_ARGS)
 {
 	char	   *program = gpudl_text_arg(fcinfo, 0, "program name");
-	char	   *target = gpudl_text_arg(fcinfo, 1, "target");
+	char	   *target = PG_ARGISNULL(1) ? NULL : gpudl_text_arg(fcinfo, 1, "target");
 	char	   *query = gpudl_text_arg(fcinfo, 2, "query");
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	GdlPredictOptions opts;
@@ -264,11 +410,9 @@ gpudl_predict(PG_FUNCTION_ARGS)
 	GpudlKg    *kg;
 	PredictQuery *queries;
 	int64		nqueries = 1;
-	GdlMineRule *rules;
-	int64		nrules;
-	char	  **texts;
-	Datum	   *rule_datums;
-	int			rel;
+	bool		is_table = gpudl_looks_like_relation_name(query) || looks_like_sql(query);
+	RelRules	one;
+	SplitRules	split;
 	int			token;
 	int64		qi,
 				i;
@@ -300,44 +444,70 @@ gpudl_predict(PG_FUNCTION_ARGS)
 	old = MemoryContextSwitchTo(percall);
 	token = gpudl_progress_begin("predict", program, query);
 	kg = gpudl_kg_build(program, target);
-	rel = gpudl_kg_relation(kg, target, false);
-	if (gpudl_looks_like_relation_name(query) || looks_like_sql(query))
-		queries = table_queries(kg, target, rel, query, &nqueries);
-	else
-		queries = goal_query(kg, target, rel, query);
-
-	if (!gpudl_kg_stored_rules(kg, target, &rules, &nrules, &texts))
+	memset(&one, 0, sizeof(one));
+	memset(&split, 0, sizeof(split));
+	if (target == NULL && !is_table)
 	{
-		GdlMineResult *res = gpudl_kg_mine(kg, target, &margs);
+		/* a goal names its relation: the target */
+		GpudlGoalSpec *g = gpudl_parse_goal(&kg->goals, query);
 
-		rules = res->rules;
-		nrules = res->nrules;
-		texts = palloc(sizeof(char *) * (nrules + 1));
-		for (i = 0; i < nrules; i++)
-		{
-			texts[i] = gpudl_kg_rule_text(kg, &rules[i]);
-			if ((i & 4095) == 0)
-				CHECK_FOR_INTERRUPTS();
-		}
+		target = pstrdup(kg->goals.preds[g->pred].name);
 	}
-	rule_datums = palloc(sizeof(Datum) * (nrules + 1));
-	for (i = 0; i < nrules; i++)
-		rule_datums[i] = CStringGetTextDatum(texts[i]);
+	if (target != NULL)
+	{
+		int			rel = gpudl_kg_relation(kg, target, false);
+		char	  **texts;
+
+		if (is_table)
+			queries = table_queries(kg, target, rel, query, &nqueries);
+		else
+			queries = goal_query(kg, target, rel, query);
+		if (!gpudl_kg_stored_rules(kg, target, &one.rules, &one.nrules, &texts))
+		{
+			GdlMineResult *res = gpudl_kg_mine(kg, target, &margs);
+
+			one.rules = res->rules;
+			one.nrules = res->nrules;
+			texts = palloc(sizeof(char *) * (one.nrules + 1));
+			for (i = 0; i < one.nrules; i++)
+			{
+				texts[i] = gpudl_kg_rule_text(kg, &one.rules[i]);
+				if ((i & 4095) == 0)
+					CHECK_FOR_INTERRUPTS();
+			}
+		}
+		one.texts = palloc(sizeof(Datum) * (one.nrules + 1));
+		for (i = 0; i < one.nrules; i++)
+			one.texts[i] = CStringGetTextDatum(texts[i]);
+		one.ready = true;
+	}
+	else
+	{
+		/* a whole split: every relation asked about, its rules read or mined once */
+		queries = split_queries(kg, program, query, &nqueries);
+		split.kg = kg;
+		split.margs = &margs;
+		split.of = palloc0(sizeof(RelRules) * (kg->nrels + 1));
+		for (qi = 0; qi < nqueries; qi++)
+			if (queries[qi].known)
+				(void) split_rules(&split, queries[qi].q.rel);
+	}
 
 	gpudl_progress_phase("predicting");
 	for (qi = 0; qi < nqueries; qi++)
 	{
 		PredictQuery *pq = &queries[qi];
+		RelRules   *rr = one.ready ? &one : &split.of[pq->q.rel];
 		GdlPredictResult *pr;
 		Datum		qtext;
 		MemoryContext qcxt;
 
 		CHECK_FOR_INTERRUPTS();
-		if (!pq->known || nrules == 0)
+		if (!pq->known || !rr->ready || rr->nrules == 0)
 			continue;
 		qcxt = AllocSetContextCreate(percall, "gpudl predict query", ALLOCSET_DEFAULT_SIZES);
 		MemoryContextSwitchTo(qcxt);
-		pr = gdl_predict(kg->graph, rules, nrules, &pq->q, &opts);
+		pr = gdl_predict(kg->graph, rr->rules, rr->nrules, &pq->q, &opts);
 		qtext = CStringGetTextDatum(pq->text);
 		for (i = 0; i < pr->nanswers; i++)
 		{
@@ -348,7 +518,7 @@ gpudl_predict(PG_FUNCTION_ARGS)
 			int			k;
 
 			for (k = 0; k < a->nrules; k++)
-				rd[k] = rule_datums[a->rules[k]];
+				rd[k] = rr->texts[a->rules[k]];
 			v[0] = qtext;
 			v[1] = CStringGetTextDatum(gpudl_kg_value_text(kg, a->value));
 			v[2] = Float8GetDatum(a->score);
