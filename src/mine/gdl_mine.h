@@ -235,4 +235,22 @@ extern GdlPredictResult *gdl_predict(const GdlMineGraph *g,
 									 const GdlPredictQuery *q,
 									 const GdlPredictOptions *o);
 
+/* One query of gdl_predict_many: its rules, the query, then its result. */
+typedef struct GdlPredictJob
+{
+	const GdlMineRule *rules;
+	int64_t		nrules;
+	GdlPredictQuery q;
+	GdlPredictResult *res;		/* malloc'd: gdl_predict_result_free */
+} GdlPredictJob;
+
+/*
+ * Answer n independent queries on worker threads (gdl_threads()), as
+ * gdl_predict answers each; the results are malloc'd.  An interrupt or an
+ * allocation failure frees them all and raises.
+ */
+extern void gdl_predict_many(const GdlMineGraph *g, GdlPredictJob *jobs, int64_t n,
+							 const GdlPredictOptions *o);
+extern void gdl_predict_result_free(GdlPredictResult *res);
+
 #endif							/* GDL_MINE_H */

@@ -55,7 +55,31 @@ typedef struct PredSearch
 	int64_t		cap;
 	int32_t		rule;
 	double		conf;
+	bool		threaded;		/* on a worker thread: malloc, no gdl_* calls */
+	bool		failed;			/* threaded: out of memory */
 } PredSearch;
+
+/*
+ * Memory of a query: the host's (gdl_alloc, raising on failure) in the
+ * calling thread, malloc on a worker thread (gdl_predict_many), where a
+ * failure is noted and the query given up.
+ */
+static void *
+pred_alloc(bool threaded, size_t n)
+{
+	return threaded ? malloc(n ? n : 1) : gdl_alloc(n);
+}
+
+static void
+pred_free(bool threaded, void *p)
+{
+	if (p == NULL)
+		return;
+	if (threaded)
+		free(p);
+	else
+		gdl_free(p);
+}
 
 /* Record an answer once per rule. */
 static void
@@ -64,10 +88,26 @@ pred_found(PredSearch *s, int32_t e)
 	if (s->seen[e] == s->stamp)
 		return;
 	s->seen[e] = s->stamp;
+	if (s->failed)
+		return;
 	if (s->nhits == s->cap)
 	{
-		s->cap = s->cap ? 2 * s->cap : 64;
-		s->hits = gdl_realloc(s->hits, sizeof(PredHit) * s->cap);
+		int64_t		ncap = s->cap ? 2 * s->cap : 64;
+
+		if (s->threaded)
+		{
+			PredHit    *h = realloc(s->hits, sizeof(PredHit) * ncap);
+
+			if (h == NULL)
+			{
+				s->failed = s->done = true;
+				return;
+			}
+			s->hits = h;
+		}
+		else
+			s->hits = gdl_realloc(s->hits, sizeof(PredHit) * ncap);
+		s->cap = ncap;
 	}
 	s->hits[s->nhits].ent = e;
 	s->hits[s->nhits].rule = s->rule;
@@ -187,8 +227,8 @@ typedef struct PredAns
 	double		score;
 } PredAns;
 
-static const PredHit *rank_hits;	/* for the qsort comparators (single-threaded) */
-static GdlPredictAggregation rank_agg;
+static __thread const PredHit *rank_hits;	/* for the qsort comparators (per thread) */
+static __thread GdlPredictAggregation rank_agg;
 
 /* Ranking key order: better first; 0 when the whole key is equal. */
 static int
@@ -224,31 +264,47 @@ cmp_ans(const void *a, const void *b)
 	return x->ent < y->ent ? -1 : x->ent > y->ent;
 }
 
+/* The checks of a query's arguments (the calling thread: they raise). */
+static void
+check_query(const GdlMineGraph *g, const GdlPredictQuery *q, const GdlPredictOptions *o)
+{
+	if (q->rel < 0 || q->rel >= g->nrels)
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "no relation %d to predict", q->rel);
+	if (o->smoothing < 0)
+		gdl_error(GDL_ERR_PARAM, NULL, NULL, "smoothing must not be negative");
+}
+
 /*
  * Rank the answers of one query with the rules whose head is its relation.
- * A value no fact mentions has no answers.
+ * A value no fact mentions has no answers.  threaded: on a worker thread
+ * (malloc'd result; NULL when out of memory or *stopped by an interrupt).
  */
-GdlPredictResult *
-gdl_predict(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
-			const GdlPredictQuery *q, const GdlPredictOptions *o)
+static GdlPredictResult *
+predict_query(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
+			  const GdlPredictQuery *q, const GdlPredictOptions *o, bool threaded, bool *stopped)
 {
-	GdlPredictResult *res = gdl_alloc(sizeof(GdlPredictResult));
+	GdlPredictResult *res = pred_alloc(threaded, sizeof(GdlPredictResult));
 	PredSearch	s;
 	int32_t		bound;
 	PredAns    *ans;
 	int64_t		nans = 0,
 				nkeep = 0;
 
-	if (q->rel < 0 || q->rel >= g->nrels)
-		gdl_error(GDL_ERR_PARAM, NULL, NULL, "no relation %d to predict", q->rel);
-	if (o->smoothing < 0)
-		gdl_error(GDL_ERR_PARAM, NULL, NULL, "smoothing must not be negative");
+	if (res == NULL)
+		return NULL;
+	memset(res, 0, sizeof(*res));
 	bound = gdl_mine_graph_entity(g, q->value);
 	if (bound < 0)
 		return res;
 	memset(&s, 0, sizeof(s));
 	s.g = g;
-	s.seen = gdl_alloc(sizeof(uint32_t) * (g->nent + 1));
+	s.threaded = threaded;
+	s.seen = threaded ? calloc(g->nent + 1, sizeof(uint32_t)) : gdl_alloc(sizeof(uint32_t) * (g->nent + 1));
+	if (s.seen == NULL)
+	{
+		free(res);
+		return NULL;
+	}
 	for (int64_t i = 0; i < nrules; i++)
 	{
 		const GdlMineRule *r = &rules[i];
@@ -260,7 +316,17 @@ gdl_predict(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 		if (i > INT32_MAX)
 			break;
 		if ((i & 255) == 0)
-			gdl_check_interrupts();
+		{
+			if (!threaded)
+				gdl_check_interrupts();
+			else if (gdl_interrupt_pending())
+			{
+				*stopped = true;
+				break;
+			}
+		}
+		if (s.failed)
+			break;
 		/*
 		 * head(X, c) or head(c, X): when the query binds the constant's side,
 		 * the rule applies only if it is c (checked first: most rules with a
@@ -308,10 +374,28 @@ gdl_predict(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 		memset(s.used, 0, sizeof(s.used));
 		pred_search(&s, 0);
 	}
+	if (s.failed || (stopped && *stopped))
+	{
+		free(s.hits);
+		free(s.seen);
+		free(res);
+		return NULL;
+	}
 	if (s.nhits == 0)
+	{
+		pred_free(threaded, s.hits);
+		pred_free(threaded, s.seen);
 		return res;
+	}
 	qsort(s.hits, s.nhits, sizeof(PredHit), cmp_hit);
-	ans = gdl_alloc(sizeof(PredAns) * s.nhits);
+	ans = pred_alloc(threaded, sizeof(PredAns) * s.nhits);
+	if (ans == NULL)
+	{
+		free(s.hits);
+		free(s.seen);
+		free(res);
+		return NULL;
+	}
 	for (int64_t i = 0; i < s.nhits;)
 	{
 		int64_t		j = i;
@@ -340,8 +424,8 @@ gdl_predict(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 	rank_agg = o->aggregation;
 	qsort(ans, nans, sizeof(PredAns), cmp_ans);
 	nkeep = o->limit > 0 && o->limit < nans ? o->limit : nans;
-	res->answers = gdl_alloc(sizeof(GdlPredictAnswer) * (nkeep + 1));
-	for (int64_t i = 0; i < nkeep; i++)
+	res->answers = pred_alloc(threaded, sizeof(GdlPredictAnswer) * (nkeep + 1));
+	for (int64_t i = 0; i < nkeep && res->answers; i++)
 	{
 		GdlPredictAnswer *a = &res->answers[i];
 
@@ -349,14 +433,125 @@ gdl_predict(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 		a->score = ans[i].score;
 		a->rank = (i > 0 && cmp_key(&ans[i], &ans[i - 1]) == 0) ? res->answers[i - 1].rank : i + 1;
 		a->nrules = ans[i].n;
-		a->rules = gdl_alloc(sizeof(int32_t) * (ans[i].n + 1));
+		a->rules = pred_alloc(threaded, sizeof(int32_t) * (ans[i].n + 1));
+		if (a->rules == NULL)
+		{
+			/* threaded, out of memory: give the query up */
+			res->nanswers = i;
+			rank_hits = NULL;
+			free(ans);
+			free(s.hits);
+			free(s.seen);
+			gdl_predict_result_free(res);
+			return NULL;
+		}
 		for (int32_t k = 0; k < ans[i].n; k++)
 			a->rules[k] = s.hits[ans[i].from + k].rule;
 	}
-	res->nanswers = nkeep;
 	rank_hits = NULL;
-	gdl_free(ans);
-	gdl_free(s.hits);
-	gdl_free(s.seen);
+	pred_free(threaded, ans);
+	pred_free(threaded, s.hits);
+	pred_free(threaded, s.seen);
+	if (res->answers == NULL)
+	{
+		free(res);
+		return NULL;
+	}
+	res->nanswers = nkeep;
 	return res;
+}
+
+/* gdl_mine.h: one query, in the calling thread. */
+GdlPredictResult *
+gdl_predict(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
+			const GdlPredictQuery *q, const GdlPredictOptions *o)
+{
+	check_query(g, q, o);
+	return predict_query(g, rules, nrules, q, o, false, NULL);
+}
+
+/* Free a result of gdl_predict_many (malloc'd); NULL is ignored. */
+void
+gdl_predict_result_free(GdlPredictResult *res)
+{
+	if (res == NULL)
+		return;
+	for (int64_t i = 0; i < res->nanswers; i++)
+		free(res->answers[i].rules);
+	free(res->answers);
+	free(res);
+}
+
+/* The shared state of gdl_predict_many's workers. */
+typedef struct PredBatch
+{
+	const GdlMineGraph *g;
+	GdlPredictJob *jobs;
+	int64_t		n;
+	const GdlPredictOptions *o;
+	int64_t		cursor;			/* next job (atomic) */
+	int			failed;			/* out of memory (atomic) */
+	int			stopped;		/* an interrupt (atomic) */
+} PredBatch;
+
+/* A worker: take jobs one at a time until none is left or the batch fails. */
+static void
+predict_task(void *arg, int tid, int ntasks)
+{
+	PredBatch  *b = arg;
+
+	(void) tid;
+	(void) ntasks;
+	for (;;)
+	{
+		int64_t		j = __atomic_fetch_add(&b->cursor, 1, __ATOMIC_RELAXED);
+		GdlPredictJob *job;
+		bool		stopped = false;
+
+		if (j >= b->n || __atomic_load_n(&b->failed, __ATOMIC_RELAXED) ||
+			__atomic_load_n(&b->stopped, __ATOMIC_RELAXED))
+			return;
+		job = &b->jobs[j];
+		job->res = predict_query(b->g, job->rules, job->nrules, &job->q, b->o, true, &stopped);
+		if (stopped)
+			__atomic_store_n(&b->stopped, 1, __ATOMIC_RELAXED);
+		else if (job->res == NULL)
+			__atomic_store_n(&b->failed, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/*
+ * gdl_mine.h: many queries on gdl_threads() worker threads, each job's
+ * result malloc'd (gdl_predict_result_free).  An interrupt or a failure
+ * frees every result and raises.
+ */
+void
+gdl_predict_many(const GdlMineGraph *g, GdlPredictJob *jobs, int64_t n, const GdlPredictOptions *o)
+{
+	PredBatch	b;
+	int			threads = gdl_threads();
+
+	for (int64_t j = 0; j < n; j++)
+	{
+		check_query(g, &jobs[j].q, o);
+		jobs[j].res = NULL;
+	}
+	memset(&b, 0, sizeof(b));
+	b.g = g;
+	b.jobs = jobs;
+	b.n = n;
+	b.o = o;
+	if (threads > n)
+		threads = (int) (n > 0 ? n : 1);
+	gdl_parallel(threads, predict_task, &b);
+	if (b.failed || b.stopped)
+	{
+		for (int64_t j = 0; j < n; j++)
+		{
+			gdl_predict_result_free(jobs[j].res);
+			jobs[j].res = NULL;
+		}
+		gdl_check_stop();
+		gdl_error(GDL_ERR_OUT_OF_MEMORY, NULL, NULL, "out of memory while predicting");
+	}
 }

@@ -23,6 +23,9 @@
 
 PG_FUNCTION_INFO_V1(gpudl_predict);
 
+/* Queries answered at once on the worker threads (their results held in memory). */
+#define PREDICT_BATCH 256
+
 /* One query of a call; value < 0 entity means it has no answers. */
 typedef struct PredictQuery
 {
@@ -390,6 +393,70 @@ predict_options(FunctionCallInfo fcinfo, GdlPredictOptions *o)
 	}
 }
 
+/* The rows of a batch's answers in query order, each result freed once returned. */
+static void
+return_batch_rows(ReturnSetInfo *rsinfo, GpudlKg *kg, PredictQuery *queries, RelRules *one,
+				  SplitRules *split, GdlPredictJob *jobs, const int64 *which, int64 nj,
+				  MemoryContext percall)
+{
+	for (int64 j = 0; j < nj; j++)
+	{
+		PredictQuery *pq = &queries[which[j]];
+		RelRules   *rr = one->ready ? one : &split->of[pq->q.rel];
+		GdlPredictResult *pr = jobs[j].res;
+		Datum		qtext = CStringGetTextDatum(pq->text);
+		MemoryContext qcxt = AllocSetContextCreate(percall, "gpudl predict query",
+												   ALLOCSET_DEFAULT_SIZES);
+
+		MemoryContextSwitchTo(qcxt);
+		for (int64 i = 0; i < pr->nanswers; i++)
+		{
+			const GdlPredictAnswer *a = &pr->answers[i];
+			Datum		v[5];
+			bool		nulls[5] = {0};
+			Datum	   *rd = palloc(sizeof(Datum) * (a->nrules + 1));
+
+			for (int k = 0; k < a->nrules; k++)
+				rd[k] = rr->texts[a->rules[k]];
+			v[0] = qtext;
+			v[1] = CStringGetTextDatum(gpudl_kg_value_text(kg, a->value));
+			v[2] = Float8GetDatum(a->score);
+			v[3] = Int64GetDatum(a->rank);
+			v[4] = PointerGetDatum(construct_array(rd, a->nrules, TEXTOID, -1, false, TYPALIGN_INT));
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+		}
+		MemoryContextSwitchTo(percall);
+		MemoryContextDelete(qcxt);
+		gdl_predict_result_free(pr);
+		jobs[j].res = NULL;
+	}
+}
+
+/*
+ * Return a batch's answers, freeing every result also when returning fails
+ * (they are malloc'd by the worker threads, outside any memory context).
+ */
+static void
+return_batch(ReturnSetInfo *rsinfo, GpudlKg *kg, PredictQuery *queries, RelRules *one,
+			 SplitRules *split, GdlPredictJob *jobs, const int64 *which, int64 nj,
+			 MemoryContext percall)
+{
+	PG_TRY();
+	{
+		return_batch_rows(rsinfo, kg, queries, one, split, jobs, which, nj, percall);
+	}
+	PG_CATCH();
+	{
+		for (int64 j = 0; j < nj; j++)
+		{
+			gdl_predict_result_free(jobs[j].res);
+			jobs[j].res = NULL;
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+}
+
 /*
  * gpudl_predict(program, target, query, aggregation, exclude_known, limit,
  * max_body, min_head_coverage, min_confidence, confidence, smoothing,
@@ -494,40 +561,31 @@ gpudl_predict(PG_FUNCTION_ARGS)
 	}
 
 	gpudl_progress_phase("predicting");
-	for (qi = 0; qi < nqueries; qi++)
+	for (qi = 0; qi < nqueries;)
 	{
-		PredictQuery *pq = &queries[qi];
-		RelRules   *rr = one.ready ? &one : &split.of[pq->q.rel];
-		GdlPredictResult *pr;
-		Datum		qtext;
-		MemoryContext qcxt;
+		/* a batch of queries answered on the worker threads, then returned in order */
+		GdlPredictJob *jobs = palloc(sizeof(GdlPredictJob) * PREDICT_BATCH);
+		int64	   *which = palloc(sizeof(int64) * PREDICT_BATCH);
+		int64		nj = 0;
 
 		CHECK_FOR_INTERRUPTS();
-		if (!pq->known || !rr->ready || rr->nrules == 0)
-			continue;
-		qcxt = AllocSetContextCreate(percall, "gpudl predict query", ALLOCSET_DEFAULT_SIZES);
-		MemoryContextSwitchTo(qcxt);
-		pr = gdl_predict(kg->graph, rr->rules, rr->nrules, &pq->q, &opts);
-		qtext = CStringGetTextDatum(pq->text);
-		for (i = 0; i < pr->nanswers; i++)
+		for (; qi < nqueries && nj < PREDICT_BATCH; qi++)
 		{
-			const GdlPredictAnswer *a = &pr->answers[i];
-			Datum		v[5];
-			bool		nulls[5] = {0};
-			Datum	   *rd = palloc(sizeof(Datum) * (a->nrules + 1));
-			int			k;
+			PredictQuery *pq = &queries[qi];
+			RelRules   *rr = one.ready ? &one : &split.of[pq->q.rel];
 
-			for (k = 0; k < a->nrules; k++)
-				rd[k] = rr->texts[a->rules[k]];
-			v[0] = qtext;
-			v[1] = CStringGetTextDatum(gpudl_kg_value_text(kg, a->value));
-			v[2] = Float8GetDatum(a->score);
-			v[3] = Int64GetDatum(a->rank);
-			v[4] = PointerGetDatum(construct_array(rd, a->nrules, TEXTOID, -1, false, TYPALIGN_INT));
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+			if (!pq->known || !rr->ready || rr->nrules == 0)
+				continue;
+			jobs[nj].rules = rr->rules;
+			jobs[nj].nrules = rr->nrules;
+			jobs[nj].q = pq->q;
+			jobs[nj].res = NULL;
+			which[nj++] = qi;
 		}
-		MemoryContextSwitchTo(percall);
-		MemoryContextDelete(qcxt);
+		gdl_predict_many(kg->graph, jobs, nj, &opts);
+		return_batch(rsinfo, kg, queries, &one, &split, jobs, which, nj, percall);
+		pfree(jobs);
+		pfree(which);
 	}
 	gpudl_progress_end(token);
 	MemoryContextSwitchTo(old);

@@ -627,6 +627,51 @@ compare(const Kg *k, const GdlMineOptions *o, const char *what)
 				CHECK_MSG(nder == nref_der, "%s: predict %s %d: %ld derivations, reference %ld", what,
 						  sb ? "subject" : "object", e, (long) nder, (long) nref_der);
 			}
+	/* gdl_predict_many on worker threads answers every query as gdl_predict does */
+	if (res->nrules > 0)
+	{
+		int64_t		nq = 0,
+					j = 0;
+		GdlPredictJob *jobs;
+		GdlPredictOptions po;
+
+		gdl_predict_options_init(&po);
+		po.aggregation = (k->nent & 1) ? GDL_PREDICT_NOISY_OR : GDL_PREDICT_MAX;
+		po.exclude_known = (k->nrels & 1) != 0;
+		nq = (int64_t) k->nrels * k->nent * 2;
+		jobs = calloc(nq, sizeof(GdlPredictJob));
+		for (int h = 0; h < k->nrels; h++)
+			for (int e = 0; e < k->nent; e++)
+				for (int sb = 0; sb < 2; sb++, j++)
+				{
+					jobs[j].rules = res->rules;
+					jobs[j].nrules = res->nrules;
+					jobs[j].q.rel = h;
+					jobs[j].q.subject_bound = sb == 1;
+					jobs[j].q.value = k->val[e];
+				}
+		gdl_set_threads(3);
+		gdl_predict_many(g, jobs, nq, &po);
+		gdl_set_threads(0);
+		for (j = 0; j < nq; j++)
+		{
+			GdlPredictResult *p = gdl_predict(g, res->rules, res->nrules, &jobs[j].q, &po);
+			bool		same = jobs[j].res != NULL && p->nanswers == jobs[j].res->nanswers;
+
+			for (int64_t a = 0; same && a < p->nanswers; a++)
+			{
+				const GdlPredictAnswer *x = &p->answers[a],
+						   *y = &jobs[j].res->answers[a];
+
+				same = x->value == y->value && x->score == y->score && x->rank == y->rank &&
+					x->nrules == y->nrules &&
+					memcmp(x->rules, y->rules, sizeof(int32_t) * x->nrules) == 0;
+			}
+			CHECK_MSG(same, "%s: gdl_predict_many differs from gdl_predict on query %ld", what, (long) j);
+			gdl_predict_result_free(jobs[j].res);
+		}
+		free(jobs);
+	}
 	/* the same with another thread count */
 	{
 		GdlMineOptions o2 = *o;
