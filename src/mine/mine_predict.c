@@ -279,9 +279,17 @@ check_query(const GdlMineGraph *g, const GdlPredictQuery *q, const GdlPredictOpt
  * A value no fact mentions has no answers.  threaded: on a worker thread
  * (malloc'd result; NULL when out of memory or *stopped by an interrupt).
  */
+/* A worker's per-entity stamps, kept over its queries (zeroed once, not per query). */
+typedef struct PredScratch
+{
+	uint32_t   *seen;			/* nent + 1, calloc'd */
+	uint32_t	stamp;			/* the last stamp used */
+} PredScratch;
+
 static GdlPredictResult *
 predict_query(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
-			  const GdlPredictQuery *q, const GdlPredictOptions *o, bool threaded, bool *stopped)
+			  const GdlPredictQuery *q, const GdlPredictOptions *o, bool threaded, bool *stopped,
+			  PredScratch *scratch)
 {
 	GdlPredictResult *res = pred_alloc(threaded, sizeof(GdlPredictResult));
 	PredSearch	s;
@@ -299,7 +307,19 @@ predict_query(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 	memset(&s, 0, sizeof(s));
 	s.g = g;
 	s.threaded = threaded;
-	s.seen = threaded ? calloc(g->nent + 1, sizeof(uint32_t)) : gdl_alloc(sizeof(uint32_t) * (g->nent + 1));
+	if (scratch != NULL)
+	{
+		/* the worker's stamps: a new stamp per rule never meets an old one (reset at wrap) */
+		if (scratch->stamp > UINT32_MAX - (uint32_t) (nrules + 2))
+		{
+			memset(scratch->seen, 0, sizeof(uint32_t) * (g->nent + 1));
+			scratch->stamp = 0;
+		}
+		s.seen = scratch->seen;
+		s.stamp = scratch->stamp;
+	}
+	else
+		s.seen = threaded ? calloc(g->nent + 1, sizeof(uint32_t)) : gdl_alloc(sizeof(uint32_t) * (g->nent + 1));
 	if (s.seen == NULL)
 	{
 		free(res);
@@ -374,17 +394,21 @@ predict_query(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 		memset(s.used, 0, sizeof(s.used));
 		pred_search(&s, 0);
 	}
+	if (scratch != NULL)
+		scratch->stamp = s.stamp;
 	if (s.failed || (stopped && *stopped))
 	{
 		free(s.hits);
-		free(s.seen);
+		if (scratch == NULL)
+			free(s.seen);
 		free(res);
 		return NULL;
 	}
 	if (s.nhits == 0)
 	{
 		pred_free(threaded, s.hits);
-		pred_free(threaded, s.seen);
+		if (scratch == NULL)
+			pred_free(threaded, s.seen);
 		return res;
 	}
 	qsort(s.hits, s.nhits, sizeof(PredHit), cmp_hit);
@@ -392,7 +416,8 @@ predict_query(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 	if (ans == NULL)
 	{
 		free(s.hits);
-		free(s.seen);
+		if (scratch == NULL)
+			free(s.seen);
 		free(res);
 		return NULL;
 	}
@@ -441,6 +466,7 @@ predict_query(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 			rank_hits = NULL;
 			free(ans);
 			free(s.hits);
+			if (scratch == NULL)
 			free(s.seen);
 			gdl_predict_result_free(res);
 			return NULL;
@@ -451,7 +477,8 @@ predict_query(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 	rank_hits = NULL;
 	pred_free(threaded, ans);
 	pred_free(threaded, s.hits);
-	pred_free(threaded, s.seen);
+	if (scratch == NULL)
+			pred_free(threaded, s.seen);
 	if (res->answers == NULL)
 	{
 		free(res);
@@ -467,7 +494,7 @@ gdl_predict(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 			const GdlPredictQuery *q, const GdlPredictOptions *o)
 {
 	check_query(g, q, o);
-	return predict_query(g, rules, nrules, q, o, false, NULL);
+	return predict_query(g, rules, nrules, q, o, false, NULL, NULL);
 }
 
 /* Free a result of gdl_predict_many (malloc'd); NULL is ignored. */
@@ -499,9 +526,17 @@ static void
 predict_task(void *arg, int tid, int ntasks)
 {
 	PredBatch  *b = arg;
+	PredScratch sc;
 
 	(void) tid;
 	(void) ntasks;
+	sc.stamp = 0;
+	sc.seen = calloc(b->g->nent + 1, sizeof(uint32_t));
+	if (sc.seen == NULL)
+	{
+		__atomic_store_n(&b->failed, 1, __ATOMIC_RELAXED);
+		return;
+	}
 	for (;;)
 	{
 		int64_t		j = __atomic_fetch_add(&b->cursor, 1, __ATOMIC_RELAXED);
@@ -510,14 +545,15 @@ predict_task(void *arg, int tid, int ntasks)
 
 		if (j >= b->n || __atomic_load_n(&b->failed, __ATOMIC_RELAXED) ||
 			__atomic_load_n(&b->stopped, __ATOMIC_RELAXED))
-			return;
+			break;
 		job = &b->jobs[j];
-		job->res = predict_query(b->g, job->rules, job->nrules, &job->q, b->o, true, &stopped);
+		job->res = predict_query(b->g, job->rules, job->nrules, &job->q, b->o, true, &stopped, &sc);
 		if (stopped)
 			__atomic_store_n(&b->stopped, 1, __ATOMIC_RELAXED);
 		else if (job->res == NULL)
 			__atomic_store_n(&b->failed, 1, __ATOMIC_RELAXED);
 	}
+	free(sc.seen);
 }
 
 /*

@@ -138,14 +138,17 @@ row_value(GpudlKg *kg, Datum d, Oid typid, int row, int col)
 }
 
 /*
- * Queries from a SQL query or table, run with the caller's rights: two
- * columns (subject, object), exactly one of them NULL per row.
+ * Queries from a SQL query or table, run with the caller's rights: rows
+ * (subject, object) of the target rel, or with rel < 0 (a whole split)
+ * rows (relation, subject, object), the relation by its name in the graph;
+ * exactly one of subject and object NULL per row.
  */
 static PredictQuery *
-table_queries(GpudlKg *kg, const char *target, int rel, const char *source, int64 *nqueries)
+read_queries(GpudlKg *kg, const char *program, int rel, const char *source, int64 *nqueries)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	const char *sql = gpudl_looks_like_relation_name(source) ? psprintf("SELECT * FROM %s", source) : source;
+	int			first = rel < 0 ? 2 : 1;	/* the subject's column */
 	PredictQuery *out;
 	TupleDesc	desc;
 	uint64		i,
@@ -160,21 +163,49 @@ table_queries(GpudlKg *kg, const char *target, int rel, const char *source, int6
 	desc = SPI_tuptable->tupdesc;
 	n = SPI_processed;
 	MemoryContextSwitchTo(caller);
-	if (desc->natts != 2)
+	if (rel >= 0 && desc->natts != 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("the queries have %d column%s, but a query row is (subject, object)",
 						desc->natts, desc->natts == 1 ? "" : "s"),
 				 errhint("Select the subject and the object, one of them NULL: the one to predict.")));
+	if (rel < 0 && desc->natts != 3)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the queries have %d column%s, but with target NULL a query row is (relation, subject, object)",
+						desc->natts, desc->natts == 1 ? "" : "s"),
+				 errhint("Select the relation's name, the subject and the object, one of the last two NULL; "
+						 "or name the target and select (subject, object).")));
 	out = palloc0(sizeof(PredictQuery) * (n + 1));
 	for (i = 0; i < n; i++)
 	{
 		HeapTuple	tup = SPI_tuptable->vals[i];
 		bool		null0,
 					null1;
-		Datum		d0 = SPI_getbinval(tup, desc, 1, &null0);
-		Datum		d1 = SPI_getbinval(tup, desc, 2, &null1);
+		Datum		d0 = SPI_getbinval(tup, desc, first, &null0);
+		Datum		d1 = SPI_getbinval(tup, desc, first + 1, &null1);
+		int			r = rel;
 
+		if (rel < 0)
+		{
+			bool		nullr;
+			char	   *relname;
+
+			(void) SPI_getbinval(tup, desc, 1, &nullr);
+			if (nullr)
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("query row %d has no relation", (int) i + 1),
+						 errhint("The first column names the relation of the query.")));
+			relname = SPI_getvalue(tup, desc, 1);
+			r = gpudl_kg_relation(kg, relname, true);
+			if (r < 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_UNDEFINED_OBJECT),
+						 errmsg("query row %d asks about \"%s\", which is not a relation of the knowledge graph of program \"%s\"",
+								(int) i + 1, relname, program),
+						 errhint("Bind a binary table to that name, or correct the name (it is compared exactly).")));
+		}
 		if (null0 == null1)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -182,11 +213,11 @@ table_queries(GpudlKg *kg, const char *target, int rel, const char *source, int6
 							(int) i + 1, null0 ? "two NULLs" : "no NULL"),
 					 errhint("NULL marks the argument to predict.")));
 		if (!null0)
-			set_query(&out[i], kg, target, rel, true,
-					  row_value(kg, d0, TupleDescAttr(desc, 0)->atttypid, (int) i + 1, 1));
+			set_query(&out[i], kg, kg->rels[r].name, r, true,
+					  row_value(kg, d0, TupleDescAttr(desc, first - 1)->atttypid, (int) i + 1, first));
 		else
-			set_query(&out[i], kg, target, rel, false,
-					  row_value(kg, d1, TupleDescAttr(desc, 1)->atttypid, (int) i + 1, 2));
+			set_query(&out[i], kg, kg->rels[r].name, r, false,
+					  row_value(kg, d1, TupleDescAttr(desc, first)->atttypid, (int) i + 1, first + 1));
 		if ((i & 0xFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
@@ -257,85 +288,6 @@ split_rules(SplitRules *sr, int rel)
 	}
 	rr->ready = true;
 	return rr;
-}
-
-/*
- * Queries of a whole split from a SQL query or table, run with the
- * caller's rights: three columns (relation, subject, object), exactly one
- * of the last two NULL per row; the relation by its name in the program.
- */
-static PredictQuery *
-split_queries(GpudlKg *kg, const char *program, const char *source, int64 *nqueries)
-{
-	MemoryContext caller = CurrentMemoryContext;
-	const char *sql = gpudl_looks_like_relation_name(source) ? psprintf("SELECT * FROM %s", source) : source;
-	PredictQuery *out;
-	TupleDesc	desc;
-	uint64		i,
-				n;
-
-	SPI_connect();
-	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the queries must be a goal, a query returning rows, or a table name"),
-				 errdetail("Got: %s", source)));
-	desc = SPI_tuptable->tupdesc;
-	n = SPI_processed;
-	MemoryContextSwitchTo(caller);
-	if (desc->natts != 3)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("the queries have %d column%s, but with target NULL a query row is (relation, subject, object)",
-						desc->natts, desc->natts == 1 ? "" : "s"),
-				 errhint("Select the relation's name, the subject and the object, one of the last two NULL; "
-						 "or name the target and select (subject, object).")));
-	out = palloc0(sizeof(PredictQuery) * (n + 1));
-	for (i = 0; i < n; i++)
-	{
-		HeapTuple	tup = SPI_tuptable->vals[i];
-		bool		nullr,
-					null0,
-					null1;
-		Datum		d0,
-					d1;
-		char	   *relname;
-		int			rel;
-
-		(void) SPI_getbinval(tup, desc, 1, &nullr);
-		d0 = SPI_getbinval(tup, desc, 2, &null0);
-		d1 = SPI_getbinval(tup, desc, 3, &null1);
-		if (nullr)
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("query row %d has no relation", (int) i + 1),
-					 errhint("The first column names the relation of the query.")));
-		relname = SPI_getvalue(tup, desc, 1);
-		rel = gpudl_kg_relation(kg, relname, true);
-		if (rel < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_OBJECT),
-					 errmsg("query row %d asks about \"%s\", which is not a relation of the knowledge graph of program \"%s\"",
-							(int) i + 1, relname, program),
-					 errhint("Bind a binary table to that name, or correct the name (it is compared exactly).")));
-		if (null0 == null1)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("query row %d has %s, but exactly one of subject and object must be NULL",
-							(int) i + 1, null0 ? "two NULLs" : "no NULL"),
-					 errhint("NULL marks the argument to predict.")));
-		if (!null0)
-			set_query(&out[i], kg, kg->rels[rel].name, rel, true,
-					  row_value(kg, d0, TupleDescAttr(desc, 1)->atttypid, (int) i + 1, 2));
-		else
-			set_query(&out[i], kg, kg->rels[rel].name, rel, false,
-					  row_value(kg, d1, TupleDescAttr(desc, 2)->atttypid, (int) i + 1, 3));
-		if ((i & 0xFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
-	SPI_finish();
-	*nqueries = (int64) n;
-	return out;
 }
 
 /* The aggregation named by the call (22023 for another name). */
@@ -526,7 +478,7 @@ gpudl_predict(PG_FUNCTION_ARGS)
 		char	  **texts;
 
 		if (is_table)
-			queries = table_queries(kg, target, rel, query, &nqueries);
+			queries = read_queries(kg, program, rel, query, &nqueries);
 		else
 			queries = goal_query(kg, target, rel, query);
 		if (!gpudl_kg_stored_rules(kg, target, &one.rules, &one.nrules, &texts))
@@ -551,7 +503,7 @@ gpudl_predict(PG_FUNCTION_ARGS)
 	else
 	{
 		/* a whole split: every relation asked about, its rules read or mined once */
-		queries = split_queries(kg, program, query, &nqueries);
+		queries = read_queries(kg, program, -1, query, &nqueries);
 		split.kg = kg;
 		split.margs = &margs;
 		split.of = palloc0(sizeof(RelRules) * (kg->nrels + 1));
