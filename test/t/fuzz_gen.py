@@ -274,8 +274,16 @@ def c_predict():
             named.append('%s => %s' % (name, gen()))
     p = pick(['kg_a', 'kg_b', 'co-occurs_with'], [pred()])
     q = pick(['%s("e1", Y)' % p, '%s(X, "e2")' % p, 'SELECT a, NULL FROM fz_ex2'], [q])
+    target = sq(p)
+    if R.random() < 0.25:
+        # a whole split (target NULL): (relation, subject, object) rows, or a goal
+        target = 'NULL'
+        q = pick(["SELECT 'kg_a', a, NULL FROM fz_ex2", "SELECT 'co-occurs_with', NULL, 'e2'",
+                  "VALUES ('kg_b', 'e1', NULL), ('kg_a', NULL, 'e2')", '%s("e1", Y)' % p],
+                 ["SELECT %s, 'e1', NULL" % sq(pred()), "SELECT NULL, 'e1', NULL",
+                  "SELECT 'kg_a', 'e1', 'e2'", "SELECT 'kg_a', 1, NULL", 'SELECT a, NULL FROM fz_ex2', q])
     return 'SELECT count(*) FROM gpudl_predict(%s)' % ', '.join(
-        [sq(pick(['fz_kg', 'fz_kg2'], PROGRAMS)), sq(p), sq(q)] + named)
+        [sq(pick(['fz_kg', 'fz_kg2'], PROGRAMS)), target, sq(q)] + named)
 
 
 def c_grant():
