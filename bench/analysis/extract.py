@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+"""bench/analysis/extract.py — facts for the standard program-analysis Datalog
+benchmarks (CSPA, CSDA, Andersen) from textual LLVM IR, the way Graspan's
+front end makes its context-insensitive inputs, so that the same rules run on
+real C code bases (issue 23).  Standard library only.
+
+    python3 extract.py -o OUTDIR a.ll b.ll ...
+
+Input: .ll files from `clang-14 -S -emit-llvm -O0 -fno-discard-value-names`
+(typed pointers; `ptr` is accepted too).  Output: one TSV per relation,
+two text columns, rows sorted and distinct: assign, dereference (CSPA),
+addr, assgn, load, store (Andersen), arc, nullEdge (CSDA).
+
+Nodes.  A local value (parameter or instruction result) of function f is
+`f:%x`; a global variable or function is `@g` (its address, as in the IR);
+`*N` is the memory that the pointer N points to (Graspan's dereference node);
+`obj:f:%x` / `obj:@g` is the abstract object of an alloca / a global
+(Andersen only); `f:null#k` is the k-th null constant stored or passed in f,
+in textual order (CSDA only).  Static functions of the same name in two
+files get the same node (context- and file-insensitive, as Graspan).
+
+Mapping (only pointer-typed values for CSPA and Andersen; every value for arc):
+
+  IR                                CSPA                      Andersen       CSDA arc
+  %r = alloca T                     -                         addr(r,obj:r)  -
+  global @g / function @g           -                         addr(@g,obj:@g) -
+  %r = load T* %p     (T pointer)   assign(*p,r) deref(p,*p)  load(r,p)      arc(*p,r)
+  store T v, T* %p    (T pointer)   assign(v,*p) deref(p,*p)  store(p,v)     arc(v,*p)
+  @g = global T* init (init has @h) assign(@h,*@g) deref(@g,*@g) store(@g,@h) arc(@h,*@g)
+  %r = getelementptr T, T* %p, ...  assign(p,r)               assgn(r,p)     arc(op,r)
+  %r = <cast> T v to U (T,U ptrs)   assign(v,r)               assgn(r,v)     arc(v,r)
+  %r = phi T [v,..] / select c,v,w  assign(v,r) per operand   assgn(r,v)     arc(op,r)
+  %r = call @f(.., a_i, ..) f defined: a_i to f's param i:
+                                    assign(a_i,f:%p_i)        assgn(f:%p_i,a_i)  arc(a_i,f:%p_i)
+                                    and f's `ret v` to r: assign(f:v,r) assgn(r,f:v) arc(f:v,r)
+  any other instruction %r = op ..  -                         -              arc(op,r) per value operand
+  null stored/passed/returned/phi'd into d:   nullEdge(f:null#k, d)  (d as the edge's target above)
+
+`assign(src, dst)` is Graspan's edge src -a-> dst, i.e. `dst = src`: the
+column order of Graspan's published inputs and of the published CSPA rules
+(valueFlow(y, x) :- assign(y, x)).  Andersen's assgn(p, q) is `p = q`.
+A store is never an assign between the stored value and the pointer: it is a
+copy into the dereference node *p.  Field-insensitive (a GEP is its base);
+indirect calls, external functions and llvm.* intrinsics (memcpy included)
+add no edges.  Constant expressions (GEP/bitcast of a global) stand for the
+globals they name.
+"""
+import argparse
+import os
+import re
+import sys
+
+NAME = r'(?:[-a-zA-Z$._][-a-zA-Z$._0-9]*|\d+|"[^"]*")'
+VALUE_RE = re.compile(r'([%@])(' + NAME + r')')
+CASTS = {'bitcast', 'addrspacecast', 'inttoptr', 'ptrtoint', 'trunc', 'zext',
+         'sext', 'fptrunc', 'fpext', 'fptoui', 'fptosi', 'uitofp', 'sitofp'}
+RELATIONS = ['assign', 'dereference', 'addr', 'assgn', 'load', 'store', 'arc', 'nullEdge']
+
+
+def split_top(s):
+    """Split s at commas outside (), [], {}, <> and quotes."""
+    out, depth, cur, quote = [], 0, [], False
+    for ch in s:
+        if quote:
+            cur.append(ch)
+            quote = ch != '"'
+            continue
+        if ch == '"':
+            quote = True
+        elif ch in '([{<':
+            depth += 1
+        elif ch in ')]}>':
+            depth -= 1
+        elif ch == ',' and depth == 0:
+            out.append(''.join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    if ''.join(cur).strip():
+        out.append(''.join(cur).strip())
+    return out
+
+
+def matching_paren(s, i):
+    """Index of the ')' closing the '(' at s[i]."""
+    depth = 0
+    for j in range(i, len(s)):
+        if s[j] == '(':
+            depth += 1
+        elif s[j] == ')':
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(s) - 1
+
+
+def is_ptr(t):
+    """Whether the type text t is a pointer type (typed `T*` or opaque `ptr`)."""
+    t = t.strip()
+    return t.endswith('*') or t == 'ptr' or t.startswith('ptr ')
+
+
+def piece_type(piece):
+    """The type text of a typed operand `T v` (v a name, constant or constant expression)."""
+    m = re.search(r'\b(getelementptr|bitcast|addrspacecast|inttoptr|ptrtoint)\b', piece)
+    if m:
+        return piece[:m.start()].strip()
+    return re.sub(r'\s*\S+$', '', piece.strip())
+
+
+def strip_meta(line):
+    """The instruction without its comment, trailing `, align N` and `, !md` parts."""
+    line = line.split(';', 1)[0] if '"' not in line else line
+    line = re.sub(r',\s*!\w+\s+!\d+', '', line)
+    line = re.sub(r',\s*align\s+\d+', '', line)
+    return line.strip()
+
+
+class Module:
+    """One .ll file: type names, globals, and the functions' bodies."""
+
+    def __init__(self, text):
+        self.types, self.globals, self.funcs, self.inits = set(), set(), [], []
+        cur = None
+        for raw in text.splitlines():
+            line = raw.rstrip()
+            m = re.match(r'^%(' + NAME + r')\s*=\s*type\b', line)
+            if m:
+                self.types.add(m.group(1))
+                continue
+            m = re.match(r'^@(' + NAME + r')\s*=\s*(.*)$', line)
+            if m:
+                self.globals.add(m.group(1))
+                self.inits.append((m.group(1), m.group(2)))
+                continue
+            m = re.match(r'^(define|declare)\b.*?@(' + NAME + r')\s*\(', line)
+            if m:
+                self.globals.add(m.group(2))
+                if m.group(1) == 'define':
+                    start = line.index('(', m.end() - 1)
+                    params = parse_params(line[start + 1:matching_paren(line, start)])
+                    cur = {'name': m.group(2), 'params': params, 'body': []}
+                    self.funcs.append(cur)
+                continue
+            if cur is not None:
+                if line.startswith('}'):
+                    cur = None
+                elif line.startswith('  '):
+                    cur['body'].append(strip_meta(line))
+
+
+def parse_params(s):
+    """[(type, %name)] of a define's parameter list."""
+    out = []
+    for piece in split_top(s):
+        names = re.findall(r'%(' + NAME + r')', piece)
+        if names:
+            out.append((piece[:piece.rindex('%' + names[-1])], names[-1]))
+    return out
+
+
+class Extractor:
+    """Collects the facts of every module, with functions known across modules."""
+
+    def __init__(self):
+        self.facts = {r: set() for r in RELATIONS}
+        self.defined = {}           # function name -> (params, [return operand pieces])
+        self.pending = []           # (caller, result, callee, args, result type)
+
+    def add(self, rel, a, b):
+        """Record one fact."""
+        self.facts[rel].add((a, b))
+
+    def values(self, fn, piece, local):
+        """Nodes named by a typed operand or constant expression (types excluded)."""
+        out = []
+        for sigil, name in VALUE_RE.findall(piece):
+            if sigil == '%' and name in local:
+                out.append(fn + ':%' + name)
+            elif sigil == '@' and name in self.mod.globals and not name.startswith('llvm.'):
+                out.append('@' + name)
+        return out
+
+    def is_null(self, piece):
+        """Whether a typed operand is the null pointer constant."""
+        return re.search(r'\bnull$', piece.strip()) is not None
+
+    def null_into(self, fn, dst):
+        """A null constant flowing into node dst: a fresh null site of fn."""
+        self.nulls[fn] = self.nulls.get(fn, 0) + 1
+        self.add('nullEdge', '%s:null#%d' % (fn, self.nulls[fn]), dst)
+
+    def copy(self, fn, piece, dst, ptr, local):
+        """A copy of the operand piece into node dst: assign/assgn if ptr, arc always."""
+        for v in self.values(fn, piece, local):
+            self.add('arc', v, dst)
+            if ptr:
+                self.add('assign', v, dst)
+                self.add('assgn', dst, v)
+        if ptr and self.is_null(piece):
+            self.null_into(fn, dst)
+
+    def module(self, text):
+        """Extract one .ll file."""
+        self.mod = Module(text)
+        self.nulls = getattr(self, 'nulls', {})
+        for g in sorted(self.mod.globals):
+            if not g.startswith('llvm.'):
+                self.add('addr', '@' + g, 'obj:@' + g)
+        for g, init in self.mod.inits:
+            self.global_init(g, init)
+        for f in self.mod.funcs:
+            self.function(f)
+
+    def global_init(self, g, init):
+        """A global whose initializer names globals: stores into *@g."""
+        m = re.match(r'.*?\b(global|constant)\s+(.*)$', init)
+        if not m:
+            return
+        for v in self.values('', m.group(2), set()):
+            if v != '@' + g:
+                self.add('store', '@' + g, v)
+                self.add('assign', v, '*@' + g)
+                self.add('dereference', '@' + g, '*@' + g)
+                self.add('arc', v, '*@' + g)
+
+    def function(self, f):
+        """Extract one defined function's instructions."""
+        fn = f['name']
+        local = {p for _, p in f['params']}
+        for ins in f['body']:
+            m = re.match(r'^%(' + NAME + r')\s*=', ins)
+            if m:
+                local.add(m.group(1))
+        rets = []
+        self.defined[fn] = (f['params'], rets)
+        for ins in f['body']:
+            self.instruction(fn, ins, local, rets)
+
+    def instruction(self, fn, ins, local, rets):
+        """Extract one instruction (see the table at the top)."""
+        m = re.match(r'^(?:%(' + NAME + r')\s*=\s*)?(\w+)\s*(.*)$', ins)
+        if not m or ins.endswith(':') or re.match(r'^' + NAME + r':', ins):
+            return
+        res, op, rest = m.group(1), m.group(2), m.group(3)
+        r = fn + ':%' + res if res else None
+        if op in ('tail', 'musttail', 'notail') and rest.startswith('call'):
+            op, rest = 'call', rest[4:].strip()
+        if op == 'alloca':
+            self.add('addr', r, 'obj:' + r)
+        elif op == 'load':
+            parts = split_top(re.sub(r'^(atomic\s+)?(volatile\s+)?', '', rest))
+            for p in self.values(fn, parts[1], local):
+                self.add('arc', '*' + p, r)
+                if is_ptr(parts[0]):
+                    self.add('assign', '*' + p, r)
+                    self.add('dereference', p, '*' + p)
+                    self.add('load', r, p)
+        elif op == 'store':
+            parts = split_top(re.sub(r'^(atomic\s+)?(volatile\s+)?', '', rest))
+            ptr = is_ptr(piece_type(parts[0]))
+            for p in self.values(fn, parts[1], local):
+                for v in self.values(fn, parts[0], local):
+                    self.add('arc', v, '*' + p)
+                    if ptr:
+                        self.add('assign', v, '*' + p)
+                        self.add('store', p, v)
+                if ptr:
+                    self.add('dereference', p, '*' + p)
+                    if self.is_null(parts[0]):
+                        self.null_into(fn, '*' + p)
+        elif op == 'getelementptr':
+            parts = split_top(re.sub(r'^inbounds\s+', '', rest))
+            self.copy(fn, parts[1], r, True, local)
+            for idx in parts[2:]:
+                self.copy(fn, idx, r, False, local)
+        elif op in CASTS:
+            mm = re.match(r'^(.*)\bto\s+(.*)$', rest)
+            src, dst = mm.group(1).strip(), mm.group(2)
+            both = is_ptr(dst) and is_ptr(piece_type(src))
+            self.copy(fn, src, r, both, local)
+        elif op == 'phi':
+            ty, _, arms = rest.partition('[')
+            for arm in re.findall(r'\[\s*(.*?),\s*%' + NAME + r'\s*\]', '[' + arms):
+                self.copy(fn, ty + ' ' + arm, r, is_ptr(ty), local)
+        elif op == 'select':
+            parts = split_top(rest)
+            self.copy(fn, parts[0], r, False, local)
+            for p in parts[1:]:
+                self.copy(fn, p, r, is_ptr(piece_type(p)), local)
+        elif op == 'call' or op == 'invoke':
+            self.call(fn, r, rest, local)
+        elif op == 'ret':
+            if rest != 'void':
+                rets.append((fn, rest, local))
+        elif r is not None:
+            for v in self.values(fn, rest, local):
+                self.add('arc', v, r)
+
+    def call(self, fn, r, rest, local):
+        """A direct call: remembered, matched with the callee once all files are read."""
+        m = re.search(r'@(' + NAME + r')\s*\(', rest)
+        if not m or m.group(1).startswith('llvm.'):
+            return
+        start = m.end() - 1
+        args = split_top(rest[start + 1:matching_paren(rest, start)])
+        rtype = rest[:m.start()]
+        self.pending.append((fn, r, m.group(1), [(a, self.values(fn, a, local), self.is_null(a)) for a in args],
+                             is_ptr(re.sub(r'\(.*$', '', rtype).split()[-1] if rtype.split() else '')))
+
+    def link(self):
+        """Arguments to parameters and return values to results of defined callees."""
+        for fn, r, callee, args, rptr in self.pending:
+            if callee not in self.defined:
+                continue
+            params, rets = self.defined[callee]
+            for (ptype, pname), (piece, vals, null) in zip(params, args):
+                dst = callee + ':%' + pname
+                ptr = is_ptr(ptype.split()[0] if ptype.split() else '') or is_ptr(ptype)
+                for v in vals:
+                    self.add('arc', v, dst)
+                    if ptr:
+                        self.add('assign', v, dst)
+                        self.add('assgn', dst, v)
+                if ptr and null:
+                    self.null_into(fn, dst)
+            if r is None:
+                continue
+            for cfn, piece, clocal in rets:
+                ptr = rptr
+                for sigil, name in VALUE_RE.findall(piece):
+                    v = cfn + ':%' + name if sigil == '%' else '@' + name
+                    if sigil == '%' and name not in clocal:
+                        continue
+                    self.add('arc', v, r)
+                    if ptr:
+                        self.add('assign', v, r)
+                        self.add('assgn', r, v)
+                if ptr and self.is_null(piece):
+                    self.null_into(cfn, r)
+
+    def write(self, outdir):
+        """One sorted TSV per relation in outdir; returns {relation: rows}."""
+        os.makedirs(outdir, exist_ok=True)
+        sizes = {}
+        for rel in RELATIONS:
+            rows = sorted(self.facts[rel])
+            with open(os.path.join(outdir, rel + '.tsv'), 'w') as fh:
+                for a, b in rows:
+                    fh.write(a + '\t' + b + '\n')
+            sizes[rel] = len(rows)
+        return sizes
+
+
+def main():
+    """Parse the arguments, extract every file, write the TSVs, print sizes."""
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('-o', '--out', required=True, help='output directory')
+    ap.add_argument('files', nargs='+', help='.ll files')
+    a = ap.parse_args()
+    ex = Extractor()
+    for path in sorted(a.files):
+        with open(path) as fh:
+            ex.module(fh.read())
+    ex.link()
+    for rel, n in ex.write(a.out).items():
+        print('%s\t%d' % (rel, n))
+
+
+if __name__ == '__main__':
+    sys.exit(main())
