@@ -16,8 +16,10 @@ Nodes.  A local value (parameter or instruction result) of function f is
 `*N` is the memory that the pointer N points to (Graspan's dereference node);
 `obj:f:%x` / `obj:@g` is the abstract object of an alloca / a global
 (Andersen only); `f:null#k` is the k-th null constant stored or passed in f,
-in textual order (CSDA only).  Static functions of the same name in two
-files get the same node (context- and file-insensitive, as Graspan).
+in textual order (CSDA only).  A static (internal or private) function or
+global is qualified by its file's base name (source_filename): locals
+`lang_lex.c/advance:%p`, globals `@small.c/.str`, so that two files' static
+helpers of one name stay apart.
 
 Mapping (only pointer-typed values for CSPA and Andersen; every value for arc):
 
@@ -119,11 +121,15 @@ def strip_meta(line):
 class Module:
     """One .ll file: type names, globals, and the functions' bodies."""
 
-    def __init__(self, text):
+    def __init__(self, text, path):
         self.types, self.globals, self.funcs, self.inits = set(), set(), [], []
+        self.internal, self.file = set(), os.path.basename(path)
         cur = None
         for raw in text.splitlines():
             line = raw.rstrip()
+            m = re.match(r'^source_filename\s*=\s*"([^"]*)"', line)
+            if m:
+                self.file = os.path.basename(m.group(1))
             m = re.match(r'^%(' + NAME + r')\s*=\s*type\b', line)
             if m:
                 self.types.add(m.group(1))
@@ -131,11 +137,15 @@ class Module:
             m = re.match(r'^@(' + NAME + r')\s*=\s*(.*)$', line)
             if m:
                 self.globals.add(m.group(1))
+                if re.match(r'(private|internal)\b', m.group(2)):
+                    self.internal.add(m.group(1))
                 self.inits.append((m.group(1), m.group(2)))
                 continue
             m = re.match(r'^(define|declare)\b.*?@(' + NAME + r')\s*\(', line)
             if m:
                 self.globals.add(m.group(2))
+                if re.match(r'^define\s+(private|internal)\b', line):
+                    self.internal.add(m.group(2))
                 if m.group(1) == 'define':
                     start = line.index('(', m.end() - 1)
                     params = parse_params(line[start + 1:matching_paren(line, start)])
@@ -167,6 +177,10 @@ class Extractor:
         self.defined = {}           # function name -> (params, [return operand pieces])
         self.pending = []           # (caller, result, callee, args, result type)
 
+    def key(self, name):
+        """A function's or global's name made unique: file/name when it is static (internal)."""
+        return self.mod.file + '/' + name if name in self.mod.internal else name
+
     def add(self, rel, a, b):
         """Record one fact."""
         self.facts[rel].add((a, b))
@@ -178,7 +192,7 @@ class Extractor:
             if sigil == '%' and name in local:
                 out.append(fn + ':%' + name)
             elif sigil == '@' and name in self.mod.globals and not name.startswith('llvm.'):
-                out.append('@' + name)
+                out.append('@' + self.key(name))
         return out
 
     def is_null(self, piece):
@@ -200,13 +214,13 @@ class Extractor:
         if ptr and self.is_null(piece):
             self.null_into(fn, dst)
 
-    def module(self, text):
+    def module(self, text, path):
         """Extract one .ll file."""
-        self.mod = Module(text)
+        self.mod = Module(text, path)
         self.nulls = getattr(self, 'nulls', {})
         for g in sorted(self.mod.globals):
             if not g.startswith('llvm.'):
-                self.add('addr', '@' + g, 'obj:@' + g)
+                self.add('addr', '@' + self.key(g), 'obj:@' + self.key(g))
         for g, init in self.mod.inits:
             self.global_init(g, init)
         for f in self.mod.funcs:
@@ -217,16 +231,17 @@ class Extractor:
         m = re.match(r'.*?\b(global|constant)\s+(.*)$', init)
         if not m:
             return
+        g = '@' + self.key(g)
         for v in self.values('', m.group(2), set()):
-            if v != '@' + g:
-                self.add('store', '@' + g, v)
-                self.add('assign', v, '*@' + g)
-                self.add('dereference', '@' + g, '*@' + g)
-                self.add('arc', v, '*@' + g)
+            if v != g:
+                self.add('store', g, v)
+                self.add('assign', v, '*' + g)
+                self.add('dereference', g, '*' + g)
+                self.add('arc', v, '*' + g)
 
     def function(self, f):
         """Extract one defined function's instructions."""
-        fn = f['name']
+        fn = self.key(f['name'])
         local = {p for _, p in f['params']}
         for ins in f['body']:
             m = re.match(r'^%(' + NAME + r')\s*=', ins)
@@ -292,7 +307,7 @@ class Extractor:
             self.call(fn, r, rest, local)
         elif op == 'ret':
             if rest != 'void':
-                rets.append((fn, rest, local))
+                rets.append((fn, self.values(fn, rest, local), self.is_null(rest)))
         elif r is not None:
             for v in self.values(fn, rest, local):
                 self.add('arc', v, r)
@@ -305,7 +320,7 @@ class Extractor:
         start = m.end() - 1
         args = split_top(rest[start + 1:matching_paren(rest, start)])
         rtype = rest[:m.start()]
-        self.pending.append((fn, r, m.group(1), [(a, self.values(fn, a, local), self.is_null(a)) for a in args],
+        self.pending.append((fn, r, self.key(m.group(1)), [(a, self.values(fn, a, local), self.is_null(a)) for a in args],
                              is_ptr(re.sub(r'\(.*$', '', rtype).split()[-1] if rtype.split() else '')))
 
     def link(self):
@@ -326,17 +341,13 @@ class Extractor:
                     self.null_into(fn, dst)
             if r is None:
                 continue
-            for cfn, piece, clocal in rets:
-                ptr = rptr
-                for sigil, name in VALUE_RE.findall(piece):
-                    v = cfn + ':%' + name if sigil == '%' else '@' + name
-                    if sigil == '%' and name not in clocal:
-                        continue
+            for cfn, vals, null in rets:
+                for v in vals:
                     self.add('arc', v, r)
-                    if ptr:
+                    if rptr:
                         self.add('assign', v, r)
                         self.add('assgn', r, v)
-                if ptr and self.is_null(piece):
+                if rptr and null:
                     self.null_into(cfn, r)
 
     def write(self, outdir):
@@ -361,7 +372,7 @@ def main():
     ex = Extractor()
     for path in sorted(a.files):
         with open(path) as fh:
-            ex.module(fh.read())
+            ex.module(fh.read(), path)
     ex.link()
     for rel, n in ex.write(a.out).items():
         print('%s\t%d' % (rel, n))

@@ -55,8 +55,8 @@ check "line 29 n = NULL: nullEdge into *main:%n; line 32 pass(NULL): into pass:%
   eval 'has "$f/nullEdge.tsv" "main:null#1${T}*main:%n" && has "$f/nullEdge.tsv" "main:null#2${T}pass:%a"'
 check "line 12 gp = &g: the initializer stores @g into *@gp" \
   eval 'has "$f/store.tsv" "@gp${T}@g" && has "$f/assign.tsv" "@g${T}*@gp"'
-check "select.ll: select copies pointer arms, constant bitcast of @h reaches keep:%o" \
-  eval 'has "$f/assign.tsv" "pick:%u${T}pick:%w" && has "$f/assign.tsv" "pick:%w${T}pick:%k" && has "$f/assgn.tsv" "keep:%o${T}@h"'
+check "select.ll: select copies pointer arms, constant bitcast of @h reaches the static select.ll/keep:%o" \
+  eval 'has "$f/assign.tsv" "pick:%u${T}pick:%w" && has "$f/assign.tsv" "pick:%w${T}pick:%k" && has "$f/assgn.tsv" "select.ll/keep:%o${T}@h"'
 check "extract.py output is deterministic (second run identical)" \
   eval 'python3 "$a/extract.py" -o "$work/facts2" "$td/select.ll" "$work/small.ll" >/dev/null && diff -r "$work/facts" "$work/facts2" >&2'
 
