@@ -77,7 +77,9 @@ load_facts() {
 
 # create program $1 from rules file $2 (the tables are read by name: no binds needed)
 create_program() {
-  q -v name="$1" -v rules="$(cat "$2")" -c "SELECT gpudl_create_program(:'name', :'rules')" >/dev/null
+  q -v name="$1" -v rules="$(cat "$2")" >/dev/null <<'SQL'
+SELECT gpudl_create_program(:'name', :'rules');
+SQL
 }
 
 # tuples and median wall time (of 3) of gpudl_count(program $1, goal $2)
