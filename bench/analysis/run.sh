@@ -14,6 +14,9 @@
 #   WORK      where the .ll and .tsv files go (default /tmp/gpudl-analysis)
 #   CFLAGS    extra clang flags (include directories of the code base, -D...)
 #   KEEP=1    keep the database gpudl_analysis afterwards
+#   PROGRAMS  which to time (default "andersen csda cspa"; CSPA on gpudl's
+#             own sources does not finish on 2 CPU cores)
+#   TIMEOUT   statement_timeout of each call (default 0: none)
 # Connection: GPUDL_PGHOST / GPUDL_PGPORT / GPUDL_PGUSER (else PGHOST ...,
 # /tmp, 54329, postgres), as bench/kg/eval.sh.  It starts no server; without
 # one it stops after the fact sizes and says so.
@@ -26,7 +29,8 @@ CLANG="${CLANG:-clang-14}"
 export PGHOST="${GPUDL_PGHOST:-${PGHOST:-/tmp}}"
 export PGPORT="${GPUDL_PGPORT:-${PGPORT:-54329}}"
 export PGUSER="${GPUDL_PGUSER:-${PGUSER:-postgres}}"
-export PGOPTIONS="-c client_min_messages=warning -c gpudl.device=$DEVICE"
+PROGRAMS="${PROGRAMS:-andersen csda cspa}"
+export PGOPTIONS="-c client_min_messages=warning -c gpudl.device=$DEVICE -c statement_timeout=${TIMEOUT:-0}"
 db=gpudl_analysis
 dirs=("$@")
 default_flags=()
@@ -111,9 +115,12 @@ load_facts
 create_program cspa "$here/cspa.dl"
 create_program csda "$here/csda.dl"
 create_program andersen "$here/andersen.dl"
-time_count cspa 'valueFlow(X, Y)'
-time_count cspa 'memoryAlias(X, Y)'
-time_count cspa 'valueAlias(X, Y)'
-time_count csda 'null(X, Y)'
-time_count andersen 'pt(X, Y)'
+for prog in $PROGRAMS; do
+  case $prog in
+    cspa) time_count cspa 'valueFlow(X, Y)'; time_count cspa 'memoryAlias(X, Y)'; time_count cspa 'valueAlias(X, Y)' ;;
+    csda) time_count csda 'null(X, Y)' ;;
+    andersen) time_count andersen 'pt(X, Y)' ;;
+    *) echo "unknown program $prog (andersen, csda, cspa)" >&2; exit 1 ;;
+  esac
+done
 [ "${KEEP:-0}" = 1 ] || psql -X -q -d postgres -c "DROP DATABASE $db"
