@@ -63,8 +63,18 @@ GRANT SELECT ON mine TO gpudl_cache_reader;
 SET ROLE gpudl_cache_reader;
 SELECT gpudl_load('mine');
 RESET ROLE;
--- a dropped table leaves the cache
+-- once its owner loaded it, a reader may load it too; without SELECT, not
 SELECT gpudl_load('mine');
+SET ROLE gpudl_cache_reader;
+SELECT gpudl_load('mine');
+SELECT relation, rows FROM gpudl_cache_status() WHERE relation = 'mine'::regclass;
+SELECT gpudl_unload('mine');
+RESET ROLE;
+REVOKE SELECT ON mine FROM gpudl_cache_reader;
+SET ROLE gpudl_cache_reader;
+SELECT gpudl_load('mine');
+RESET ROLE;
+-- a dropped table leaves the cache
 DROP TABLE mine;
 SELECT count(*) FROM gpudl_cache_status();
 REVOKE ALL ON SCHEMA t40 FROM gpudl_cache_reader;

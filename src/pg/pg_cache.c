@@ -304,28 +304,33 @@ cache_fill(Oid relid)
 	return e;
 }
 
-/* Put the invalidation trigger on a table unless it has it. */
+/*
+ * Put the invalidation trigger on a table unless it has it.  Creating the
+ * trigger takes the table's owner; once the owner has loaded the table, any
+ * role that may read it can load it too (on the GPU service: sharing the
+ * owner's device copy).
+ */
 static void
 ensure_trigger(Oid relid)
 {
 	const char *name = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
 												  get_rel_name(relid));
+	bool		has_trigger;
 
-	if (!pg_class_ownercheck(relid, GetUserId()))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("must be owner of table %s to load it", get_rel_name(relid)),
-				 errhint("Loading puts a trigger on the table so that changes are seen; its owner can load it.")));
 	SPI_connect();
 	if (SPI_execute(psprintf("SELECT 1 FROM pg_trigger WHERE tgrelid = %u AND tgname = 'gpudl_cache_invalidate'",
 							 relid), false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "gpudl: could not look up triggers");
+	has_trigger = SPI_processed > 0;
+	if (!has_trigger && !pg_class_ownercheck(relid, GetUserId()))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of table %s to load it first", get_rel_name(relid)),
+				 errdetail("Loading puts a trigger on the table so that changes are seen."),
+				 errhint("Its owner loads it once (gpudl_load); then every role that may read it can load it.")));
 	if (SPI_execute(psprintf("SELECT gpudl._cache_register(%u)", relid), false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "gpudl: could not register the table");
-	if (SPI_execute(psprintf("SELECT 1 FROM pg_trigger WHERE tgrelid = %u AND tgname = 'gpudl_cache_invalidate'",
-							 relid), false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "gpudl: could not look up triggers");
-	if (SPI_processed == 0 &&
+	if (!has_trigger &&
 		SPI_execute(psprintf("CREATE TRIGGER gpudl_cache_invalidate AFTER INSERT OR UPDATE OR DELETE "
 							 "OR TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION gpudl._cache_invalidate()",
 							 name), false, 0) != SPI_OK_UTILITY)
