@@ -35,6 +35,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cub/cub.cuh>
@@ -161,21 +162,39 @@ upload_set(Bufs &b, const uint64_t *keys, int64_t n, const ull **dkeys, const in
  * in batches of as many threads as the scratch budget holds.
  */
 /*
- * The caller's stop request (GdlMineDevIn.stop) as a flag in device memory
- * that the kernels read (MdRun.stop; an L2 hit, unlike mapped host memory,
- * whose every read crosses PCIe and made GPU mining 15x slower); raised by
- * a copy on a stream of its own, which runs beside the kernels.  Freed with
- * the run.
+ * The caller's stop request (GdlMineDevIn.stop) as two flags the kernels
+ * read (MdRun.stop, MdRun.stop_host):
+ *   - one in device memory, read every 64 groups (an L2 hit; mapped host
+ *     memory read that often made GPU mining 15x slower), raised by a copy
+ *     on a stream of its own from poll();
+ *   - one in mapped host memory, read every 16,384 groups (cheap at that
+ *     rate), raised by a watcher thread that makes no CUDA call.  The copy
+ *     alone was not enough in the GPU service: while other threads of the
+ *     process sat in CUDA calls that wait for the device (a page-locked
+ *     allocation or a cudaFree of another session's request), the copy and
+ *     this thread's cudaStreamQuery waited behind them, for the very kernel
+ *     that was to stop: a cancelled mining ran on for 32 s on the H200.
+ * Freed with the run, after its kernels.
  */
 struct StopFlag
 {
 	int		   *host = NULL;	/* pinned: the copy's source */
 	int		   *dev = NULL;
+	volatile int *mapped = NULL;	/* pinned, mapped: the watcher's flag */
 	cudaStream_t stream = NULL;
 	const GdlMineDevIn *in = NULL;
+	pthread_t	watcher;
+	bool		watching = false;
+	volatile bool done = false;
+	double		raised_at = 0;	/* when the watcher saw the request */
 
 	~StopFlag()
 	{
+		if (watching)
+		{
+			done = true;
+			pthread_join(watcher, NULL);
+		}
 		if (stream)
 		{
 			cudaStreamSynchronize(stream);
@@ -185,13 +204,70 @@ struct StopFlag
 			cudaFree(dev);
 		if (host)
 			cudaFreeHost(host);
+		if (mapped)
+			cudaFreeHost((void *) mapped);
 	}
-	/* Poll the caller; once it asks, raise the flag.  True when stopped. */
+	/* The watcher: polls the caller every millisecond, raises the mapped flag. */
+	static void *watch(void *arg)
+	{
+		StopFlag   *sf = (StopFlag *) arg;
+
+		while (!sf->done)
+		{
+			if (sf->in->stop(sf->in->stop_arg))
+			{
+				sf->raised_at = now_s();
+				*sf->mapped = 1;
+				__sync_synchronize();
+				break;
+			}
+			usleep(1000);
+		}
+		return NULL;
+	}
+	/* Allocate both flags and start the watcher; false with errmsg. */
+	bool		start(const GdlMineDevIn *req, char *errmsg, size_t errlen)
+	{
+		void	   *m = NULL;
+
+		in = req;
+		if (md_failed(cudaHostAlloc((void **) &host, sizeof(int), cudaHostAllocDefault),
+					  "stop flag", errmsg, errlen) ||
+			md_failed(cudaHostAlloc(&m, sizeof(int), cudaHostAllocMapped), "stop flag", errmsg, errlen))
+			return false;
+		mapped = (volatile int *) m;
+		*host = 0;
+		*mapped = 0;
+		if (md_failed(cudaMalloc((void **) &dev, sizeof(int)), "stop flag", errmsg, errlen) ||
+			md_failed(cudaMemset(dev, 0, sizeof(int)), "stop flag", errmsg, errlen) ||
+			md_failed(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stop flag",
+					  errmsg, errlen))
+			return false;
+		if (pthread_create(&watcher, NULL, watch, this) != 0)
+		{
+			snprintf(errmsg, errlen, "could not start the stop watcher");
+			return false;
+		}
+		watching = true;
+		return true;
+	}
+	/* The device pointer of the mapped flag (UVA: the host address). */
+	const volatile int *mapped_dev() const
+	{
+		void	   *d = NULL;
+
+		if (mapped == NULL || cudaHostGetDevicePointer(&d, (void *) mapped, 0) != cudaSuccess)
+			return NULL;
+		return (const volatile int *) d;
+	}
+	/* Poll the caller; once it asks, raise the flags.  True when stopped. */
 	bool		poll()
 	{
-		if (host && !*host && in->stop && in->stop(in->stop_arg))
+		if (host && !*host && ((mapped && *mapped) || (in->stop && in->stop(in->stop_arg))))
 		{
 			*host = 1;
+			if (mapped)
+				*mapped = 1;
 			cudaMemcpyAsync(dev, host, sizeof(int), cudaMemcpyHostToDevice, stream);
 		}
 		return host && *host;
@@ -217,6 +293,10 @@ wait_kernels(StopFlag &sf, const char *what, char *errmsg, size_t errlen)
 		return false;
 	if (sf.poll())
 	{
+		/* a slow stop is worth a line in the server log */
+		if (sf.raised_at > 0 && now_s() - sf.raised_at > 0.25)
+			fprintf(stderr, "gpudl GPU mining: %s stopped %.0f ms after the stop request\n",
+					what, (now_s() - sf.raised_at) * 1000);
 		snprintf(errmsg, errlen, "cancelled");
 		return false;
 	}
@@ -337,15 +417,10 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 	sf.in = in;
 	if (in->stop != NULL)
 	{
-		if (md_failed(cudaHostAlloc((void **) &sf.host, sizeof(int), cudaHostAllocDefault),
-					  "stop flag", errmsg, errlen) ||
-			md_failed(cudaMalloc((void **) &sf.dev, sizeof(int)), "stop flag", errmsg, errlen) ||
-			md_failed(cudaMemset(sf.dev, 0, sizeof(int)), "stop flag", errmsg, errlen) ||
-			md_failed(cudaStreamCreateWithFlags(&sf.stream, cudaStreamNonBlocking), "stop flag",
-					  errmsg, errlen))
+		if (!sf.start(in, errmsg, errlen))
 			return 1;
-		*sf.host = 0;
 		run.stop = sf.dev;
+		run.stop_host = sf.mapped_dev();
 	}
 
 	/* each x's frontier bound */

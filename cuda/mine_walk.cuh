@@ -190,6 +190,7 @@ typedef struct MdRun
 	md_ull	   *scratch;
 	int64_t		cap;			/* entries per frontier buffer (three per thread) */
 	const volatile int *stop;	/* device flag: nonzero, leave the walk (NULL: none) */
+	const volatile int *stop_host;	/* mapped host flag, read rarely (NULL: none) */
 } MdRun;
 
 /* Slot of key in a key set, or -1. */
@@ -364,9 +365,11 @@ md_emit(MdW *w, uint64_t key, MdYs ys, int64_t n)
 	const MdRun *run = w->run;
 	const MdGraph *g = &run->g;
 
-	/* every 64 groups, read the stop flag (device memory): a stopped walk ends as
-	 * an overflow does (the walk's loops leave on ovf, within one group) */
-	if (run->stop != NULL && (++w->polls & 63) == 0 && *run->stop != 0)
+	/* every 64 groups, read the stop flag (device memory), every 16,384 the
+	 * mapped host one: a stopped walk ends as an overflow does (the walk's
+	 * loops leave on ovf, within one group) */
+	if (run->stop != NULL && (++w->polls & 63) == 0 &&
+		(*run->stop != 0 || ((w->polls & 16383) == 0 && run->stop_host != NULL && *run->stop_host != 0)))
 		w->ovf = true;
 	if (w->ovf)
 		return;

@@ -6,6 +6,7 @@
 #include "test_host.h"
 
 #include <string.h>
+#include <time.h>
 
 #include "../../src/exec/gdl_engine.h"
 
@@ -149,8 +150,42 @@ t_log(const char *msg)
 		fprintf(stderr, "log: %s\n", msg);
 }
 
+static double interrupt_at;	/* CLOCK_MONOTONIC seconds; 0: never */
+
+/* Monotonic seconds. */
+static double
+t_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Any thread: an interrupt is pending once the set time has passed. */
+static bool
+t_interrupt_pending(void)
+{
+	return interrupt_at > 0 && t_now() >= interrupt_at;
+}
+
+/* Raise the pending interrupt as PostgreSQL's cancel would. */
+static void
+t_check_interrupts(void)
+{
+	if (t_interrupt_pending())
+		gdl_error(GDL_ERR_INTERNAL, NULL, NULL, "canceling statement due to user request");
+}
+
+/* Let an interrupt be pending `seconds` from now (<= 0: never again). */
+void
+gdl_test_interrupt_after(double seconds)
+{
+	interrupt_at = seconds > 0 ? t_now() + seconds : 0;
+}
+
 static const GdlHost test_host = {
-	t_alloc, t_realloc, t_free, t_error, NULL, t_log
+	t_alloc, t_realloc, t_free, t_error, t_check_interrupts, t_log, t_interrupt_pending
 };
 
 /* Install the test host hooks. */

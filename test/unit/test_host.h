@@ -21,6 +21,8 @@ extern size_t gdl_test_live_bytes(void);
 extern size_t gdl_test_peak_bytes(void);
 extern void gdl_test_reset_peak(void);
 extern void gdl_test_set_limit(size_t bytes);
+/* An interrupt (a cancel) pending from `seconds` on; 0 clears it. */
+extern void gdl_test_interrupt_after(double seconds);
 
 /* The error raised by the last failed GDL_TRY (valid until gdl_test_reset). */
 extern GdlError gdl_test_last_error;

@@ -12,6 +12,9 @@
 #include "test_host.h"
 #include "../../src/mine/gdl_mine.h"
 #include "../../src/mine/gdl_mine_device.h"
+#include "../../src/mine/mine_int.h"
+
+#include <pthread.h>
 
 #include <dlfcn.h>
 #include <string.h>
@@ -120,6 +123,121 @@ big_kg(int E, int R, int64_t F)
 		}
 	}
 	return rels;
+}
+
+/* The module's problem for graph g (as src/mine/mine_device.c builds it). */
+static GdlMineDevIn
+dev_in(const GdlMineGraph *g, int max_body)
+{
+	GdlMineDevIn in;
+
+	memset(&in, 0, sizeof(in));
+	in.nent = g->nent;
+	in.nrels = g->nrels;
+	in.nlinks = g->nlinks;
+	in.aoff = g->aoff;
+	in.sig = g->asig;
+	in.nb = g->anb;
+	in.bnb = g->bnb;
+	in.bsig = g->bsig;
+	in.ppoff = g->ppoff;
+	in.ppa = g->ppa;
+	in.ppb = g->ppb;
+	in.ppz = g->ppz;
+	in.cpoff = g->cpoff;
+	in.cpa = g->cpa;
+	in.cpb = g->cpb;
+	in.nfacts = g->nfacts;
+	in.max_body = max_body;
+	in.target = -1;
+	in.min_support = 1;
+	in.min_head_coverage = 0;
+	return in;
+}
+
+/* Another session's small requests: device allocations and frees, which wait for the device. */
+typedef struct Busy
+{
+	const GdlMineDevice *dev;
+	GdlMineDevIn in;
+	volatile bool done;
+	int			runs;
+} Busy;
+
+static void *
+busy_loop(void *arg)
+{
+	Busy	   *b = arg;
+
+	while (!b->done)
+	{
+		GdlMineDevCand *out = NULL;
+		int64_t		nout = 0;
+		double		sec[3];
+		char		err[256];
+
+		if (b->dev->mine(&b->in, &out, &nout, sec, err, sizeof(err)) == 0)
+			b->dev->mine_free(out);
+		b->runs++;
+	}
+	return NULL;
+}
+
+/* Whether mining g raises (a small function: setjmp's locals stay simple). */
+static bool
+mine_raises(const GdlMineGraph *g, const GdlMineOptions *o)
+{
+	return GDL_TRY(gdl_mine(g, o)) != NULL;
+}
+
+/*
+ * A cancel stops GPU mining of a dense graph (hours of paths; 130 s on the
+ * H200 once) within a second, alone and while another thread makes CUDA
+ * calls that wait for the device (the GPU service's other sessions).
+ */
+static void
+check_stop(const GdlMineDevice *dev)
+{
+	GdlMineRelation *rels;
+	GdlMineGraph *g,
+			   *small;
+	GdlMineOptions o;
+
+	rng = 3;
+	rels = random_rels(14, 55, 60);
+	g = gdl_mine_graph_build(55, rels);
+	small = gdl_mine_graph_build(3, random_rels(20, 3, 30));
+	gdl_mine_options_init(&o);
+	o.max_body = 3;
+	o.min_head_coverage = 0;
+	o.min_confidence = 0;
+	o.device = GDL_DEVICE_GPU;
+	for (int busy = 0; busy < 2; busy++)
+	{
+		Busy		b = {dev, dev_in(small, 2), false, 0};
+		pthread_t	th;
+		double		t0;
+		bool		raised;
+
+		if (busy)
+			CHECK(pthread_create(&th, NULL, busy_loop, &b) == 0);
+		t0 = now_s();
+		gdl_test_interrupt_after(0.3);
+		raised = mine_raises(g, &o);
+		gdl_test_interrupt_after(0);
+		if (busy)
+		{
+			b.done = true;
+			pthread_join(th, NULL);
+		}
+		CHECK_MSG(raised, "dense graph%s: mining was not stopped", busy ? " (busy)" : "");
+		CHECK_MSG(now_s() - t0 < 1.5, "dense graph%s: stopped after %.2f s (asked at 0.3 s)",
+				  busy ? " (busy)" : "", now_s() - t0);
+		printf("  stop%s: mining stopped %.0f ms after the cancel%s\n", busy ? " while busy" : "",
+			   (now_s() - t0 - 0.3) * 1000, busy ? "" : "");
+		if (busy)
+			printf("  (the other thread ran %d small minings meanwhile)\n", b.runs);
+	}
 }
 
 /* Mine g on the CPU and on the GPU; every rule and measure must agree. */
@@ -238,6 +356,8 @@ main(int argc, char **argv)
 		gdl_test_reset();
 	}
 	printf("  40 random graphs compared\n");
+	check_stop(dev);
+	gdl_test_reset();
 
 	if (!getenv("GDL_MINE_GPU_SMALL"))
 	{
