@@ -128,9 +128,12 @@ MD_HD void
 md_atomic_flag(int *p, int v)
 {
 #ifdef __CUDA_ARCH__
-	atomicExch(p, v);
+	atomicMax(p, v);
 #else
-	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+	int			cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	while (cur < v && !__atomic_compare_exchange_n(p, &cur, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 #endif
 }
 
@@ -213,8 +216,13 @@ md_set_find(const md_ull *keys, uint64_t mask, uint64_t key)
 	return -1;
 }
 
-/* Add 1 to a pass-1 pair. */
-MD_HD void
+/*
+ * Add 1 to a pass-1 pair; false once the table is past its limit (flag 1:
+ * the pass is rerun with a larger table), so that the walk leaves at once:
+ * a walk that went on filled the table, and every new pair then probed all
+ * of it (a dense graph ran for minutes and did not see a stop request).
+ */
+MD_HD bool
 md_sup_add(const MdRun *run, uint64_t pair)
 {
 	uint64_t	h = md_mix(pair) & run->hmask;
@@ -231,18 +239,22 @@ md_sup_add(const MdRun *run, uint64_t pair)
 			{
 				md_atomic_add(&run->hvals[h], 1ull);
 				if (md_atomic_add(run->hused, 1ull) + 1 > run->hlimit)
+				{
 					md_atomic_flag(run->err, 1);
-				return;
+					return false;
+				}
+				return true;
 			}
 		}
 		if (old == want)
 		{
 			md_atomic_add(&run->hvals[h], 1ull);
-			return;
+			return true;
 		}
 		h = (h + 1) & run->hmask;
 	}
 	md_atomic_flag(run->err, 1);
+	return false;
 }
 
 /* A list of y: int32 array, frontier entries (low 32 bits), pair entries (low 31), one value. */
@@ -316,7 +328,8 @@ typedef struct MdW
 	md_ull	   *L2;
 	md_ull	   *L3;
 	md_ull	   *LP;
-	bool		ovf;			/* a frontier overflowed, or the run is stopped */
+	bool		ovf;			/* a frontier overflowed, the table is full, or the run is stopped */
+	bool		full;			/* the pass-1 table is past its limit (rerun larger) */
 	uint32_t	polls;			/* groups since the stop flag was read */
 } MdW;
 
@@ -389,7 +402,11 @@ md_emit(MdW *w, uint64_t key, MdYs ys, int64_t n)
 					continue;
 				if (md_has_atom(key, s))
 					continue;
-				md_sup_add(run, (key << MD_HEAD_BITS) | (s >> 1));
+				if (!md_sup_add(run, (key << MD_HEAD_BITS) | (s >> 1)))
+				{
+					w->ovf = w->full = true;
+					return;
+				}
 			}
 		}
 	}
@@ -586,6 +603,7 @@ md_walk_x(const MdRun *run, int64_t t)
 	w.L3 = w.L2 + run->cap;
 	w.LP = w.L3 + run->cap;
 	w.ovf = false;
+	w.full = false;
 	w.polls = 0;
 	if (w.xa == w.xb)
 		return;
@@ -689,7 +707,7 @@ md_walk_x(const MdRun *run, int64_t t)
 		}
 	}
 	if (w.ovf)
-		md_atomic_flag(run->err, 2);
+		md_atomic_flag(run->err, w.full ? 1 : 2);
 }
 
 /*

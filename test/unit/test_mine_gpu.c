@@ -222,7 +222,7 @@ check_stop(const GdlMineDevice *dev)
 		if (busy)
 			CHECK(pthread_create(&th, NULL, busy_loop, &b) == 0);
 		t0 = now_s();
-		gdl_test_interrupt_after(0.3);
+		gdl_test_interrupt_after(0.1);
 		raised = mine_raises(g, &o);
 		gdl_test_interrupt_after(0);
 		if (busy)
@@ -231,10 +231,10 @@ check_stop(const GdlMineDevice *dev)
 			pthread_join(th, NULL);
 		}
 		CHECK_MSG(raised, "dense graph%s: mining was not stopped", busy ? " (busy)" : "");
-		CHECK_MSG(now_s() - t0 < 1.5, "dense graph%s: stopped after %.2f s (asked at 0.3 s)",
+		CHECK_MSG(now_s() - t0 < 1.5, "dense graph%s: stopped after %.2f s (asked at 0.1 s)",
 				  busy ? " (busy)" : "", now_s() - t0);
 		printf("  stop%s: mining stopped %.0f ms after the cancel%s\n", busy ? " while busy" : "",
-			   (now_s() - t0 - 0.3) * 1000, busy ? "" : "");
+			   (now_s() - t0 - 0.1) * 1000, busy ? "" : "");
 		if (busy)
 			printf("  (the other thread ran %d small minings meanwhile)\n", b.runs);
 	}
