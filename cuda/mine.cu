@@ -167,9 +167,8 @@ upload_set(Bufs &b, const uint64_t *keys, int64_t n, const ull **dkeys, const in
  *   - one in device memory, read every 64 groups (an L2 hit; mapped host
  *     memory read that often made GPU mining 15x slower), raised by a copy
  *     on a stream of its own from poll();
- *   - one in mapped host memory, read by each thread at most every ~1 ms
- *     of its time (clock64; cheap at that rate), raised by a watcher
- *     thread that makes no CUDA call.  The copy
+ *   - one in mapped host memory, read every 16,384 groups (cheap at that
+ *     rate), raised by a watcher thread that makes no CUDA call.  The copy
  *     alone was not enough in the GPU service: while other threads of the
  *     process sat in CUDA calls that wait for the device (a page-locked
  *     allocation or a cudaFree of another session's request), the copy and

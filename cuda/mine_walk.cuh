@@ -331,7 +331,6 @@ typedef struct MdW
 	bool		ovf;			/* a frontier overflowed, the table is full, or the run is stopped */
 	bool		full;			/* the pass-1 table is past its limit (rerun larger) */
 	uint32_t	polls;			/* groups since the stop flag was read */
-	long long	poll_at;		/* clock64 of the next mapped-flag read */
 } MdW;
 
 /* First by-neighbour link of x to y (or the end of x's links). */
@@ -379,27 +378,12 @@ md_emit(MdW *w, uint64_t key, MdYs ys, int64_t n)
 	const MdRun *run = w->run;
 	const MdGraph *g = &run->g;
 
-	/* every 64 groups, read the stop flag (device memory); on the device also,
-	 * at most every ~1 ms of this thread's time (clock64), the mapped host
-	 * flag: a read crosses PCIe, so it is paced by time, not by groups,
-	 * whose cost varies by orders of magnitude between graphs.  A stopped
-	 * walk ends as an overflow does (the walk's loops leave on ovf, within
-	 * one group) */
-	if (run->stop != NULL && (++w->polls & 63) == 0 && *run->stop != 0)
+	/* every 64 groups, read the stop flag (device memory), every 16,384 the
+	 * mapped host one: a stopped walk ends as an overflow does (the walk's
+	 * loops leave on ovf, within one group) */
+	if (run->stop != NULL && (++w->polls & 63) == 0 &&
+		(*run->stop != 0 || ((w->polls & 16383) == 0 && run->stop_host != NULL && *run->stop_host != 0)))
 		w->ovf = true;
-#ifdef __CUDA_ARCH__
-	if (run->stop_host != NULL && !w->ovf)
-	{
-		long long	t = clock64();
-
-		if (t >= w->poll_at)
-		{
-			w->poll_at = t + (1ll << 21);
-			if (*run->stop_host != 0)
-				w->ovf = true;
-		}
-	}
-#endif
 	if (w->ovf)
 		return;
 	if (run->pass == 1)
@@ -621,7 +605,6 @@ md_walk_x(const MdRun *run, int64_t t)
 	w.ovf = false;
 	w.full = false;
 	w.polls = 0;
-	w.poll_at = 0;
 	if (w.xa == w.xb)
 		return;
 	if (part <= 0)
