@@ -371,6 +371,26 @@ md_xdom(const MdGraph *g, int64_t xa, int64_t xb, int32_t r)
 	return lo < xb && g->asig[lo] == 2 * r;
 }
 
+/*
+ * Whether the walk is to leave (ovf), reading the stop flags now and then:
+ * the device flag every 64 steps, the mapped host one every 16,384 (a read
+ * crosses PCIe).  A step is a group or, in pass 1, one y of a group, whose
+ * support updates are the walk's costly part (a dense graph's group took
+ * about 1 ms on a CPU core and much longer on a GPU thread: polling per
+ * group left a stopped walk running for seconds).  A stopped walk ends as
+ * an overflow does: the walk's loops leave on ovf.
+ */
+MD_HD bool
+md_poll(MdW *w)
+{
+	const MdRun *run = w->run;
+
+	if (run->stop != NULL && (++w->polls & 63) == 0 &&
+		(*run->stop != 0 || ((w->polls & 16383) == 0 && run->stop_host != NULL && *run->stop_host != 0)))
+		w->ovf = true;
+	return w->ovf;
+}
+
 /* Count one group (mine_enum.c's emit). */
 MD_HD void
 md_emit(MdW *w, uint64_t key, MdYs ys, int64_t n)
@@ -378,13 +398,7 @@ md_emit(MdW *w, uint64_t key, MdYs ys, int64_t n)
 	const MdRun *run = w->run;
 	const MdGraph *g = &run->g;
 
-	/* every 64 groups, read the stop flag (device memory), every 16,384 the
-	 * mapped host one: a stopped walk ends as an overflow does (the walk's
-	 * loops leave on ovf, within one group) */
-	if (run->stop != NULL && (++w->polls & 63) == 0 &&
-		(*run->stop != 0 || ((w->polls & 16383) == 0 && run->stop_host != NULL && *run->stop_host != 0)))
-		w->ovf = true;
-	if (w->ovf)
+	if (md_poll(w))
 		return;
 	if (run->pass == 1)
 	{
@@ -392,6 +406,8 @@ md_emit(MdW *w, uint64_t key, MdYs ys, int64_t n)
 		{
 			int32_t		y = md_y(&ys, i);
 
+			if (i > 0 && md_poll(w))
+				return;
 			for (int64_t j = md_xlinks(g, w->xa, w->xb, y); j < w->xb && g->bnb[j] == y; j++)
 			{
 				uint32_t	s = (uint32_t) g->bsig[j];
@@ -505,7 +521,11 @@ md_paths(MdW *w, uint32_t s1, const int32_t *Z, int64_t nZ)
 {
 	const MdRun *run = w->run;
 	const MdGraph *g = &run->g;
-	int64_t		n2 = md_expand(w, md_ys32(Z), nZ, w->L2);
+	int64_t		n2;
+
+	if (md_poll(w))				/* before the frontier's sort: the costly step */
+		return;
+	n2 = md_expand(w, md_ys32(Z), nZ, w->L2);
 
 	if (n2 < 0)
 		return;
@@ -532,7 +552,7 @@ md_paths(MdW *w, uint32_t s1, const int32_t *Z, int64_t nZ)
 				(((run->shapes >> MD_P3) & 1) &&
 				 md_set_find(run->p3keys, run->p3mask, md_key(0, s1, s2, 0)) >= 0))
 			{
-				int64_t		n3 = md_expand(w, md_ys64(w->L2 + i), j - i, w->L3);
+				int64_t		n3 = md_poll(w) ? -1 : md_expand(w, md_ys64(w->L2 + i), j - i, w->L3);
 
 				if (n3 < 0)
 					return;
@@ -550,7 +570,7 @@ md_paths(MdW *w, uint32_t s1, const int32_t *Z, int64_t nZ)
 		}
 		i = j;
 	}
-	if (run->maxb >= 3 && (run->pass == 1 || run->need_p2p[s1]))
+	if (run->maxb >= 3 && (run->pass == 1 || run->need_p2p[s1]) && !md_poll(w))
 	{
 		int64_t		n = 0;
 
@@ -604,7 +624,7 @@ md_walk_x(const MdRun *run, int64_t t)
 	w.LP = w.L3 + run->cap;
 	w.ovf = false;
 	w.full = false;
-	w.polls = 0;
+	w.polls = 63;			/* the first step reads the flag */
 	if (w.xa == w.xb)
 		return;
 	if (part <= 0)
@@ -621,14 +641,14 @@ md_walk_x(const MdRun *run, int64_t t)
 		}
 		/* two or three parallel links on (X, Y) */
 		if (run->maxb >= 2 && (md_want(run, MD_LL) || (run->maxb >= 3 && md_want(run, MD_LLL))))
-			for (int64_t j = w.xa; j < w.xb;)
+			for (int64_t j = w.xa; j < w.xb && !w.ovf;)
 			{
 				int64_t		e = j;
 
 				while (e < w.xb && g->bnb[e] == g->bnb[j])
 					e++;
-				for (int64_t a = j; a < e; a++)
-					for (int64_t b = a + 1; b < e; b++)
+				for (int64_t a = j; a < e && !w.ovf; a++)
+					for (int64_t b = a + 1; b < e && !w.ovf; b++)
 					{
 						md_emit(wp, md_key(MD_LL, g->bsig[a], g->bsig[b], 0), md_ys1(g->bnb[j]), 1);
 						if (run->maxb >= 3)
@@ -642,11 +662,11 @@ md_walk_x(const MdRun *run, int64_t t)
 		{
 			/* a link on (X, Y) and a cycle Y-Z-Y */
 			if (md_want(run, MD_CYL))
-				for (int64_t j = w.xa; j < w.xb; j++)
+				for (int64_t j = w.xa; j < w.xb && !w.ovf; j++)
 				{
 					int32_t		y = g->anb[j];
 
-					for (int64_t p = g->cpoff[y]; p < g->cpoff[y + 1]; p++)
+					for (int64_t p = g->cpoff[y]; p < g->cpoff[y + 1] && !w.ovf; p++)
 						md_emit(wp, md_key(MD_CYL, g->asig[j], g->cpa[p], g->cpb[p]), md_ys1(y), 1);
 				}
 			/* a cycle X-Z-X with a link on (X, Y), or with a path Z-Y */
@@ -659,7 +679,7 @@ md_walk_x(const MdRun *run, int64_t t)
 				while (q < g->ppoff[w.x + 1] && g->ppa[q] == (int32_t) a && g->ppb[q] == (int32_t) b)
 					q++;
 				if (md_want(run, MD_CXL))
-					for (int64_t k = w.xa; k < w.xb;)
+					for (int64_t k = w.xa; k < w.xb && !w.ovf;)
 					{
 						int64_t		e = k;
 
@@ -672,9 +692,9 @@ md_walk_x(const MdRun *run, int64_t t)
 					(((run->shapes >> MD_PP2) & 1) &&
 					 md_set_find(run->ppkeys, run->ppmask, md_key(0, a, b, 0)) >= 0))
 				{
-					int64_t		n = md_expand(wp, md_ys32(g->ppz + p), q - p, w.L3);
+					int64_t		n = md_poll(wp) ? 0 : md_expand(wp, md_ys32(g->ppz + p), q - p, w.L3);
 
-					for (int64_t i = 0; i < n;)
+					for (int64_t i = 0; i < n && !w.ovf;)
 					{
 						uint32_t	s2 = (uint32_t) (w.L3[i] >> 32);
 						int64_t		j = i;
