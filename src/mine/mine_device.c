@@ -60,6 +60,36 @@ cmp_cand(const void *a, const void *b)
 }
 
 /*
+ * The device's problem for graph g under options o (stop left NULL): the
+ * graph's link arrays as they are, the thresholds.
+ */
+void
+mine_device_input(const GdlMineGraph *g, const GdlMineOptions *o, GdlMineDevIn *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->nent = g->nent;
+	in->nrels = g->nrels;
+	in->nlinks = g->nlinks;
+	in->aoff = g->aoff;
+	in->sig = g->asig;
+	in->nb = g->anb;
+	in->bnb = g->bnb;
+	in->bsig = g->bsig;
+	in->ppoff = g->ppoff;
+	in->ppa = g->ppa;
+	in->ppb = g->ppb;
+	in->ppz = g->ppz;
+	in->cpoff = g->cpoff;
+	in->cpa = g->cpa;
+	in->cpb = g->cpb;
+	in->nfacts = g->nfacts;
+	in->max_body = o->max_body;
+	in->target = o->target;
+	in->min_support = o->min_support < 1 ? 1 : o->min_support;
+	in->min_head_coverage = o->min_head_coverage;
+}
+
+/*
  * Count on the device when one is registered: true with *c (host memory,
  * sorted by body key and head), *ncand and the phase times filled; false
  * leaves the work to the CPU.
@@ -81,27 +111,7 @@ mine_device_count(const GdlMineGraph *g, const GdlMineOptions *o,
 		snprintf(mine_dev_error, sizeof(mine_dev_error), "no mining device is registered");
 		return false;
 	}
-	memset(&in, 0, sizeof(in));
-	in.nent = g->nent;
-	in.nrels = g->nrels;
-	in.nlinks = g->nlinks;
-	in.aoff = g->aoff;
-	in.sig = g->asig;
-	in.nb = g->anb;
-	in.bnb = g->bnb;
-	in.bsig = g->bsig;
-	in.ppoff = g->ppoff;
-	in.ppa = g->ppa;
-	in.ppb = g->ppb;
-	in.ppz = g->ppz;
-	in.cpoff = g->cpoff;
-	in.cpa = g->cpa;
-	in.cpb = g->cpb;
-	in.nfacts = g->nfacts;
-	in.max_body = o->max_body;
-	in.target = o->target;
-	in.min_support = o->min_support < 1 ? 1 : o->min_support;
-	in.min_head_coverage = o->min_head_coverage;
+	mine_device_input(g, o, &in);
 	in.stop = device_stop;
 	if (dev->mine(&in, &out, &nout, sec, mine_dev_error, sizeof(mine_dev_error)) != 0)
 	{

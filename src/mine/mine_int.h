@@ -16,6 +16,7 @@
 
 #include "gdl_mine.h"
 #include "../core/gdl_host.h"
+#include "gdl_mine_device.h"
 
 struct GdlMineGraph
 {
@@ -139,6 +140,8 @@ extern void mine_count_bodies(const GdlMineGraph *g, const GdlMineOptions *o,
 							  int threads, MineCand *c, int64_t ncand);
 
 /* mine_device.c: both passes on the registered device; false: not done */
+extern void mine_device_input(const GdlMineGraph *g, const GdlMineOptions *o,
+							  GdlMineDevIn *in);
 extern bool mine_device_count(const GdlMineGraph *g, const GdlMineOptions *o,
 							  MineCand **c, int64_t *ncand, GdlMineTimes *times);
 

@@ -125,33 +125,18 @@ big_kg(int E, int R, int64_t F)
 	return rels;
 }
 
-/* The module's problem for graph g (as src/mine/mine_device.c builds it). */
+/* The module's problem for graph g, every rule up to max_body atoms. */
 static GdlMineDevIn
 dev_in(const GdlMineGraph *g, int max_body)
 {
+	GdlMineOptions o;
 	GdlMineDevIn in;
 
-	memset(&in, 0, sizeof(in));
-	in.nent = g->nent;
-	in.nrels = g->nrels;
-	in.nlinks = g->nlinks;
-	in.aoff = g->aoff;
-	in.sig = g->asig;
-	in.nb = g->anb;
-	in.bnb = g->bnb;
-	in.bsig = g->bsig;
-	in.ppoff = g->ppoff;
-	in.ppa = g->ppa;
-	in.ppb = g->ppb;
-	in.ppz = g->ppz;
-	in.cpoff = g->cpoff;
-	in.cpa = g->cpa;
-	in.cpb = g->cpb;
-	in.nfacts = g->nfacts;
-	in.max_body = max_body;
-	in.target = -1;
-	in.min_support = 1;
-	in.min_head_coverage = 0;
+	gdl_mine_options_init(&o);
+	o.max_body = max_body;
+	o.min_support = 1;
+	o.min_head_coverage = 0;
+	mine_device_input(g, &o, &in);
 	return in;
 }
 

@@ -347,30 +347,16 @@ static void
 check_stopped_walk(void)
 {
 	GdlMineGraph *g;
+	GdlMineOptions o;
 	GdlMineDevIn in;
 
 	rng = 3;
 	g = gdl_mine_graph_build(55, random_rels(14, 55, 60));
-	memset(&in, 0, sizeof(in));
-	in.nent = g->nent;
-	in.nrels = g->nrels;
-	in.nlinks = g->nlinks;
-	in.aoff = g->aoff;
-	in.sig = g->asig;
-	in.nb = g->anb;
-	in.bnb = g->bnb;
-	in.bsig = g->bsig;
-	in.ppoff = g->ppoff;
-	in.ppa = g->ppa;
-	in.ppb = g->ppb;
-	in.ppz = g->ppz;
-	in.cpoff = g->cpoff;
-	in.cpa = g->cpa;
-	in.cpb = g->cpb;
-	in.nfacts = g->nfacts;
-	in.max_body = 3;
-	in.target = -1;
-	in.min_support = 1;
+	gdl_mine_options_init(&o);
+	o.max_body = 3;
+	o.min_support = 1;
+	o.min_head_coverage = 0;
+	mine_device_input(g, &o, &in);
 	for (int later = 0; later < 2; later++)
 	{
 		GdlMineDevCand *out = NULL;
