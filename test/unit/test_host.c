@@ -152,9 +152,9 @@ t_log(const char *msg)
 
 static double interrupt_at;	/* CLOCK_MONOTONIC seconds; 0: never */
 
-/* Monotonic seconds. */
-static double
-t_now(void)
+/* Monotonic seconds (for the tests' own timings too). */
+double
+gdl_test_now_s(void)
 {
 	struct timespec ts;
 
@@ -166,7 +166,7 @@ t_now(void)
 static bool
 t_interrupt_pending(void)
 {
-	return interrupt_at > 0 && t_now() >= interrupt_at;
+	return interrupt_at > 0 && gdl_test_now_s() >= interrupt_at;
 }
 
 /* Raise the pending interrupt as PostgreSQL's cancel would. */
@@ -181,7 +181,7 @@ t_check_interrupts(void)
 void
 gdl_test_interrupt_after(double seconds)
 {
-	interrupt_at = seconds > 0 ? t_now() + seconds : 0;
+	interrupt_at = seconds > 0 ? gdl_test_now_s() + seconds : 0;
 }
 
 static const GdlHost test_host = {

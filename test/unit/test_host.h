@@ -23,6 +23,8 @@ extern void gdl_test_reset_peak(void);
 extern void gdl_test_set_limit(size_t bytes);
 /* An interrupt (a cancel) pending from `seconds` on; 0 clears it. */
 extern void gdl_test_interrupt_after(double seconds);
+/* CLOCK_MONOTONIC in seconds. */
+extern double gdl_test_now_s(void);
 
 /* The error raised by the last failed GDL_TRY (valid until gdl_test_reset). */
 extern GdlError gdl_test_last_error;

@@ -33,15 +33,6 @@ next_rand(void)
 	return x ^ (x >> 31);
 }
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* R relations of about f random facts over n entities (self-loops, repeats). */
 static GdlMineRelation *
 random_rels(int n, int R, int64_t f)
@@ -206,7 +197,7 @@ check_stop(const GdlMineDevice *dev)
 
 		if (busy)
 			CHECK(pthread_create(&th, NULL, busy_loop, &b) == 0);
-		t0 = now_s();
+		t0 = gdl_test_now_s();
 		gdl_test_interrupt_after(0.1);
 		raised = mine_raises(g, &o);
 		gdl_test_interrupt_after(0);
@@ -216,10 +207,10 @@ check_stop(const GdlMineDevice *dev)
 			pthread_join(th, NULL);
 		}
 		CHECK_MSG(raised, "dense graph%s: mining was not stopped", busy ? " (busy)" : "");
-		CHECK_MSG(now_s() - t0 < 1.5, "dense graph%s: stopped after %.2f s (asked at 0.1 s)",
-				  busy ? " (busy)" : "", now_s() - t0);
+		CHECK_MSG(gdl_test_now_s() - t0 < 1.5, "dense graph%s: stopped after %.2f s (asked at 0.1 s)",
+				  busy ? " (busy)" : "", gdl_test_now_s() - t0);
 		printf("  stop%s: mining stopped %.0f ms after the cancel%s\n", busy ? " while busy" : "",
-			   (now_s() - t0 - 0.1) * 1000, busy ? "" : "");
+			   (gdl_test_now_s() - t0 - 0.1) * 1000, busy ? "" : "");
 		if (busy)
 			printf("  (the other thread ran %d small minings meanwhile)\n", b.runs);
 	}
@@ -232,16 +223,16 @@ compare(const GdlMineGraph *g, const GdlMineOptions *base, const char *what, boo
 	GdlMineOptions o = *base;
 	GdlMineResult *c,
 			   *d;
-	double		t0 = now_s(),
+	double		t0 = gdl_test_now_s(),
 				t1,
 				t2;
 
 	o.device = GDL_DEVICE_CPU;
 	c = gdl_mine(g, &o);
-	t1 = now_s();
+	t1 = gdl_test_now_s();
 	o.device = GDL_DEVICE_GPU;
 	d = gdl_mine(g, &o);
-	t2 = now_s();
+	t2 = gdl_test_now_s();
 	CHECK_MSG(d->device == GDL_DEVICE_GPU, "%s: the GPU did not mine: %s", what,
 			  gdl_mine_device_last_error());
 	CHECK_MSG(c->nrules == d->nrules && c->candidates == d->candidates,

@@ -316,21 +316,12 @@ random_rels(int n, int R, int64_t f)
 static volatile int stop_flag;
 static double stop_raised_at;
 
-static double
-mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void *
 raise_later(void *arg)
 {
 	(void) arg;
 	usleep(300000);
-	stop_raised_at = mono_s();
+	stop_raised_at = gdl_test_now_s();
 	stop_flag = 1;
 	return NULL;
 }
@@ -370,11 +361,11 @@ check_stopped_walk(void)
 
 		stop_flag = later ? 0 : 1;
 		emu_stop = &stop_flag;
-		t0 = stop_raised_at = mono_s();
+		t0 = stop_raised_at = gdl_test_now_s();
 		if (later)
 			CHECK(pthread_create(&th, NULL, raise_later, NULL) == 0);
 		rc = emu_mine(&in, &out, &nout, sec, err, sizeof(err));
-		took = mono_s() - stop_raised_at;
+		took = gdl_test_now_s() - stop_raised_at;
 		if (later)
 			pthread_join(th, NULL);
 		emu_stop = NULL;
@@ -382,7 +373,7 @@ check_stopped_walk(void)
 		CHECK_MSG(took < 0.5, "stopped walk (%s): out %.3f s after the flag",
 				  later ? "raised while walking" : "raised before", took);
 		printf("  a stopped walk of a dense graph (flag raised %s): out %.3f s after it (%.2f s in all)\n",
-			   later ? "while walking" : "before", took, mono_s() - t0);
+			   later ? "while walking" : "before", took, gdl_test_now_s() - t0);
 	}
 	gdl_test_reset();
 }
