@@ -416,8 +416,12 @@ ilp_train(GdlIlpDevSession *s, const GdlIlpDevTrain *t, GdlIlpDevResult *out, ch
 		double		b2t = 1.0 - std::pow(t->beta2, (double) (e + 1));
 		double		loss;
 
-		/* every 32 epochs, ask the caller whether it still wants the result */
-		if (t->stop != NULL && (e & 31) == 31 && t->stop(t->stop_arg))
+		/*
+		 * every epoch, ask the caller whether it still wants the result (an
+		 * atomic read; an epoch of a large matrix takes milliseconds, and at
+		 * most stall_every of them are queued ahead of the host)
+		 */
+		if (t->stop != NULL && t->stop(t->stop_arg))
 		{
 			(void) cudaStreamSynchronize(s->stream);
 			snprintf(errmsg, errlen, "cancelled");

@@ -25,6 +25,18 @@ gdl_alloc(size_t size)
 	return current_host->alloc(size == 0 ? 1 : size);
 }
 
+/*
+ * A block whose contents the caller writes in full (a sort's scratch, a
+ * buffer filled by workers): not zeroed, which on blocks of gigabytes is a
+ * second of memset the session cannot interrupt.  Through the host's
+ * realloc, which never zeroes what it adds.
+ */
+void *
+gdl_alloc_uninit(size_t size)
+{
+	return gdl_realloc(gdl_alloc(1), size);
+}
+
 /* Resize a block from gdl_alloc (ptr may be NULL). */
 void *
 gdl_realloc(void *ptr, size_t size)

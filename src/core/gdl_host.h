@@ -74,6 +74,8 @@ extern void gdl_set_host(const GdlHost *host);
 
 extern void *gdl_alloc(size_t size);
 extern void *gdl_realloc(void *ptr, size_t size);
+/* Like gdl_alloc, not zeroed: for blocks the caller writes in full. */
+extern void *gdl_alloc_uninit(size_t size);
 extern void gdl_free(void *ptr);
 extern char *gdl_strdup(const char *s);
 extern char *gdl_strndup(const char *s, size_t n);

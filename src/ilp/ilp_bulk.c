@@ -309,7 +309,7 @@ static void
 radix_sort_u64(uint64_t *a, int64_t n)
 {
 	int			nt = n < ((int64_t) 1 << 15) ? 1 : par_threads();
-	uint64_t   *tmp = gdl_alloc(sizeof(uint64_t) * (n + 1));
+	uint64_t   *tmp = gdl_alloc_uninit(sizeof(uint64_t) * (n + 1));
 	RadixArg	ra;
 	uint64_t   *src = a,
 			   *dst = tmp;
@@ -389,6 +389,9 @@ cover_task(void *p, int tid, int ntasks)
 		e1 = e0 + COVER_BLOCK < nex ? e0 + COVER_BLOCK : nex;
 		for (int32_t e = e0; e < e1; e++)
 		{
+			/* an example may join tens of thousands of candidates: read the flag per example */
+			if (gdl_interrupt_pending())
+				return;
 			if (a->ent == NULL)
 				a->off[e] = ilp_bulk_example(a->in, e, NULL);
 			else
@@ -429,7 +432,7 @@ cover_cpu(const GdlIlpDevCoverIn *in, uint64_t **out, int64_t *nout)
 		gdl_free(ca.off);
 		return false;
 	}
-	ca.ent = gdl_alloc(sizeof(uint64_t) * (total + 1));
+	ca.ent = gdl_alloc_uninit(sizeof(uint64_t) * (total + 1));
 	ca.next = 0;
 	gdl_parallel(nt, cover_task, &ca);
 	gdl_check_stop();

@@ -366,7 +366,11 @@ return_batch_rows(ReturnSetInfo *rsinfo, GpudlKg *kg, PredictQuery *queries, Rel
 			const GdlPredictAnswer *a = &pr->answers[i];
 			Datum		v[5];
 			bool		nulls[5] = {0};
-			Datum	   *rd = palloc(sizeof(Datum) * (a->nrules + 1));
+			Datum	   *rd;
+
+			/* an answer's array may hold thousands of rule texts: a batch can take long */
+			CHECK_FOR_INTERRUPTS();
+			rd = palloc(sizeof(Datum) * (a->nrules + 1));
 
 			for (int k = 0; k < a->nrules; k++)
 				rd[k] = rr->texts[a->rules[k]];
@@ -462,7 +466,9 @@ gpudl_predict(PG_FUNCTION_ARGS)
 	percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl predict", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(percall);
 	token = gpudl_progress_begin("predict", program, query);
+	gpudl_progress_phase("reading");
 	kg = gpudl_kg_build(program, target);
+	gpudl_progress_phase("rules");
 	memset(&one, 0, sizeof(one));
 	memset(&split, 0, sizeof(split));
 	if (target == NULL && !is_table)
@@ -512,7 +518,6 @@ gpudl_predict(PG_FUNCTION_ARGS)
 				(void) split_rules(&split, queries[qi].q.rel);
 	}
 
-	gpudl_progress_phase("predicting");
 	for (qi = 0; qi < nqueries;)
 	{
 		/* a batch of queries answered on the worker threads, then returned in order */
@@ -534,7 +539,9 @@ gpudl_predict(PG_FUNCTION_ARGS)
 			jobs[nj].res = NULL;
 			which[nj++] = qi;
 		}
+		gpudl_progress_phase("predicting");
 		gdl_predict_many(kg->graph, jobs, nj, &opts);
+		gpudl_progress_phase("returning");
 		return_batch(rsinfo, kg, queries, &one, &split, jobs, which, nj, percall);
 		pfree(jobs);
 		pfree(which);
