@@ -27,8 +27,13 @@
  *   r(X, c) :- l(X, Z), m(Z, d)         a path from X to a constant
  *   r(X, c) :- l(X, Z), m(X, Z)         two links between X and Z
  *   r(X, Y) :- l(X, Y), m(X, d)  or  l(X, Y), m(Y, d)
+ *   r(X, c) :- l(X, Z)                  open: Z occurs once (AnyBURL's AC2)
  * and the heads r(c, X) with the same bodies; "l(X, d)" stands for both
- * argument orders (l(X, d) and l(d, X)).  With max_body 1 only the first.
+ * argument orders (l(X, d) and l(d, X)).  The open form is the one
+ * exception to closedness: a constant head and one body atom whose other
+ * argument is free ("x has some l-link": a type-like rule, e.g. every film
+ * with a release region has genre drama with confidence 0.4).  With
+ * max_body 1 only the first and the open form.
  * A rule with a constant head is measured over its one head variable X:
  * support = #x with r(x, c) (r(c, x)) and the body true; body_size = #x
  * with the body true; pca_body_size = #x with the body true and some fact

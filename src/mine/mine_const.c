@@ -20,6 +20,9 @@
  *     l(X, Z), m(Z, d)      first l: #x in H with a link l must pass; then
  *                           the distinct (m, d) reached from each such x
  *                           through its l-neighbours.
+ *     l(X, Z), Z free       (AnyBURL's AC2 of one atom) #x in H with a link
+ *                           l; its denominators are per signature, counted
+ *                           once per head link h (sig_ents, head_pca).
  *   head r(X, Y)            l(X, Y) must pass as a rule of its own (its
  *     l(X, Y), m(X|Y, d)    support bounds the constant rule's); then the
  *                           links (m, d) of x (of y) of each fact r(x, y)
@@ -58,6 +61,10 @@ typedef struct ConstRun
 	struct CyclePair *cp;
 	int64_t		ncp;
 	bool		cp_built;
+	/* per signature l: #entities with a link l; and, for the head link h
+	 * being mined, #entities with links h and l (the open rules' denominators) */
+	int64_t    *sig_ents;
+	int64_t    *head_pca;
 } ConstRun;
 
 /* One cycle pair (a, b) of entity x. */
@@ -264,7 +271,26 @@ count_path(ConstRun *cr, uint32_t h, uint32_t l, uint32_t m, int32_t d, GdlMineR
 }
 
 /*
- * The rules with head h(X, c) (link h from X to entity c): bodies l(X, d),
+ * The PCA denominators of the open rules h(X, c) :- l(X, Z) for every l:
+ * #x with links h (some head fact of x's side) and l.  Once per head link.
+ */
+static void
+head_denominators(ConstRun *cr, uint32_t h)
+{
+	const GdlMineGraph *g = cr->g;
+
+	memset(cr->head_pca, 0, sizeof(int64_t) * 2 * g->nrels);
+	for (int32_t x = 0; x < g->nent; x++)
+	{
+		if (!has_sig(g, x, h))
+			continue;
+		for (int64_t k = g->soff[x]; k < g->soff[x + 1]; k++)
+			cr->head_pca[g->ssig[k]]++;
+	}
+}
+
+/*
+ * The rules with head h(X, c) (link h from X to entity c): bodies l(X, d), l(X, Z) with Z free,
  * l(X, Z), m(X, Z) and l(X, Z), m(Z, d).
  */
 static void
@@ -308,6 +334,32 @@ mine_head_constant(ConstRun *cr, uint32_t h, int32_t c, int64_t hb, int64_t he, 
 			gdl_mine_canonical(r);
 		}
 	}
+	/* l(X, Z), Z free: the head facts x with a link l */
+	memset(lcount, 0, sizeof(int32_t) * 2 * g->nrels);
+	for (int64_t i = hb; i < he; i++)
+	{
+		int32_t		x = g->anb[i];
+
+		for (int64_t k = g->soff[x]; k < g->soff[x + 1]; k++)
+			lcount[g->ssig[k]]++;
+	}
+	for (uint32_t l = 0; l < 2 * (uint32_t) g->nrels; l++)
+	{
+		GdlMineRule *r;
+
+		if (!passes(cr, rel, lcount[l]))
+			continue;
+		r = head_rule(cr, h, c, 1);
+		r->body[0] = mine_const_atom(l, GDL_MINE_X, 0);
+		if (r->body[0].a == GDL_MINE_C)
+			r->body[0].a = GDL_MINE_Z;
+		else
+			r->body[0].b = GDL_MINE_Z;
+		r->support = lcount[l];
+		r->body_size = cr->sig_ents[l];
+		r->pca_body_size = cr->head_pca[l];
+		gdl_mine_canonical(r);
+	}
 	if (cr->o->max_body < 2)
 		return;
 
@@ -345,15 +397,7 @@ mine_head_constant(ConstRun *cr, uint32_t h, int32_t c, int64_t hb, int64_t he, 
 		}
 	}
 
-	/* l(X, Z), m(Z, d): first signatures l over the thresholds */
-	memset(lcount, 0, sizeof(int32_t) * 2 * g->nrels);
-	for (int64_t i = hb; i < he; i++)
-	{
-		int32_t		x = g->anb[i];
-
-		for (int64_t k = g->soff[x]; k < g->soff[x + 1]; k++)
-			lcount[g->ssig[k]]++;
-	}
+	/* l(X, Z), m(Z, d): first signatures l over the thresholds (lcount, above) */
 	for (uint32_t l = 0; l < 2 * (uint32_t) g->nrels; l++)
 	{
 		if (!passes(cr, rel, lcount[l]))
@@ -560,11 +604,18 @@ mine_const_rules(const GdlMineGraph *g, const GdlMineOptions *o, int64_t *nrules
 	cr.minsup = o->min_support < 1 ? 1 : o->min_support;
 	cr.stamp = gdl_alloc(sizeof(uint32_t) * (g->nent + 1));
 	memset(cr.stamp, 0, sizeof(uint32_t) * (g->nent + 1));
+	cr.sig_ents = gdl_alloc(sizeof(int64_t) * (2 * g->nrels + 1));
+	cr.head_pca = gdl_alloc(sizeof(int64_t) * (2 * g->nrels + 1));
+	for (int32_t x = 0; x < g->nent; x++)
+		for (int64_t k = g->soff[x]; k < g->soff[x + 1]; k++)
+			cr.sig_ents[g->ssig[k]]++;
 	for (int rel = 0; rel < g->nrels; rel++)
 	{
 		if ((o->target >= 0 && rel != o->target) || g->nfacts[rel] == 0)
 			continue;
 		for (uint32_t h = 2 * (uint32_t) rel; h <= 2 * (uint32_t) rel + 1; h++)
+		{
+			head_denominators(&cr, h);
 			for (int32_t c = 0; c < g->nent; c++)
 			{
 				int64_t		hb,
@@ -576,6 +627,7 @@ mine_const_rules(const GdlMineGraph *g, const GdlMineOptions *o, int64_t *nrules
 				mine_head_constant(&cr, h, c, hb, he, &kv, lcount);
 				gdl_check_interrupts();
 			}
+		}
 		if (o->max_body >= 2)
 			mine_var_head(&cr, rel, &kv, lcount);
 		gdl_check_interrupts();
@@ -583,6 +635,8 @@ mine_const_rules(const GdlMineGraph *g, const GdlMineOptions *o, int64_t *nrules
 	gdl_free(kv.v);
 	gdl_free(lcount);
 	gdl_free(cr.stamp);
+	gdl_free(cr.sig_ents);
+	gdl_free(cr.head_pca);
 	if (cr.cp)
 		gdl_free(cr.cp);
 	*nrules = cr.n;

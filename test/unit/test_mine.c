@@ -269,7 +269,8 @@ derives(const Kg *k, const GdlMineRule *r, int s, int o)
  * one constant per atom, one or two per rule, at most two body atoms, no
  * reflexive or repeated atom, no body atom equal to the head, closed (every
  * variable twice, the head counted), the body atoms connected through
- * shared variables, and with a constant head no variable Y.
+ * shared variables, and with a constant head no variable Y; the one open
+ * form excepted (r(X, c) :- l(X, Z), Z free).
  */
 static bool
 const_rule_ok(const GdlMineRule *r)
@@ -311,6 +312,10 @@ const_rule_ok(const GdlMineRule *r)
 	}
 	if (nconst < 1 || nconst > 2)
 		return false;
+	/* the one open form: r(X, c) :- l(X, Z) (or l(Z, X)), Z only there */
+	if (r->head_const != GDL_MINE_HEAD_VARS && r->nbody == 1 && nconst == 1 &&
+		occ[GDL_MINE_Z] == 1 && occ[GDL_MINE_W] == 0 && occ[GDL_MINE_X] == 2)
+		return true;
 	for (int v = 0; v < 4; v++)
 		if (occ[v] == 1)
 			return false;
@@ -1014,7 +1019,8 @@ find_rule(const GdlMineGraph *g, const GdlMineResult *res, const char *text)
  * speaks(X, 20): 2 / 2 / 2, coverage 2/5.  speaks(X, 22) :- lives(X, 10):
  * 1 / 4 / 3.  Prediction speaks(5, ?) ranks 20 (2/3) before 22 (1/3);
  * speaks(?, 20) gives 1 and 2 (speaks(1, X) :- speaks(2, X), and back:
- * 1/1), then 4 and 5 (2/3).
+ * 1/1), then 4 and 5 (2/3).  The open rules (Z free) add the type-like
+ * answers below.
  */
 static void
 test_constants(void)
@@ -1049,6 +1055,15 @@ test_constants(void)
 	/* the head's subject constant: lives(10, X) is not a fact shape here; speaks(X, 21) :- lives(X, 11) */
 	r = find_rule(g, res, "speaks(X, 21) :- lives(X, 11).");
 	CHECK(r && r->support == 1 && r->body_size == 1 && r->pca_body_size == 1);
+	/*
+	 * open rules: speaks(X, 20) :- lives(X, Z): 1, 2 speak 20 and live
+	 * somewhere; all five live somewhere; 1-4 also speak.  lives(X, 10) :-
+	 * speaks(X, Z): 1, 2, 4 of the speakers 1-4 live in 10.
+	 */
+	r = find_rule(g, res, "speaks(X, 20) :- lives(X, Z).");
+	CHECK(r && r->support == 2 && r->body_size == 5 && r->pca_body_size == 4);
+	r = find_rule(g, res, "lives(X, 10) :- speaks(X, Z).");
+	CHECK(r && r->support == 3 && r->body_size == 4 && r->pca_body_size == 4);
 	/* min_support prunes the constant choices: only 20 and 10 remain */
 	o.min_support = 2;
 	res = gdl_mine(g, &o);
@@ -1069,22 +1084,28 @@ test_constants(void)
 		gdl_predict_options_init(&po);
 		po.smoothing = 0;
 		p = gdl_predict(g, res->rules, res->nrules, &q, &po);
-		CHECK(p->nanswers == 2);
-		if (p->nanswers == 2)
+		/* 21 only by the open rule speaks(X, 21) :- lives(X, Z): 1 / 4 */
+		CHECK(p->nanswers == 3);
+		if (p->nanswers == 3)
 			CHECK(p->answers[0].value == 20 && p->answers[0].score == 2.0 / 3 &&
-				  p->answers[1].value == 22 && p->answers[1].score == 1.0 / 3 && p->answers[1].rank == 2);
+				  p->answers[1].value == 22 && p->answers[1].score == 1.0 / 3 && p->answers[1].rank == 2 &&
+				  p->answers[2].value == 21 && p->answers[2].score == 1.0 / 4 && p->answers[2].rank == 3);
 		q.subject_bound = false;
 		q.value = 20;
 		p = gdl_predict(g, res->rules, res->nrules, &q, &po);
-		/* 1 and 2 by speaks(1, X) :- speaks(2, X) and back (1/1), then 4, 5 */
-		CHECK(p->nanswers == 4);
-		if (p->nanswers == 4)
+		/*
+		 * 1 and 2 by speaks(1, X) :- speaks(2, X) and back (1/1), then 4, 5,
+		 * then 3 by the open rules (lives(X, Z) or speaks(X, Z): 2 / 4); 4
+		 * before 5: the open rules are 4's next best (ties broken by them)
+		 */
+		CHECK(p->nanswers == 5);
+		if (p->nanswers == 5)
 		{
-			int64_t		v[] = {1, 2, 4, 5},
-						rk[] = {1, 1, 3, 3};
-			double		sco[] = {1, 1, 2.0 / 3, 2.0 / 3};
+			int64_t		v[] = {1, 2, 4, 5, 3},
+						rk[] = {1, 1, 3, 4, 5};
+			double		sco[] = {1, 1, 2.0 / 3, 2.0 / 3, 0.5};
 
-			for (int i = 0; i < 4; i++)
+			for (int i = 0; i < 5; i++)
 				CHECK_MSG(p->answers[i].value == v[i] && p->answers[i].rank == rk[i] &&
 						  p->answers[i].score == sco[i], "speaks(?, 20) answer %d", i);
 			CHECK(strcmp(gdl_mine_rule_text(g, &res->rules[p->answers[0].rules[0]]),
@@ -1092,7 +1113,8 @@ test_constants(void)
 		}
 		po.exclude_known = true;
 		p = gdl_predict(g, res->rules, res->nrules, &q, &po);
-		CHECK(p->nanswers == 2 && p->answers[0].value == 4 && p->answers[1].value == 5);
+		CHECK(p->nanswers == 3 && p->answers[0].value == 4 && p->answers[1].value == 5 &&
+			  p->answers[2].value == 3);
 	}
 	gdl_test_reset();
 }
