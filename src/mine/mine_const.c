@@ -65,6 +65,10 @@ typedef struct ConstRun
 	 * being mined, #entities with links h and l (the open rules' denominators) */
 	int64_t    *sig_ents;
 	int64_t    *head_pca;
+	/* count_path's memo (PathMemo below), cleared per head link */
+	struct PathMemo *memo;
+	int64_t		memo_cap;
+	int64_t		memo_n;
 } ConstRun;
 
 /* One cycle pair (a, b) of entity x. */
@@ -240,12 +244,9 @@ count_cycle(ConstRun *cr, uint32_t h, uint64_t key, GdlMineRule *r)
 	}
 }
 
-/*
- * Denominators of r(X, c) :- l(X, Z), m(Z, d): the distinct x reached from
- * d backwards (z by m ^ 1, then x by l ^ 1).
- */
+/* count_path's walk: the distinct x two links back from d, and those with link h. */
 static void
-count_path(ConstRun *cr, uint32_t h, uint32_t l, uint32_t m, int32_t d, GdlMineRule *r)
+count_path_walk(ConstRun *cr, uint32_t h, uint32_t l, uint32_t m, int32_t d, GdlMineRule *r)
 {
 	const GdlMineGraph *g = cr->g;
 	int64_t		zb,
@@ -268,6 +269,99 @@ count_path(ConstRun *cr, uint32_t h, uint32_t l, uint32_t m, int32_t d, GdlMineR
 				r->body_size++;
 				r->pca_body_size += has_sig(g, x, h);
 			}
+}
+
+/*
+ * The denominators of the bodies l(X, Z), m(Z, d) already counted for the
+ * head link being mined: the same body comes up under many constants c of
+ * one head (every film's genre rule meets "released in the USA"), and
+ * counting it walks every x two links from d.  Open addressing on
+ * (l, m, d); cleared when the head link changes.
+ */
+typedef struct PathMemo
+{
+	uint64_t	lm;				/* l << 32 | m, UINT64_MAX: empty */
+	int32_t		d;
+	int64_t		body_size;
+	int64_t		pca_body_size;
+} PathMemo;
+
+
+/* Empty the memo (a new head link), allocating it on first use. */
+static void
+memo_clear(ConstRun *cr)
+{
+	if (cr->memo == NULL)
+	{
+		cr->memo_cap = 1024;
+		cr->memo = gdl_alloc_uninit(sizeof(PathMemo) * cr->memo_cap);
+	}
+	for (int64_t i = 0; i < cr->memo_cap; i++)
+		cr->memo[i].lm = UINT64_MAX;
+	cr->memo_n = 0;
+}
+
+/* The slot of (lm, d): its entry, or the empty slot where it goes. */
+static PathMemo *
+memo_slot(const ConstRun *cr, uint64_t lm, int32_t d)
+{
+	PathMemo   *memo = cr->memo;
+	int64_t		memo_cap = cr->memo_cap;
+	uint64_t	hsh = (lm * 0x9E3779B97F4A7C15ull) ^ ((uint64_t) (uint32_t) d * 0xC2B2AE3D27D4EB4Full);
+	int64_t		i = (int64_t) ((hsh >> 17) & (uint64_t) (memo_cap - 1));
+
+	while (memo[i].lm != UINT64_MAX && !(memo[i].lm == lm && memo[i].d == d))
+		i = (i + 1) & (memo_cap - 1);
+	return &memo[i];
+}
+
+/* Keep (lm, d)'s denominators, doubling the table past half full. */
+static void
+memo_put(ConstRun *cr, uint64_t lm, int32_t d, int64_t body_size, int64_t pca_body_size)
+{
+	PathMemo   *e;
+
+	if (2 * (cr->memo_n + 1) > cr->memo_cap)
+	{
+		PathMemo   *old = cr->memo;
+		int64_t		oldcap = cr->memo_cap;
+
+		cr->memo_cap *= 2;
+		cr->memo = gdl_alloc_uninit(sizeof(PathMemo) * cr->memo_cap);
+		for (int64_t i = 0; i < cr->memo_cap; i++)
+			cr->memo[i].lm = UINT64_MAX;
+		for (int64_t i = 0; i < oldcap; i++)
+			if (old[i].lm != UINT64_MAX)
+				*memo_slot(cr, old[i].lm, old[i].d) = old[i];
+		gdl_free(old);
+	}
+	e = memo_slot(cr, lm, d);
+	if (e->lm == UINT64_MAX)
+		cr->memo_n++;
+	e->lm = lm;
+	e->d = d;
+	e->body_size = body_size;
+	e->pca_body_size = pca_body_size;
+}
+
+/*
+ * Denominators of r(X, c) :- l(X, Z), m(Z, d): the distinct x reached from
+ * d backwards (z by m ^ 1, then x by l ^ 1); once per head link (memo).
+ */
+static void
+count_path(ConstRun *cr, uint32_t h, uint32_t l, uint32_t m, int32_t d, GdlMineRule *r)
+{
+	uint64_t	lm = ((uint64_t) l << 32) | m;
+	PathMemo   *e = memo_slot(cr, lm, d);
+
+	if (e->lm == lm)
+	{
+		r->body_size = e->body_size;
+		r->pca_body_size = e->pca_body_size;
+		return;
+	}
+	count_path_walk(cr, h, l, m, d, r);
+	memo_put(cr, lm, d, r->body_size, r->pca_body_size);
 }
 
 /*
@@ -616,6 +710,7 @@ mine_const_rules(const GdlMineGraph *g, const GdlMineOptions *o, int64_t *nrules
 		for (uint32_t h = 2 * (uint32_t) rel; h <= 2 * (uint32_t) rel + 1; h++)
 		{
 			head_denominators(&cr, h);
+			memo_clear(&cr);
 			for (int32_t c = 0; c < g->nent; c++)
 			{
 				int64_t		hb,
@@ -635,6 +730,8 @@ mine_const_rules(const GdlMineGraph *g, const GdlMineOptions *o, int64_t *nrules
 	gdl_free(kv.v);
 	gdl_free(lcount);
 	gdl_free(cr.stamp);
+	if (cr.memo)
+		gdl_free(cr.memo);
 	gdl_free(cr.sig_ents);
 	gdl_free(cr.head_pca);
 	if (cr.cp)
