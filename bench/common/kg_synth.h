@@ -43,14 +43,14 @@ now_s(void)
 
 typedef struct KgRel
 {
-	char		name[64];
+	char		name[256];	/* FB15k-237 names run to ~100 bytes */
 	int			src;			/* entity type of each argument */
 	int			dst;
 	int64_t		n;
 	int64_t    *a;
 	int64_t    *b;
 	int64_t		cap;			/* allocated rows (readers that grow a relation) */
-	char		planted[256];	/* the planted rule, or "" */
+	char		planted[1024];	/* the planted rule, or "" */
 } KgRel;
 
 static int	nent = 100000,

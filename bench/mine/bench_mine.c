@@ -35,7 +35,7 @@ static KgRel *
 read_tsv(const char *path)
 {
 	FILE	   *f = fopen(path, "r");
-	char		line[1024];
+	char		line[4096];
 	char	  **ents = NULL;
 	int			nents = 0,
 				cape = 0;
@@ -79,8 +79,11 @@ read_tsv(const char *path)
 			;
 		if (r == nrels)
 		{
-			if (nrels == 1024)
-				continue;
+			if (nrels == 1024 || strlen(p) >= sizeof(rels[r].name))
+			{
+				fprintf(stderr, "%s: more than 1024 relations, or a name of %zu bytes\n", path, strlen(p));
+				exit(2);
+			}
 			snprintf(rels[r].name, sizeof(rels[r].name), "%s", p);
 			nrels++;
 		}

@@ -46,6 +46,32 @@ typedef struct KeyVec
 	int64_t		cap;
 } KeyVec;
 
+/*
+ * Distinct head facts per key, without sorting: each key's count of
+ * distinct x (the x come one at a time, so "last x seen" suffices), in an
+ * open-addressing index whose slots are valid for the current generation
+ * only (a reset is O(1)); entries in insertion order for the walk over
+ * them.  The sorts this replaced were three quarters of mining FB15k-237's
+ * constant rules.
+ */
+typedef struct KcEntry
+{
+	uint64_t	key;
+	int64_t		count;
+	int32_t		last;			/* the last x counted */
+} KcEntry;
+
+typedef struct KeyCount
+{
+	KcEntry    *e;
+	int64_t		n;
+	int64_t		ecap;
+	int64_t    *slot;			/* scap: entry index, valid where sgen == gen */
+	uint32_t   *sgen;
+	int64_t		scap;
+	uint32_t	gen;
+} KeyCount;
+
 /* The state of one run. */
 typedef struct ConstRun
 {
@@ -69,6 +95,7 @@ typedef struct ConstRun
 	struct PathMemo *memo;
 	int64_t		memo_cap;
 	int64_t		memo_n;
+	KeyCount	kc;				/* mine_head_constant's counts */
 } ConstRun;
 
 /* One cycle pair (a, b) of entity x. */
@@ -108,18 +135,80 @@ kv_sort(KeyVec *k)
 		qsort(k->v, k->n, sizeof(uint64_t), cmp_key);
 }
 
-/* Sort the keys from 'from' on, and keep each once (they end at k->n). */
+/* Forget every key (the next generation of the index). */
 static void
-kv_sort_unique(KeyVec *k, int64_t from)
+kc_reset(KeyCount *kc)
 {
-	int64_t		m = from;
+	kc->n = 0;
+	if (kc->sgen != NULL && ++kc->gen == 0)
+	{
+		memset(kc->sgen, 0, sizeof(uint32_t) * kc->scap);
+		kc->gen = 1;
+	}
+}
 
-	if (k->n - from > 1)
-		qsort(k->v + from, k->n - from, sizeof(uint64_t), cmp_key);
-	for (int64_t i = from; i < k->n; i++)
-		if (i == from || k->v[i] != k->v[i - 1])
-			k->v[m++] = k->v[i];
-	k->n = m;
+/* The index slot of key: its entry's, or the free one where it goes. */
+static inline int64_t
+kc_find(const KeyCount *kc, uint64_t key)
+{
+	int64_t		i = (int64_t) (((key * 0x9E3779B97F4A7C15ull) >> 20) & (uint64_t) (kc->scap - 1));
+
+	while (kc->sgen[i] == kc->gen && kc->e[kc->slot[i]].key != key)
+		i = (i + 1) & (kc->scap - 1);
+	return i;
+}
+
+/* Rebuild the index at twice the size (or its first size). */
+static void
+kc_grow(KeyCount *kc)
+{
+	if (kc->sgen != NULL)
+	{
+		gdl_free(kc->slot);
+		gdl_free(kc->sgen);
+	}
+	kc->scap = kc->scap ? 2 * kc->scap : 4096;
+	kc->slot = gdl_alloc_uninit(sizeof(int64_t) * kc->scap);
+	kc->sgen = gdl_alloc(sizeof(uint32_t) * kc->scap);
+	kc->gen = 1;
+	for (int64_t j = 0; j < kc->n; j++)
+	{
+		int64_t		i = kc_find(kc, kc->e[j].key);
+
+		kc->sgen[i] = kc->gen;
+		kc->slot[i] = j;
+	}
+}
+
+/* Count head fact x for key (once per x: the x come in order). */
+static inline void
+kc_add(KeyCount *kc, uint64_t key, int32_t x)
+{
+	int64_t		i;
+
+	if (2 * (kc->n + 1) > kc->scap)
+		kc_grow(kc);
+	i = kc_find(kc, key);
+	if (kc->sgen[i] != kc->gen)
+	{
+		if (kc->n == kc->ecap)
+		{
+			kc->ecap = kc->ecap ? 2 * kc->ecap : 4096;
+			kc->e = gdl_realloc(kc->e, sizeof(KcEntry) * kc->ecap);
+		}
+		kc->sgen[i] = kc->gen;
+		kc->slot[i] = kc->n;
+		kc->e[kc->n].key = key;
+		kc->e[kc->n].count = 1;
+		kc->e[kc->n].last = x;
+		kc->n++;
+		return;
+	}
+	if (kc->e[kc->slot[i]].last != x)
+	{
+		kc->e[kc->slot[i]].count++;
+		kc->e[kc->slot[i]].last = x;
+	}
 }
 
 /* Two 32-bit fields as one sortable key: (signature, entity) or (sig, sig). */
@@ -165,6 +254,26 @@ new_rule(ConstRun *cr, int rel, int head_const, int64_t head_value, int nbody)
 	r->head_value = head_value;
 	r->nbody = nbody;
 	return r;
+}
+
+/*
+ * The last rule, measured: canonical, or dropped at once when below the
+ * confidence thresholds (gdl_mine would drop it anyway; FB15k-237 at head
+ * coverage 0.01 has 62 M two-atom constant rules, most of them below 0.1,
+ * too many to hold).
+ */
+static void
+finish_rule(ConstRun *cr, GdlMineRule *r)
+{
+	double		pca = r->pca_body_size > 0 ? (double) r->support / r->pca_body_size : 0;
+	double		std = r->body_size > 0 ? (double) r->support / r->body_size : 0;
+
+	if (pca < cr->o->min_confidence || std < cr->o->min_std_confidence)
+	{
+		cr->n--;
+		return;
+	}
+	gdl_mine_canonical(r);
 }
 
 /* The rule with a constant head of link h to entity c. */
@@ -425,7 +534,7 @@ mine_head_constant(ConstRun *cr, uint32_t h, int32_t c, int64_t hb, int64_t he, 
 					r->body_size++;
 					r->pca_body_size += has_sig(g, g->anb[k], h);
 				}
-			gdl_mine_canonical(r);
+			finish_rule(cr, r);
 		}
 	}
 	/* l(X, Z), Z free: the head facts x with a link l */
@@ -452,7 +561,7 @@ mine_head_constant(ConstRun *cr, uint32_t h, int32_t c, int64_t hb, int64_t he, 
 		r->support = lcount[l];
 		r->body_size = cr->sig_ents[l];
 		r->pca_body_size = cr->head_pca[l];
-		gdl_mine_canonical(r);
+		finish_rule(cr, r);
 	}
 	if (cr->o->max_body < 2)
 		return;
@@ -487,7 +596,7 @@ mine_head_constant(ConstRun *cr, uint32_t h, int32_t c, int64_t hb, int64_t he, 
 			}
 			r->support = j - i;
 			count_cycle(cr, h, kv->v[i], r);
-			gdl_mine_canonical(r);
+			finish_rule(cr, r);
 		}
 	}
 
@@ -496,13 +605,12 @@ mine_head_constant(ConstRun *cr, uint32_t h, int32_t c, int64_t hb, int64_t he, 
 	{
 		if (!passes(cr, rel, lcount[l]))
 			continue;
-		kv->n = 0;
+		kc_reset(&cr->kc);
 		for (int64_t i = hb; i < he; i++)
 		{
 			int32_t		x = g->anb[i];
 			int64_t		zb,
-						ze,
-						from = kv->n;
+						ze;
 
 			if (!mine_graph_links(g, x, l, &zb, &ze))
 				continue;
@@ -511,19 +619,17 @@ mine_head_constant(ConstRun *cr, uint32_t h, int32_t c, int64_t hb, int64_t he, 
 				int32_t		z = g->anb[k];
 
 				for (int64_t j = g->aoff[z]; j < g->aoff[z + 1]; j++)
-					kv_push(kv, pair_key((uint32_t) g->asig[j], (uint32_t) g->anb[j]));
+					kc_add(&cr->kc, pair_key((uint32_t) g->asig[j], (uint32_t) g->anb[j]), x);
 			}
-			kv_sort_unique(kv, from);
 		}
-		kv_sort(kv);
-		for (int64_t i = 0, j; i < kv->n; i = j)
+		for (int64_t i = 0; i < cr->kc.n; i++)
 		{
-			for (j = i; j < kv->n && kv->v[j] == kv->v[i]; j++)
-				;
-			if (passes(cr, rel, j - i))
+			const KcEntry *ke = &cr->kc.e[i];
+
+			if (passes(cr, rel, ke->count))
 			{
-				uint32_t	m = (uint32_t) (kv->v[i] >> 32);
-				int32_t		d = (int32_t) (kv->v[i] & 0xffffffffu);
+				uint32_t	m = (uint32_t) (ke->key >> 32);
+				int32_t		d = (int32_t) (ke->key & 0xffffffffu);
 				GdlMineRule *r = head_rule(cr, h, c, 2);
 
 				r->body[0] = mine_const_atom(l, GDL_MINE_X, 0);
@@ -532,9 +638,9 @@ mine_head_constant(ConstRun *cr, uint32_t h, int32_t c, int64_t hb, int64_t he, 
 				else
 					r->body[0].b = GDL_MINE_Z;
 				r->body[1] = mine_const_atom(m, GDL_MINE_Z, g->values[d]);
-				r->support = j - i;
+				r->support = ke->count;
 				count_path(cr, h, l, m, d, r);
-				gdl_mine_canonical(r);
+				finish_rule(cr, r);
 			}
 		}
 	}
@@ -678,7 +784,7 @@ mine_var_head(ConstRun *cr, int rel, KeyVec *kv, int32_t *lcount)
 								r->pca_body_size += has_sig(g, g->anb[p], h);
 							}
 					}
-				gdl_mine_canonical(r);
+				finish_rule(cr, r);
 			}
 		}
 	}
@@ -732,6 +838,13 @@ mine_const_rules(const GdlMineGraph *g, const GdlMineOptions *o, int64_t *nrules
 	gdl_free(cr.stamp);
 	if (cr.memo)
 		gdl_free(cr.memo);
+	if (cr.kc.e)
+		gdl_free(cr.kc.e);
+	if (cr.kc.sgen)
+	{
+		gdl_free(cr.kc.slot);
+		gdl_free(cr.kc.sgen);
+	}
 	gdl_free(cr.sig_ents);
 	gdl_free(cr.head_pca);
 	if (cr.cp)
