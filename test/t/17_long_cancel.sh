@@ -76,19 +76,24 @@ psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
 # ----- inputs that run for many seconds on the CPU
 q -q -v ON_ERROR_STOP=1 <<'SQL' >/dev/null || { echo "FAIL: setup"; exit 1; }
 CREATE EXTENSION gpudl;
+-- a random knowledge graph: schema nm with relations r0..r<nrels-1>, each of
+-- up to nfacts distinct pairs over entities 0..maxent, and a program nm
+-- binding them
+CREATE FUNCTION random_kg(nm text, nrels int, maxent int, nfacts int) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('CREATE SCHEMA %I', nm);
+  FOR r IN 0..nrels - 1 LOOP
+    EXECUTE format('CREATE TABLE %I.r%s(s int, o int)', nm, r);
+    EXECUTE format('INSERT INTO %I.r%s SELECT DISTINCT (random() * %s)::int, (random() * %s)::int
+                    FROM generate_series(1, %s)', nm, r, maxent, maxent, nfacts);
+  END LOOP;
+  PERFORM gpudl_create_program(nm);
+  PERFORM gpudl_bind(nm, 'r' || r, nm || '.r' || r) FROM generate_series(0, nrels - 1) r;
+END $$;
 SELECT setseed(0.2);
 -- a small dense knowledge graph: 40 relations over 30 entities
-CREATE SCHEMA kg;
-DO $$
-BEGIN
-  FOR r IN 0..39 LOOP
-    EXECUTE format('CREATE TABLE kg.r%s(s int, o int)', r);
-    EXECUTE format('INSERT INTO kg.r%s SELECT DISTINCT (random() * 29)::int, (random() * 29)::int
-                    FROM generate_series(1, 300)', r);
-  END LOOP;
-END $$;
-SELECT gpudl_create_program('kg');
-SELECT gpudl_bind('kg', 'r' || r, 'kg.r' || r) FROM generate_series(0, 39) r;
+SELECT random_kg('kg', 40, 29, 300);
 -- prediction over many rules: mined (max_body 2) and committed, many queries
 SELECT gpudl_create_program('kgp');
 SELECT gpudl_bind('kgp', 'r' || r, 'kg.r' || r) FROM generate_series(0, 39) r;
@@ -109,32 +114,12 @@ if [ "${GPUDL_CANCEL_GPU_INPUTS:-${GPUDL_TEST_GPU:-0}}" = 1 ]; then
   # before), and a fixpoint of millions of rounds for count/query/materialize
   q -q -v ON_ERROR_STOP=1 <<'SQL' >/dev/null || { echo "FAIL: GPU setup"; exit 1; }
 SELECT setseed(0.3);
-CREATE SCHEMA kg14;
-DO $$
-BEGIN
-  FOR r IN 0..54 LOOP
-    EXECUTE format('CREATE TABLE kg14.r%s(s int, o int)', r);
-    EXECUTE format('INSERT INTO kg14.r%s SELECT DISTINCT (random() * 13)::int, (random() * 13)::int
-                    FROM generate_series(1, 120)', r);
-  END LOOP;
-END $$;
-SELECT gpudl_create_program('kg14');
-SELECT gpudl_bind('kg14', 'r' || r, 'kg14.r' || r) FROM generate_series(0, 54) r;
+SELECT random_kg('kg14', 55, 13, 120);
 SELECT gpudl_create_program('cnt', 'n(0). n(Y) :- n(X), Y = X + 1.');
 -- bulk learning: the small graph's training converges in about a second on
 -- the GPU; 40 relations over 120 entities and 14,400 examples take longer
 SELECT setseed(0.4);
-CREATE SCHEMA kgb;
-DO $$
-BEGIN
-  FOR r IN 0..39 LOOP
-    EXECUTE format('CREATE TABLE kgb.r%s(s int, o int)', r);
-    EXECUTE format('INSERT INTO kgb.r%s SELECT DISTINCT (random() * 119)::int, (random() * 119)::int
-                    FROM generate_series(1, 4500)', r);
-  END LOOP;
-END $$;
-SELECT gpudl_create_program('kgb');
-SELECT gpudl_bind('kgb', 'r' || r, 'kgb.r' || r) FROM generate_series(0, 39) r;
+SELECT random_kg('kgb', 40, 119, 4500);
 CREATE TABLE exb AS SELECT s, o, (s + o) % 3 = 0 AS label FROM generate_series(0, 119) s, generate_series(0, 119) o;
 CREATE TABLE posb AS SELECT s, o FROM exb WHERE label;
 CREATE TABLE negb AS SELECT s, o FROM exb WHERE NOT label;
