@@ -59,7 +59,7 @@ SELECT set_eq(
     'catalog tables are registered with pg_extension_config_dump');
 SELECT is((SELECT extrelocatable FROM pg_extension WHERE extname = 'gpudl'), false,
     'the extension is not relocatable');
-SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'gpudl'), '0.4', 'version 0.4');
+SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'gpudl'), '0.5', 'version 0.5');
 
 -- ownership (PRODUCT.md section 7): row-level security on the catalog
 SELECT ok((SELECT bool_and(relrowsecurity) FROM pg_class
@@ -147,29 +147,34 @@ SELECT is(pg_get_function_result('gpudl_candidates(text,text,int,int,boolean)'::
     'TABLE(id integer, rule text, template text)', 'gpudl_candidates result');
 SELECT is(pg_get_function_result('gpudl_loss_grad(text,text,text,text,float8[])'::regprocedure),
     'TABLE(loss double precision, grad double precision[])', 'gpudl_loss_grad result');
--- knowledge graphs (0.3): mining and link prediction (0.4: constants)
+-- knowledge graphs (0.3): mining and link prediction (0.4: constants; 0.5:
+-- the constants' own bounds, the anytime budget, rules_shown)
 SELECT has_function('public', 'gpudl_mine',
-    ARRAY['text', 'text', 'integer', 'double precision', 'double precision', 'bigint', 'boolean', 'boolean']);
-SELECT is(pg_get_function_arguments('gpudl_mine(text,text,int,float8,float8,bigint,boolean,boolean)'::regprocedure),
+    ARRAY['text', 'text', 'integer', 'double precision', 'double precision', 'bigint', 'boolean', 'boolean',
+          'integer', 'double precision', 'double precision']);
+SELECT is(pg_get_function_arguments('gpudl_mine(text,text,int,float8,float8,bigint,boolean,boolean,int,float8,float8)'::regprocedure),
     'program text, target text DEFAULT NULL::text, max_body integer DEFAULT 3, '
     'min_head_coverage double precision DEFAULT 0.01, min_confidence double precision DEFAULT 0.1, '
-    'min_support bigint DEFAULT 1, commit boolean DEFAULT false, constants boolean DEFAULT false',
-    'gpudl_mine argument names and defaults (PRODUCT.md, plus constants)');
-SELECT is(pg_get_function_result('gpudl_mine(text,text,int,float8,float8,bigint,boolean,boolean)'::regprocedure),
+    'min_support bigint DEFAULT 1, commit boolean DEFAULT false, constants boolean DEFAULT false, '
+    'max_body_constants integer DEFAULT NULL::integer, '
+    'constants_min_head_coverage double precision DEFAULT NULL::double precision, '
+    'max_seconds double precision DEFAULT NULL::double precision',
+    'gpudl_mine argument names and defaults (PRODUCT.md, plus constants and their bounds, max_seconds)');
+SELECT is(pg_get_function_result('gpudl_mine(text,text,int,float8,float8,bigint,boolean,boolean,int,float8,float8)'::regprocedure),
     'TABLE(target text, rule text, support bigint, head_coverage double precision, '
     'std_confidence double precision, pca_confidence double precision, body_size bigint, pca_body_size bigint)',
     'gpudl_mine result columns');
 SELECT has_function('public', 'gpudl_predict',
     ARRAY['text', 'text', 'text', 'text', 'boolean', 'integer', 'integer', 'double precision',
-          'double precision', 'text', 'double precision', 'boolean']);
-SELECT is(pg_get_function_arguments('gpudl_predict(text,text,text,text,boolean,int,int,float8,float8,text,float8,boolean)'::regprocedure),
+          'double precision', 'text', 'double precision', 'boolean', 'integer']);
+SELECT is(pg_get_function_arguments('gpudl_predict(text,text,text,text,boolean,int,int,float8,float8,text,float8,boolean,int)'::regprocedure),
     'program text, target text, query text, aggregation text DEFAULT ''max''::text, '
     'exclude_known boolean DEFAULT true, "limit" integer DEFAULT 10, max_body integer DEFAULT 3, '
     'min_head_coverage double precision DEFAULT 0.01, min_confidence double precision DEFAULT 0.1, '
     'confidence text DEFAULT ''std''::text, smoothing double precision DEFAULT 20, '
-    'constants boolean DEFAULT false',
-    'gpudl_predict argument names and defaults (PRODUCT.md, plus confidence, smoothing and constants)');
-SELECT is(pg_get_function_result('gpudl_predict(text,text,text,text,boolean,int,int,float8,float8,text,float8,boolean)'::regprocedure),
+    'constants boolean DEFAULT false, rules_shown integer DEFAULT NULL::integer',
+    'gpudl_predict argument names and defaults (PRODUCT.md, plus confidence, smoothing, constants, rules_shown)');
+SELECT is(pg_get_function_result('gpudl_predict(text,text,text,text,boolean,int,int,float8,float8,text,float8,boolean,int)'::regprocedure),
     'TABLE(query text, answer text, score double precision, rank bigint, rules text[])',
     'gpudl_predict result columns');
 SELECT function_returns('public', 'gpudl_commit_rule', ARRAY['text', 'text'], 'bigint');

@@ -68,6 +68,16 @@ SELECT query, answer, rank
 SELECT query, answer, rank
   FROM gpudl_predict('soc', 'likes', 'VALUES (NULL, ''c''), (''b'', NULL)', max_body => 1, smoothing => 0, confidence => 'pca',
                      exclude_known => false);
+-- rules_shown (0.5): the best n rules of each answer, the same scores and ranks
+SELECT f.answer, f.rank = s.rank AND f.score = s.score AS same_rank,
+       cardinality(s.rules) AS shown, cardinality(f.rules) AS all_rules, s.rules = f.rules[1:1] AS best_first,
+       cardinality(z.rules) AS none
+  FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', exclude_known => false, "limit" => 0, max_body => 1) f
+  JOIN gpudl_predict('soc', 'likes', 'likes("a", Y)', exclude_known => false, "limit" => 0, max_body => 1,
+                     rules_shown => 1) s USING (answer)
+  JOIN gpudl_predict('soc', 'likes', 'likes("a", Y)', exclude_known => false, "limit" => 0, max_body => 1,
+                     rules_shown => 0) z USING (answer)
+ ORDER BY f.rank, f.answer;
 
 -- stored rules come first: with only R1 committed, only R1's answers
 SELECT count(*) AS mined FROM gpudl_mine('soc', 'likes', max_body => 1, min_confidence => 0.7, commit => true);
@@ -103,6 +113,8 @@ SELECT * FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', confidence => 'best
 SELECT * FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', "limit" => -1);
 \echo :LAST_ERROR_SQLSTATE
 SELECT * FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', smoothing => -1);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', rules_shown => -1);
 \echo :LAST_ERROR_SQLSTATE
 SELECT * FROM gpudl_predict('soc', 'likes', 'likes("a", "b")');
 \echo :LAST_ERROR_SQLSTATE

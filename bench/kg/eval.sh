@@ -17,6 +17,9 @@
 #   SPLIT       the triples asked: test (default) or valid (choose settings on valid only)
 #   MAX_BODY, MIN_HC (0.01), MIN_CONF, MIN_SUPPORT (1): gpudl_mine's thresholds
 #   CONSTANTS   true: also rules with constants (gpudl_mine's constants; default false)
+#   MAX_BODY_CONST, CONST_HC: gpudl_mine's max_body_constants and
+#               constants_min_head_coverage (default NULL: max_body, min_head_coverage)
+#   MAX_SECONDS gpudl_mine's anytime budget (default NULL: none)
 #   AGG (max | noisy_or), CONF (pca | std), SMOOTH: gpudl_predict's scoring
 # Unset, the settings are those chosen on the valid split (RESULTS.md):
 #   family   MAX_BODY=2 MIN_CONF=0.1 CONF=std SMOOTH=20 AGG=max
@@ -40,6 +43,9 @@ SPLIT="${SPLIT:-test}"
 MIN_HC="${MIN_HC:-0.01}"
 MIN_SUPPORT="${MIN_SUPPORT:-1}"
 CONSTANTS="${CONSTANTS:-false}"
+MAX_BODY_CONST="${MAX_BODY_CONST:-NULL}"
+CONST_HC="${CONST_HC:-NULL}"
+MAX_SECONDS="${MAX_SECONDS:-NULL}"
 AGG="${AGG:-max}"
 user_max_body="${MAX_BODY:-}" user_min_conf="${MIN_CONF:-}" user_conf="${CONF:-}" user_smooth="${SMOOTH:-}"
 # the settings chosen on the valid split, unless given
@@ -94,7 +100,8 @@ for name in "${names[@]}"; do
     echo "loading: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s"
   fi
   echo "== $name: split $SPLIT; max_body $MAX_BODY, min_head_coverage $MIN_HC, min_confidence $MIN_CONF," \
-       "min_support $MIN_SUPPORT, constants $CONSTANTS; aggregation $AGG, confidence $CONF, smoothing $SMOOTH; device $DEVICE"
+       "min_support $MIN_SUPPORT, constants $CONSTANTS (max_body $MAX_BODY_CONST, head coverage $CONST_HC)," \
+       "max_seconds $MAX_SECONDS; aggregation $AGG, confidence $CONF, smoothing $SMOOTH; device $DEVICE"
   q -At -c "SELECT 'graph: ' || count(*) || ' triples (facts + train), ' || (SELECT count(*) FROM relations) || ' relations, '
                    || (SELECT count(*) FROM entities) || ' entities; asked: ' || (SELECT count(*) FROM triples WHERE split = '$SPLIT') || ' triples x 2'
               FROM triples WHERE split IN ('facts', 'train')"
@@ -102,7 +109,8 @@ for name in "${names[@]}"; do
 \set ON_ERROR_STOP 1
 SELECT clock_timestamp() AS t0 \gset
 CREATE TABLE mined AS SELECT * FROM gpudl_mine('kg', max_body => $MAX_BODY, min_head_coverage => $MIN_HC,
-    min_confidence => $MIN_CONF, min_support => $MIN_SUPPORT, commit => true, constants => $CONSTANTS);
+    min_confidence => $MIN_CONF, min_support => $MIN_SUPPORT, commit => true, constants => $CONSTANTS,
+    max_body_constants => $MAX_BODY_CONST, constants_min_head_coverage => $CONST_HC, max_seconds => $MAX_SECONDS);
 SELECT 'mining: ' || (SELECT count(*) FROM mined) || ' rules in '
        || round(extract(epoch FROM clock_timestamp() - :'t0'::timestamptz)::numeric, 2) || ' s';
 SELECT clock_timestamp() AS t1 \gset
@@ -114,7 +122,8 @@ CREATE TABLE preds AS
              format('SELECT h, NULL::text FROM triples WHERE r = %L AND split = %L
                      UNION SELECT NULL::text, t FROM triples WHERE r = %L AND split = %L',
                     rel.r, :'split', rel.r, :'split'),
-             aggregation => :'agg', "limit" => 0, confidence => :'conf', smoothing => :smooth) p
+             aggregation => :'agg', "limit" => 0, confidence => :'conf', smoothing => :smooth,
+             rules_shown => 0) p
    -- a relation with no triple in the graph is no predicate of it: its queries have no answers
    WHERE EXISTS (SELECT FROM triples g WHERE g.r = rel.r AND g.split IN ('facts', 'train'));
 PER
@@ -128,7 +137,8 @@ CREATE TABLE preds AS
                     :'split',
                     -- a relation with no triple in the graph is no predicate of it: not asked
                     'EXISTS (SELECT FROM triples g WHERE g.r = q.r AND g.split IN (''facts'', ''train''))'),
-             aggregation => :'agg', "limit" => 0, confidence => :'conf', smoothing => :smooth) p;
+             aggregation => :'agg', "limit" => 0, confidence => :'conf', smoothing => :smooth,
+             rules_shown => 0) p;
 ONE
 fi)
 SELECT 'prediction: ' || (SELECT count(DISTINCT query) FROM preds) || ' queries with answers, '

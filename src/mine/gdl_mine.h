@@ -33,7 +33,19 @@
  * exception to closedness: a constant head and one body atom whose other
  * argument is free ("x has some l-link": a type-like rule, e.g. every film
  * with a release region has genre drama with confidence 0.4).  With
- * max_body 1 only the first and the open form.
+ * max_body 1 only the first and the open form.  max_body_constants bounds
+ * the rules with constants apart (1: AnyBURL's acyclic language of one
+ * atom beside cyclic rules of max_body atoms), and
+ * constants_min_head_coverage their head coverage apart (0: bounded by
+ * min_support and the confidences only, as AnyBURL bounds them).
+ *
+ * Anytime mining (max_seconds > 0): the rules come level by level, shortest
+ * first — the rules without constants of one body atom, those with
+ * constants of one atom, then two atoms of each, then three without — and
+ * each level is exact and complete or not kept at all; when the budget
+ * runs out the result holds the levels completed (timed_out,
+ * complete_body, complete_body_constants), the best rules a shorter run
+ * finds, since a shorter rule is never pruned for a longer one.
  * A rule with a constant head is measured over its one head variable X:
  * support = #x with r(x, c) (r(c, x)) and the body true; body_size = #x
  * with the body true; pca_body_size = #x with the body true and some fact
@@ -147,6 +159,15 @@ typedef struct GdlMineOptions
 	int			device;			/* GDL_DEVICE_CPU or GDL_DEVICE_GPU */
 	int			threads;		/* 0: automatic (gdl_set_threads) */
 	bool		constants;		/* also rules with constants (below); default false */
+	int			max_body_constants; /* body atoms of a rule with constants: 1 or
+									 * 2; 0 (default): min(max_body, 2) */
+	double		constants_min_head_coverage;	/* head coverage bound of the
+												 * rules with constants; below
+												 * 0 (default):
+												 * min_head_coverage */
+	double		max_seconds;	/* anytime: > 0 stops at this budget with the
+								 * rules of the levels completed (below); 0:
+								 * none */
 } GdlMineOptions;
 
 /* Phases of a mining run, for benchmarks and EXPLAIN-like reporting. */
@@ -169,6 +190,13 @@ typedef struct GdlMineResult
 								 * GDL_DEVICE_GPU (a GPU run falls back to the
 								 * CPU when no device is registered or it fails;
 								 * gdl_mine_device.h says why) */
+	bool		timed_out;		/* max_seconds ran out: the rules are those of
+								 * the levels completed */
+	int			complete_body;	/* rules without constants are complete up
+								 * to this many body atoms (max_body unless
+								 * timed_out) */
+	int			complete_body_constants;	/* the same for the rules with
+											 * constants (0: none) */
 } GdlMineResult;
 
 extern void gdl_mine_options_init(GdlMineOptions *o);

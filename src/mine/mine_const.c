@@ -78,6 +78,9 @@ typedef struct ConstRun
 	const GdlMineGraph *g;
 	const GdlMineOptions *o;
 	int64_t		minsup;
+	double		min_hc;			/* constants_min_head_coverage, or min_head_coverage */
+	int			body_from;		/* the body sizes mined: [body_from, body_to] */
+	int			body_to;
 	uint32_t   *stamp;			/* per entity: the generation that saw it */
 	uint32_t	gen;
 	GdlMineRule *out;
@@ -218,12 +221,12 @@ pair_key(uint32_t hi, uint32_t lo)
 	return ((uint64_t) hi << 32) | lo;
 }
 
-/* Support over min_support and min_head_coverage for head relation rel? */
+/* Support over min_support and the constants' head coverage for head relation rel? */
 static bool
 passes(const ConstRun *cr, int rel, int64_t sup)
 {
 	return sup >= cr->minsup &&
-		!((double) sup / (double) cr->g->nfacts[rel] < cr->o->min_head_coverage);
+		!((double) sup / (double) cr->g->nfacts[rel] < cr->min_hc);
 }
 
 /* Has entity x a link with signature sig? */
@@ -505,7 +508,7 @@ mine_head_constant(ConstRun *cr, uint32_t h, int32_t c, int64_t hb, int64_t he, 
 
 	/* l(X, d): every link of every head fact x */
 	kv->n = 0;
-	for (int64_t i = hb; i < he; i++)
+	for (int64_t i = hb; i < he && cr->body_from <= 1; i++)
 	{
 		int32_t		x = g->anb[i];
 
@@ -546,7 +549,7 @@ mine_head_constant(ConstRun *cr, uint32_t h, int32_t c, int64_t hb, int64_t he, 
 		for (int64_t k = g->soff[x]; k < g->soff[x + 1]; k++)
 			lcount[g->ssig[k]]++;
 	}
-	for (uint32_t l = 0; l < 2 * (uint32_t) g->nrels; l++)
+	for (uint32_t l = 0; l < 2 * (uint32_t) g->nrels && cr->body_from <= 1; l++)
 	{
 		GdlMineRule *r;
 
@@ -563,7 +566,7 @@ mine_head_constant(ConstRun *cr, uint32_t h, int32_t c, int64_t hb, int64_t he, 
 		r->pca_body_size = cr->head_pca[l];
 		finish_rule(cr, r);
 	}
-	if (cr->o->max_body < 2)
+	if (cr->body_to < 2)
 		return;
 
 	/* l(X, Z), m(X, Z): the cycle pairs of every head fact x */
@@ -792,7 +795,8 @@ mine_var_head(ConstRun *cr, int rel, KeyVec *kv, int32_t *lcount)
 
 /* See mine_int.h. */
 GdlMineRule *
-mine_const_rules(const GdlMineGraph *g, const GdlMineOptions *o, int64_t *nrules)
+mine_const_rules(const GdlMineGraph *g, const GdlMineOptions *o, int body_from, int body_to,
+				 double deadline, int64_t *nrules, bool *timed_out)
 {
 	ConstRun	cr;
 	KeyVec		kv = {0};
@@ -802,6 +806,11 @@ mine_const_rules(const GdlMineGraph *g, const GdlMineOptions *o, int64_t *nrules
 	cr.g = g;
 	cr.o = o;
 	cr.minsup = o->min_support < 1 ? 1 : o->min_support;
+	cr.min_hc = o->constants_min_head_coverage < 0 ? o->min_head_coverage
+		: o->constants_min_head_coverage;
+	cr.body_from = body_from;
+	cr.body_to = body_to;
+	*timed_out = false;
 	cr.stamp = gdl_alloc(sizeof(uint32_t) * (g->nent + 1));
 	memset(cr.stamp, 0, sizeof(uint32_t) * (g->nent + 1));
 	cr.sig_ents = gdl_alloc(sizeof(int64_t) * (2 * g->nrels + 1));
@@ -809,11 +818,11 @@ mine_const_rules(const GdlMineGraph *g, const GdlMineOptions *o, int64_t *nrules
 	for (int32_t x = 0; x < g->nent; x++)
 		for (int64_t k = g->soff[x]; k < g->soff[x + 1]; k++)
 			cr.sig_ents[g->ssig[k]]++;
-	for (int rel = 0; rel < g->nrels; rel++)
+	for (int rel = 0; rel < g->nrels && !*timed_out; rel++)
 	{
 		if ((o->target >= 0 && rel != o->target) || g->nfacts[rel] == 0)
 			continue;
-		for (uint32_t h = 2 * (uint32_t) rel; h <= 2 * (uint32_t) rel + 1; h++)
+		for (uint32_t h = 2 * (uint32_t) rel; h <= 2 * (uint32_t) rel + 1 && !*timed_out; h++)
 		{
 			head_denominators(&cr, h);
 			memo_clear(&cr);
@@ -827,11 +836,18 @@ mine_const_rules(const GdlMineGraph *g, const GdlMineOptions *o, int64_t *nrules
 					continue;
 				mine_head_constant(&cr, h, c, hb, he, &kv, lcount);
 				gdl_check_interrupts();
+				if (deadline > 0 && gdl_now_ms() > deadline)
+				{
+					*timed_out = true;
+					break;
+				}
 			}
 		}
-		if (o->max_body >= 2)
+		if (body_to >= 2 && !*timed_out)
 			mine_var_head(&cr, rel, &kv, lcount);
 		gdl_check_interrupts();
+		if (deadline > 0 && gdl_now_ms() > deadline)
+			*timed_out = true;
 	}
 	gdl_free(kv.v);
 	gdl_free(lcount);

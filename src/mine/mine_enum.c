@@ -207,6 +207,8 @@ typedef struct MineRun
 	int32_t		round_to;
 	int32_t		cursor;			/* next x (atomic) */
 	int			failed;			/* a worker ran out of memory (atomic) */
+	double		deadline;		/* gdl_now_ms() past which the run gives up (0: none) */
+	int			timed_out;		/* the deadline passed (atomic) */
 
 	/* pass 1 */
 	SupMap		tmaps[GDL_MAX_THREADS];
@@ -823,6 +825,11 @@ mine_task(void *arg, int tid, int ntasks)
 
 		if (from >= run->round_to)
 			break;
+		if (run->deadline > 0 && gdl_now_ms() > run->deadline)
+		{
+			__atomic_store_n(&run->timed_out, 1, __ATOMIC_RELAXED);
+			break;
+		}
 		to = from + MINE_CHUNK < run->round_to ? from + MINE_CHUNK : run->round_to;
 		for (int32_t x = from; x < to && !w.oom && !w.stop; x++)
 			enum_x(&w, x);
@@ -858,9 +865,10 @@ free_tmaps(MineRun *run)
 /*
  * Run the current pass over every entity in rounds: a parallel loop per
  * round, then (pass 1) the workers' maps merged into 'global' and freed,
- * then the interrupt check.
+ * then the interrupt check.  False when the run's deadline passed (the
+ * workers leave at their next chunk; what they counted is dropped).
  */
-static void
+static bool
 run_rounds(MineRun *run, SupMap *global)
 {
 	int32_t		nent = run->g->nent;
@@ -878,6 +886,11 @@ run_rounds(MineRun *run, SupMap *global)
 		{
 			free_tmaps(run);
 			gdl_check_stop();
+		}
+		if (run->timed_out)
+		{
+			free_tmaps(run);
+			return false;
 		}
 		if (run->failed)
 		{
@@ -926,6 +939,7 @@ run_rounds(MineRun *run, SupMap *global)
 		}
 		gdl_check_interrupts();
 	}
+	return true;
 }
 
 /* Order of candidates: body key, then head. */
@@ -942,9 +956,11 @@ cmp_cand(const void *a, const void *b)
 
 /* Set up the shared part of a run. */
 static void
-run_init(MineRun *run, const GdlMineGraph *g, const GdlMineOptions *o, int threads, int pass)
+run_init(MineRun *run, const GdlMineGraph *g, const GdlMineOptions *o, int threads, int pass,
+		 double deadline)
 {
 	memset(run, 0, sizeof(*run));
+	run->deadline = deadline;
 	run->g = g;
 	run->pass = pass;
 	run->maxb = o->max_body < 1 ? 1 : o->max_body > GDL_MINE_MAX_BODY ? GDL_MINE_MAX_BODY : o->max_body;
@@ -954,10 +970,12 @@ run_init(MineRun *run, const GdlMineGraph *g, const GdlMineOptions *o, int threa
 
 /*
  * Pass 1: the (head, body) pairs over min_support and min_head_coverage,
- * sorted by (body key, head), with their support.
+ * sorted by (body key, head), with their support; NULL when deadline (a
+ * gdl_now_ms() time, 0: none) passed first.
  */
 MineCand *
-mine_count_support(const GdlMineGraph *g, const GdlMineOptions *o, int threads, int64_t *ncand)
+mine_count_support(const GdlMineGraph *g, const GdlMineOptions *o, int threads,
+				   double deadline, int64_t *ncand)
 {
 	MineRun    *run = gdl_alloc(sizeof(MineRun));
 	SupMap		global;
@@ -965,10 +983,17 @@ mine_count_support(const GdlMineGraph *g, const GdlMineOptions *o, int threads, 
 	int64_t		n = 0;
 	int64_t		minsup = o->min_support < 1 ? 1 : o->min_support;
 
-	run_init(run, g, o, threads, 1);
+	run_init(run, g, o, threads, 1, deadline);
 	memset(&global, 0, sizeof(global));
 	global.host = true;
-	run_rounds(run, &global);
+	*ncand = 0;
+	if (!run_rounds(run, &global))
+	{
+		if (global.e)
+			gdl_free(global.e);
+		gdl_free(run);
+		return NULL;
+	}
 	c = gdl_alloc(sizeof(MineCand) * (global.n + 1));
 	for (int64_t i = 0; i < global.cap; i++)
 	{
@@ -992,12 +1017,14 @@ mine_count_support(const GdlMineGraph *g, const GdlMineOptions *o, int threads, 
 
 /*
  * Pass 2: body_size and pca_body_size of the candidates c[0..n) (sorted by
- * body key, then head, as pass 1 leaves them).
+ * body key, then head, as pass 1 leaves them); false (the counts unset)
+ * when deadline passed first.
  */
-void
+bool
 mine_count_bodies(const GdlMineGraph *g, const GdlMineOptions *o, int threads,
-				  MineCand *c, int64_t n)
+				  double deadline, MineCand *c, int64_t n)
 {
+	bool		done = true;
 	MineRun    *run = gdl_alloc(sizeof(MineRun));
 	uint64_t   *keys = gdl_alloc(sizeof(uint64_t) * (n + 1));
 	uint64_t   *p3 = gdl_alloc(sizeof(uint64_t) * (n + 1));
@@ -1006,7 +1033,7 @@ mine_count_bodies(const GdlMineGraph *g, const GdlMineOptions *o, int threads,
 				np3 = 0,
 				npp = 0;
 
-	run_init(run, g, o, threads, 2);
+	run_init(run, g, o, threads, 2, deadline);
 	run->bcoff = gdl_alloc(sizeof(int64_t) * (n + 2));
 	run->chead = gdl_alloc(sizeof(int32_t) * (n + 1));
 	run->need_p1 = gdl_alloc(sizeof(bool) * (2 * g->nrels + 1));
@@ -1052,7 +1079,7 @@ mine_count_bodies(const GdlMineGraph *g, const GdlMineOptions *o, int threads,
 		run->tpca[t] = gdl_alloc(sizeof(int64_t) * (n + 1));
 	}
 	if (n > 0)
-		run_rounds(run, NULL);
+		done = run_rounds(run, NULL);
 	for (int64_t b = 0; b < nb; b++)
 		for (int64_t i = run->bcoff[b]; i < run->bcoff[b + 1]; i++)
 		{
@@ -1081,4 +1108,5 @@ mine_count_bodies(const GdlMineGraph *g, const GdlMineOptions *o, int threads,
 	gdl_free(p3);
 	gdl_free(pp);
 	gdl_free(run);
+	return done;
 }

@@ -113,12 +113,16 @@ extern int	mine_rule_cmp(const GdlMineRule *a, const GdlMineRule *b);
 extern GdlMineAtom mine_const_atom(uint32_t sig, int u, int64_t value);
 
 /*
- * mine_const.c: the rules with constants (gdl_mine.h lists them) over
- * min_support and min_head_coverage, canonical, with support, body_size and
- * pca_body_size counted (head_coverage and confidences are the caller's).
+ * mine_const.c: the rules with constants (gdl_mine.h lists them) of
+ * body_from to body_to atoms over min_support and the constants' head
+ * coverage, canonical, with support, body_size and pca_body_size counted
+ * (head_coverage and confidences are the caller's).  When deadline (a
+ * gdl_now_ms() time, 0: none) passes, *timed_out and the rules so far
+ * (each exact, but not every one of the language).
  */
 extern GdlMineRule *mine_const_rules(const GdlMineGraph *g, const GdlMineOptions *o,
-									 int64_t *nrules);
+									 int body_from, int body_to, double deadline,
+									 int64_t *nrules, bool *timed_out);
 
 /* mine_graph.c: the links of e with signature sig, or false */
 extern bool mine_graph_links(const GdlMineGraph *g, int32_t e, uint32_t sig,
@@ -135,9 +139,9 @@ typedef struct MineCand
 } MineCand;
 
 extern MineCand *mine_count_support(const GdlMineGraph *g, const GdlMineOptions *o,
-									int threads, int64_t *ncand);
-extern void mine_count_bodies(const GdlMineGraph *g, const GdlMineOptions *o,
-							  int threads, MineCand *c, int64_t ncand);
+									int threads, double deadline, int64_t *ncand);
+extern bool mine_count_bodies(const GdlMineGraph *g, const GdlMineOptions *o,
+							  int threads, double deadline, MineCand *c, int64_t ncand);
 
 /* mine_device.c: both passes on the registered device; false: not done */
 extern void mine_device_input(const GdlMineGraph *g, const GdlMineOptions *o,

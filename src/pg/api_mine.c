@@ -21,15 +21,79 @@ PG_FUNCTION_INFO_V1(gpudl_mine);
 /* The first key of the advisory lock that serialises commits of mined rules ("gdlm"). */
 #define GPUDL_MINED_RULES_LOCK 1734634605
 
-/* The call's thresholds as jsonb text, for gpudl.mined_rules.params. */
+/*
+ * The call's thresholds as jsonb text, for gpudl.mined_rules.params; with
+ * max_seconds, whether it ran out and the levels completed (gdl_mine.h).
+ */
 static char *
-params_json(const GpudlMineArgs *a, int device)
+params_json(const GpudlMineArgs *a, const GdlMineResult *res)
 {
-	return psprintf("{\"max_body\": %d, \"min_head_coverage\": %.17g, \"min_confidence\": %.17g, "
-					"\"min_support\": %lld, \"constants\": %s, \"device\": \"%s\"}",
-					a->max_body, a->min_head_coverage, a->min_confidence,
-					(long long) a->min_support, a->constants ? "true" : "false",
-					device == GDL_DEVICE_GPU ? "gpu" : "cpu");
+	StringInfoData s;
+
+	initStringInfo(&s);
+	appendStringInfo(&s, "{\"max_body\": %d, \"min_head_coverage\": %.17g, \"min_confidence\": %.17g, "
+					 "\"min_support\": %lld, \"constants\": %s, \"device\": \"%s\"",
+					 a->max_body, a->min_head_coverage, a->min_confidence,
+					 (long long) a->min_support, a->constants ? "true" : "false",
+					 res->device == GDL_DEVICE_GPU ? "gpu" : "cpu");
+	if (a->constants)
+		appendStringInfo(&s, ", \"max_body_constants\": %d, \"constants_min_head_coverage\": %.17g",
+						 res->complete_body_constants > 0 && !res->timed_out
+						 ? res->complete_body_constants
+						 : (a->max_body_constants > 0 ? a->max_body_constants
+							: Min(a->max_body, 2)),
+						 a->constants_min_head_coverage < 0 ? a->min_head_coverage
+						 : a->constants_min_head_coverage);
+	if (a->max_seconds > 0)
+		appendStringInfo(&s, ", \"max_seconds\": %.17g, \"timed_out\": %s, \"complete_body\": %d, "
+						 "\"complete_body_constants\": %d",
+						 a->max_seconds, res->timed_out ? "true" : "false", res->complete_body,
+						 res->complete_body_constants);
+	appendStringInfoChar(&s, '}');
+	return s.data;
+}
+
+/*
+ * The arguments gpudl_mine gained in 0.5 (a 0.4 catalog's function has
+ * eight): max_body_constants, constants_min_head_coverage, max_seconds;
+ * NULL is each one's default.
+ */
+static void
+mine_args_05(FunctionCallInfo fcinfo, GpudlMineArgs *a)
+{
+	if (PG_NARGS() <= 8)
+		return;
+	if (!PG_ARGISNULL(8))
+	{
+		int			b = PG_GETARG_INT32(8);
+
+		if (b < 1 || b > 2)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("max_body_constants must be 1 or 2, got %d", b),
+					 errhint("Rules with constants have one or two body atoms; NULL means min(max_body, 2).")));
+		a->max_body_constants = b;
+	}
+	if (!PG_ARGISNULL(9))
+	{
+		double		hc = PG_GETARG_FLOAT8(9);
+
+		if (!(hc >= 0 && hc <= 1))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("constants_min_head_coverage must be between 0 and 1, got %g", hc),
+					 errhint("NULL uses min_head_coverage; 0 bounds rules with constants by min_support and the confidences only.")));
+		a->constants_min_head_coverage = hc;
+	}
+	if (!PG_ARGISNULL(10))
+	{
+		a->max_seconds = PG_GETARG_FLOAT8(10);
+		if (!(a->max_seconds > 0))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("max_seconds must be positive, got %g", a->max_seconds),
+					 errhint("NULL mines without a time budget.")));
+	}
 }
 
 /*
@@ -111,7 +175,8 @@ commit_rules(GpudlKg *kg, const char *target, const GdlMineResult *res, char **t
 
 /*
  * gpudl_mine(program, target, max_body, min_head_coverage, min_confidence,
- * min_support, commit, constants)
+ * min_support, commit, constants, max_body_constants,
+ * constants_min_head_coverage, max_seconds)
  */
 Datum
 gpudl_mine(PG_FUNCTION_ARGS)
@@ -129,6 +194,7 @@ gpudl_mine(PG_FUNCTION_ARGS)
 	int			token;
 	int64		i;
 
+	gpudl_mine_args_init(&args);
 	args.max_body = gpudl_int_arg(fcinfo, 2, "max_body");
 	if (PG_ARGISNULL(3) || PG_ARGISNULL(4) || PG_ARGISNULL(5))
 		ereport(ERROR,
@@ -149,6 +215,7 @@ gpudl_mine(PG_FUNCTION_ARGS)
 					 errhint("Pass true for rules with constants, false (the default) for rules over variables only.")));
 		args.constants = PG_GETARG_BOOL(7);
 	}
+	mine_args_05(fcinfo, &args);
 	gpudl_mine_args_check(&args);
 	/* refusals first: a failed call changes nothing */
 	gpudl_require_program(program, commit ? GPUDL_PRIV_MODIFY : GPUDL_PRIV_USE);
@@ -160,6 +227,12 @@ gpudl_mine(PG_FUNCTION_ARGS)
 	token = gpudl_progress_begin("mine", program, target ? target : "");
 	kg = gpudl_kg_build(program, target);
 	res = gpudl_kg_mine(kg, target, &args);
+	if (res->timed_out)
+		ereport(NOTICE,
+				(errmsg("gpudl_mine: max_seconds ran out; the rules are complete up to %d body atoms "
+						"without constants and %d with",
+						res->complete_body, res->complete_body_constants),
+				 errhint("Raise max_seconds for longer rules; gpudl.mined_rules.params records the levels.")));
 	texts = palloc(sizeof(char *) * (res->nrules + 1));
 	for (i = 0; i < res->nrules; i++)
 	{
@@ -170,7 +243,7 @@ gpudl_mine(PG_FUNCTION_ARGS)
 	if (commit)
 	{
 		gpudl_progress_phase("recording");
-		commit_rules(kg, target, res, texts, params_json(&args, res->device));
+		commit_rules(kg, target, res, texts, params_json(&args, res));
 	}
 	gpudl_progress_end(token);
 

@@ -345,11 +345,15 @@ predict_options(FunctionCallInfo fcinfo, GdlPredictOptions *o)
 	}
 }
 
-/* The rows of a batch's answers in query order, each result freed once returned. */
+/*
+ * The rows of a batch's answers in query order, each result freed once
+ * returned; each answer's rules array holds its best rules_shown rules
+ * (below 0: all).
+ */
 static void
 return_batch_rows(ReturnSetInfo *rsinfo, GpudlKg *kg, PredictQuery *queries, RelRules *one,
 				  SplitRules *split, GdlPredictJob *jobs, const int64 *which, int64 nj,
-				  MemoryContext percall)
+				  int rules_shown, MemoryContext percall)
 {
 	for (int64 j = 0; j < nj; j++)
 	{
@@ -367,18 +371,19 @@ return_batch_rows(ReturnSetInfo *rsinfo, GpudlKg *kg, PredictQuery *queries, Rel
 			Datum		v[5];
 			bool		nulls[5] = {0};
 			Datum	   *rd;
+			int			nshown = rules_shown >= 0 && rules_shown < a->nrules ? rules_shown : a->nrules;
 
 			/* an answer's array may hold thousands of rule texts: a batch can take long */
 			CHECK_FOR_INTERRUPTS();
-			rd = palloc(sizeof(Datum) * (a->nrules + 1));
+			rd = palloc(sizeof(Datum) * (nshown + 1));
 
-			for (int k = 0; k < a->nrules; k++)
+			for (int k = 0; k < nshown; k++)
 				rd[k] = rr->texts[a->rules[k]];
 			v[0] = qtext;
 			v[1] = CStringGetTextDatum(gpudl_kg_value_text(kg, a->value));
 			v[2] = Float8GetDatum(a->score);
 			v[3] = Int64GetDatum(a->rank);
-			v[4] = PointerGetDatum(construct_array(rd, a->nrules, TEXTOID, -1, false, TYPALIGN_INT));
+			v[4] = PointerGetDatum(construct_array(rd, nshown, TEXTOID, -1, false, TYPALIGN_INT));
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
 		}
 		MemoryContextSwitchTo(percall);
@@ -395,11 +400,11 @@ return_batch_rows(ReturnSetInfo *rsinfo, GpudlKg *kg, PredictQuery *queries, Rel
 static void
 return_batch(ReturnSetInfo *rsinfo, GpudlKg *kg, PredictQuery *queries, RelRules *one,
 			 SplitRules *split, GdlPredictJob *jobs, const int64 *which, int64 nj,
-			 MemoryContext percall)
+			 int rules_shown, MemoryContext percall)
 {
 	PG_TRY();
 	{
-		return_batch_rows(rsinfo, kg, queries, one, split, jobs, which, nj, percall);
+		return_batch_rows(rsinfo, kg, queries, one, split, jobs, which, nj, rules_shown, percall);
 	}
 	PG_CATCH();
 	{
@@ -416,8 +421,8 @@ return_batch(ReturnSetInfo *rsinfo, GpudlKg *kg, PredictQuery *queries, RelRules
 /*
  * gpudl_predict(program, target, query, aggregation, exclude_known, limit,
  * max_body, min_head_coverage, min_confidence, confidence, smoothing,
- * constants).  target NULL: the goal's predicate, or a whole split of
- * (relation, subject, object) rows.
+ * constants, rules_shown).  target NULL: the goal's predicate, or a whole
+ * split of (relation, subject, object) rows.
  */
 Datum
 gpudl_predict(PG_FUNCTION_ARGS)
@@ -437,10 +442,12 @@ gpudl_predict(PG_FUNCTION_ARGS)
 	RelRules	one;
 	SplitRules	split;
 	int			token;
+	int			rules_shown = -1;
 	int64		qi,
 				i;
 
 	predict_options(fcinfo, &opts);
+	gpudl_mine_args_init(&margs);
 	margs.max_body = gpudl_int_arg(fcinfo, 6, "max_body");
 	if (PG_ARGISNULL(7) || PG_ARGISNULL(8))
 		ereport(ERROR,
@@ -457,6 +464,16 @@ gpudl_predict(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("constants must not be null")));
 		margs.constants = PG_GETARG_BOOL(11);
+	}
+	/* 0.5's rules_shown: NULL, every rule of an answer */
+	if (PG_NARGS() > 12 && !PG_ARGISNULL(12))
+	{
+		rules_shown = PG_GETARG_INT32(12);
+		if (rules_shown < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("rules_shown must not be negative, got %d", rules_shown),
+					 errhint("Use NULL for every rule of an answer, 0 for none.")));
 	}
 	gpudl_mine_args_check(&margs);
 	gpudl_require_program(program, GPUDL_PRIV_USE);
@@ -542,7 +559,7 @@ gpudl_predict(PG_FUNCTION_ARGS)
 		gpudl_progress_phase("predicting");
 		gdl_predict_many(kg->graph, jobs, nj, &opts);
 		gpudl_progress_phase("returning");
-		return_batch(rsinfo, kg, queries, &one, &split, jobs, which, nj, percall);
+		return_batch(rsinfo, kg, queries, &one, &split, jobs, which, nj, rules_shown, percall);
 		pfree(jobs);
 		pfree(which);
 	}

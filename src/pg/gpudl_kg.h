@@ -62,7 +62,13 @@ typedef struct GpudlMineArgs
 	double		min_confidence;
 	int64		min_support;
 	bool		constants;		/* also rules with constants (gdl_mine.h) */
+	int			max_body_constants; /* 0: min(max_body, 2) */
+	double		constants_min_head_coverage;	/* below 0: min_head_coverage */
+	double		max_seconds;	/* 0: no budget (anytime mining, gdl_mine.h) */
 } GpudlMineArgs;
+
+/* The 0.4 defaults of the arguments added in 0.5. */
+extern void gpudl_mine_args_init(GpudlMineArgs *a);
 
 extern void gpudl_mine_args_check(const GpudlMineArgs *a);
 extern GdlMineResult *gpudl_kg_mine(GpudlKg *kg, const char *target, const GpudlMineArgs *a);

@@ -339,6 +339,18 @@ gpudl_kg_mine_device(void)
 	return gpudl_mine_device_setup() ? GDL_DEVICE_GPU : GDL_DEVICE_CPU;
 }
 
+/* See gpudl_kg.h. */
+void
+gpudl_mine_args_init(GpudlMineArgs *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->max_body = 3;
+	a->min_head_coverage = 0.01;
+	a->min_confidence = 0.1;
+	a->min_support = 1;
+	a->constants_min_head_coverage = -1;
+}
+
 /* Raise 22023 unless the mining arguments are in range. */
 void
 gpudl_mine_args_check(const GpudlMineArgs *a)
@@ -359,6 +371,22 @@ gpudl_mine_args_check(const GpudlMineArgs *a)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("min_support must be at least 1, got %lld", (long long) a->min_support)));
+	if (a->max_body_constants < 0 || a->max_body_constants > 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_body_constants must be 1 or 2, got %d", a->max_body_constants),
+				 errhint("Rules with constants have one or two body atoms; NULL means min(max_body, 2).")));
+	if (!(a->constants_min_head_coverage < 0 ||
+		  (a->constants_min_head_coverage >= 0 && a->constants_min_head_coverage <= 1)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("constants_min_head_coverage must be between 0 and 1, got %g",
+						a->constants_min_head_coverage)));
+	if (!(a->max_seconds >= 0 && a->max_seconds < 1e9))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_seconds must be positive, got %g", a->max_seconds),
+				 errhint("NULL mines without a time budget.")));
 }
 
 /* See gpudl_kg.h. */
@@ -376,6 +404,9 @@ gpudl_kg_mine(GpudlKg *kg, const char *target, const GpudlMineArgs *a)
 	o.min_confidence = a->min_confidence;
 	o.min_support = a->min_support;
 	o.constants = a->constants;
+	o.max_body_constants = a->max_body_constants;
+	o.constants_min_head_coverage = a->constants_min_head_coverage;
+	o.max_seconds = a->max_seconds;
 	o.device = device;
 	gpudl_progress_device(device == GDL_DEVICE_GPU ? "gpu" : "cpu");
 	gpudl_progress_phase("mining");

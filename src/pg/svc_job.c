@@ -321,10 +321,10 @@ cpu_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double sec
 	o.device = GDL_DEVICE_CPU;
 	seconds[2] = (mono_ms() - t0) / 1000;
 	t0 = mono_ms();
-	c = mine_count_support(g, &o, gdl_threads(), &n);
+	c = mine_count_support(g, &o, gdl_threads(), 0, &n);
 	seconds[0] = (mono_ms() - t0) / 1000;
 	t0 = mono_ms();
-	mine_count_bodies(g, &o, gdl_threads(), c, n);
+	mine_count_bodies(g, &o, gdl_threads(), 0, c, n);
 	seconds[1] = (mono_ms() - t0) / 1000;
 	sc->can_unwind = false;
 	res = malloc(sizeof(GdlMineDevCand) * (n + 1));

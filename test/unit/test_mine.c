@@ -382,6 +382,25 @@ measure_var_head(const Kg *k, GdlMineRule *r, int64_t *sup, int64_t *bs, int64_t
 	}
 }
 
+/* Has a rule a constant in its head or body? */
+static bool
+rule_has_constant(const GdlMineRule *r)
+{
+	if (r->head_const != GDL_MINE_HEAD_VARS)
+		return true;
+	for (int i = 0; i < r->nbody; i++)
+		if (r->body[i].a == GDL_MINE_C || r->body[i].b == GDL_MINE_C)
+			return true;
+	return false;
+}
+
+/* The head coverage bound of rules with constants (options.constants_min_head_coverage). */
+static double
+const_min_hc(const GdlMineOptions *o)
+{
+	return o->constants_min_head_coverage < 0 ? o->min_head_coverage : o->constants_min_head_coverage;
+}
+
 /* Append every rule with constants (syntactically, then const_rule_ok) to all. */
 static void
 naive_const_rules(const Kg *k, const GdlMineOptions *o, GdlMineRule **all, int64_t *n, int64_t *cap)
@@ -389,7 +408,8 @@ naive_const_rules(const Kg *k, const GdlMineOptions *o, GdlMineRule **all, int64
 	int			maxa = k->nrels * (6 + 6 * k->nent);
 	GdlMineAtom *atoms = gdl_alloc(sizeof(GdlMineAtom) * (maxa + 1));
 	int			na = 0;
-	int			maxb = o->max_body < 2 ? o->max_body : 2;
+	int			maxb = o->max_body_constants > 0 ? o->max_body_constants
+		: o->max_body < 2 ? o->max_body : 2;
 
 	memset(atoms, 0, sizeof(GdlMineAtom) * (maxa + 1));
 	for (int r = 0; r < k->nrels; r++)
@@ -529,8 +549,9 @@ naive_mine(const Kg *k, const GdlMineOptions *o, int64_t *nout)
 		r->head_coverage = (double) sup / (double) nh;
 		r->std_confidence = (double) sup / bs;
 		r->pca_confidence = (double) sup / pca;
-		if (r->head_coverage < o->min_head_coverage || r->pca_confidence < o->min_confidence ||
-			r->std_confidence < o->min_std_confidence)
+		if (r->head_coverage < (r->head_const != GDL_MINE_HEAD_VARS || rule_has_constant(r)
+								 ? const_min_hc(o) : o->min_head_coverage) ||
+			r->pca_confidence < o->min_confidence || r->std_confidence < o->min_std_confidence)
 			continue;
 		all[m++] = *r;
 	}
@@ -733,8 +754,15 @@ test_differential(void)
 		}
 		if (seed % 11 == 3)
 			o.target = seed % R;
-		/* rules with constants on every other graph */
+		/* rules with constants on every other graph, with their own bounds on some */
 		o.constants = seed % 2 == 1 || seed % 10 == 4;
+		if (seed % 3 == 0)
+			o.max_body_constants = 1 + seed % 2;
+		if (seed % 4 == 1)
+			o.constants_min_head_coverage = seed % 8 == 1 ? 0 : 0.2;
+		/* an anytime budget that never runs out: the same rules, level by level */
+		if (seed % 6 == 5)
+			o.max_seconds = 3600;
 		snprintf(what, sizeof(what), "seed %d (%s, n %d, R %d, body %d%s)", seed,
 				 dense ? "dense" : "sparse", k.nent, R, o.max_body, o.constants ? ", constants" : "");
 		{
@@ -1119,6 +1147,49 @@ test_constants(void)
 	gdl_test_reset();
 }
 
+/*
+ * Anytime mining: a budget spent before the first level mines nothing and
+ * says so; without a budget every level is complete; a budget that does not
+ * run out mines what no budget mines (the differential test compares those
+ * against the reference too).
+ */
+static void
+test_anytime(void)
+{
+	Kg			k;
+	GdlMineGraph *g;
+	GdlMineOptions o;
+	GdlMineResult *full,
+			   *none,
+			   *budget;
+
+	rng = 777;
+	random_kg(&k, 9, 3, 20, true);
+	g = gdl_mine_graph_build(k.nrels, k.rels);
+	gdl_mine_options_init(&o);
+	o.min_head_coverage = 0;
+	o.min_confidence = 0;
+	o.constants = true;
+	full = gdl_mine(g, &o);
+	CHECK(!full->timed_out && full->complete_body == 3 && full->complete_body_constants == 2);
+	CHECK(full->nrules > 0);
+	o.max_seconds = 1e-300;		/* the deadline is the start: no level fits */
+	none = gdl_mine(g, &o);
+	CHECK(none->timed_out && none->nrules == 0 && none->complete_body == 0 &&
+		  none->complete_body_constants == 0);
+	o.max_seconds = 3600;
+	budget = gdl_mine(g, &o);
+	CHECK(!budget->timed_out && budget->nrules == full->nrules);
+	for (int64_t i = 0; i < full->nrules && i < budget->nrules; i++)
+		CHECK(memcmp(&full->rules[i], &budget->rules[i], sizeof(GdlMineRule)) == 0);
+	o.max_seconds = -1;
+	CHECK(GDL_TRY(gdl_mine(g, &o)) != NULL);
+	o.max_seconds = 0;
+	o.max_body_constants = 3;
+	CHECK(GDL_TRY(gdl_mine(g, &o)) != NULL);
+	gdl_test_reset();
+}
+
 int
 main(void)
 {
@@ -1127,6 +1198,7 @@ main(void)
 	test_canonical();
 	test_predict();
 	test_constants();
+	test_anytime();
 	test_differential();
 	return gdl_test_summary("test_mine");
 }
