@@ -240,7 +240,10 @@ gpudl_mine(PG_FUNCTION_ARGS)
 		if ((i & 4095) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
-	if (commit)
+	if (commit && res->timed_out && res->nrules == 0)
+		ereport(NOTICE,
+				(errmsg("gpudl_mine: nothing mined within max_seconds; the stored rules stay as they were")));
+	else if (commit)
 	{
 		gpudl_progress_phase("recording");
 		commit_rules(kg, target, res, texts, params_json(&args, res));
