@@ -44,6 +44,11 @@ SELECT answer, round(score::numeric, 4) AS score, rank
 SELECT answer, round(score::numeric, 4) AS score, rank
   FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', aggregation => 'noisy_or', exclude_known => false,
                      max_body => 1, smoothing => 0, confidence => 'pca');
+-- cluster_noisy_or (0.5): rules over different body relations add up as in
+-- noisy_or; equal scores are then ordered as by max (the best rule first)
+SELECT answer, round(score::numeric, 4) AS score, rank
+  FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', aggregation => 'cluster_noisy_or', exclude_known => false,
+                     max_body => 1, smoothing => 0, confidence => 'pca');
 -- the defaults (std confidence, smoothing 20): 3/25, 2/25, 2/25 (e ahead of h by its second rule)
 SELECT answer, round(score::numeric, 4) AS score, rank
   FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', max_body => 1);

@@ -30,6 +30,8 @@
 #   KEEP=1      keep the database (gpudl_kg_<name>, other characters than
 #               letters, digits and _ as _) afterwards
 #   REUSE=1     use the graph a KEEP=1 run left in that database (skip loading)
+#   PREDICT_ONLY=1  with REUSE=1: keep the rules that run stored (skip mining),
+#               for a sweep of the scoring settings
 # Connection: GPUDL_PGHOST / GPUDL_PGPORT / GPUDL_PGUSER (else PGHOST ..., /tmp, 54329, postgres).
 # The graph is facts ∪ train; every split's triples are filtered.  Times are
 # wall-clock seconds of the gpudl_mine call and of the gpudl_predict call
@@ -91,7 +93,8 @@ for name in "${names[@]}"; do
   db="${db:0:63}"
   q() { psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
   if [ "${REUSE:-0}" = 1 ] && psql -X -q -d "$db" -c "SELECT FROM triples LIMIT 0" >/dev/null 2>&1; then
-    q -c "DROP TABLE IF EXISTS mined, preds"      # the graph loaded by an earlier KEEP=1 run
+    q -c "DROP TABLE IF EXISTS preds"             # the graph loaded by an earlier KEEP=1 run
+    [ "${PREDICT_ONLY:-0}" = 1 ] || q -c "DROP TABLE IF EXISTS mined"
   else
     psql -X -q -d postgres -c "DROP DATABASE IF EXISTS \"$db\"" -c "CREATE DATABASE \"$db\""
     q -c "CREATE EXTENSION gpudl"
@@ -108,11 +111,17 @@ for name in "${names[@]}"; do
   q -At -v split="$SPLIT" -v agg="$AGG" -v conf="$CONF" -v smooth="$SMOOTH" <<SQL
 \set ON_ERROR_STOP 1
 SELECT clock_timestamp() AS t0 \gset
+$(if [ "${PREDICT_ONLY:-0}" = 1 ]; then cat <<'STORED'
+SELECT 'mining: skipped, ' || (SELECT count(*) FROM gpudl.mined_rules WHERE program = 'kg') || ' stored rules';
+STORED
+else cat <<MINE
 CREATE TABLE mined AS SELECT * FROM gpudl_mine('kg', max_body => $MAX_BODY, min_head_coverage => $MIN_HC,
     min_confidence => $MIN_CONF, min_support => $MIN_SUPPORT, commit => true, constants => $CONSTANTS,
     max_body_constants => $MAX_BODY_CONST, constants_min_head_coverage => $CONST_HC, max_seconds => $MAX_SECONDS);
 SELECT 'mining: ' || (SELECT count(*) FROM mined) || ' rules in '
        || round(extract(epoch FROM clock_timestamp() - :'t0'::timestamptz)::numeric, 2) || ' s';
+MINE
+fi)
 SELECT clock_timestamp() AS t1 \gset
 $(if [ "${PER_RELATION:-0}" = 1 ]; then cat <<'PER'
 CREATE TABLE preds AS

@@ -220,7 +220,12 @@ extern char *gdl_mine_rule_text_lit(const GdlMineGraph *g, const GdlMineRule *r,
 typedef enum GdlPredictAggregation
 {
 	GDL_PREDICT_MAX,			/* best confidence; ties broken by the next best */
-	GDL_PREDICT_NOISY_OR		/* 1 - prod(1 - confidence) */
+	GDL_PREDICT_NOISY_OR,		/* 1 - prod(1 - confidence) */
+	GDL_PREDICT_CLUSTER_NOISY_OR	/* noisy-or over clusters of redundant
+									 * rules, each cluster its best rule's
+									 * confidence (SAFRAN's shape; a cluster:
+									 * the rules over the same body
+									 * relations); ties broken as by max */
 } GdlPredictAggregation;
 
 typedef struct GdlPredictOptions

@@ -11,7 +11,18 @@
  * Every answer collects the smoothed confidence support / (denominator +
  * smoothing) of each rule deriving it; answers rank by the aggregation
  * (max: the confidences best first, compared lexicographically; noisy_or:
- * 1 - prod(1 - c)), ties by value; equal ranking keys share a rank.
+ * 1 - prod(1 - c); cluster_noisy_or: the same product over clusters of
+ * redundant rules, each counted once with its best confidence, ties then
+ * broken as by max), ties by value; equal ranking keys share a rank.
+ *
+ * Why clusters: max ranks an answer by its best rule alone, so ten
+ * independent pieces of evidence count as one; noisy-or adds them up but
+ * also adds up rules that say the same thing (r(X, "c") :- s(X, "d1") and
+ * r(X, "c") :- s(X, "d2") when d1 and d2 go together; a path and its
+ * longer variants).  SAFRAN clusters rules by the overlap of their
+ * predictions on the training graph; here a cluster is the set of rules
+ * over the same body relations (whatever their constants, directions and
+ * variables), which needs no pass over the graph and no tuned threshold.
  */
 #include "mine_int.h"
 
@@ -230,16 +241,82 @@ typedef struct PredAns
 static __thread const PredHit *rank_hits;	/* for the qsort comparators (per thread) */
 static __thread GdlPredictAggregation rank_agg;
 
+/*
+ * The cluster of a rule (cluster_noisy_or): its body relations, sorted and
+ * packed (never 0: every rule has a body atom).
+ */
+static uint64_t
+rule_cluster(const GdlMineRule *r)
+{
+	uint64_t	rel[GDL_MINE_MAX_BODY] = {0};
+	uint64_t	key = 0;
+
+	for (int k = 0; k < r->nbody; k++)
+	{
+		uint64_t	v = (uint64_t) r->body[k].rel + 1;
+		int			p = k;
+
+		while (p > 0 && rel[p - 1] > v)
+		{
+			rel[p] = rel[p - 1];
+			p--;
+		}
+		rel[p] = v;
+	}
+	for (int k = 0; k < r->nbody; k++)
+		key = (key << 21) | (rel[k] & ((1u << 21) - 1));
+	return key;
+}
+
+/*
+ * 1 - prod(1 - c) over the hits [from, to) of one answer (best first),
+ * each cluster counted once, with its first (best) hit; set: a scratch
+ * hash set of at least 2 (to - from) slots, of which the first power of
+ * two above that is cleared and used.
+ */
+static double
+cluster_noisy_or(const GdlMineRule *rules, const PredHit *hits, int64_t from, int64_t to,
+				 uint64_t *set)
+{
+	int64_t		size = 2;
+	double		prod = 1.0;
+
+	while (size < 2 * (to - from))
+		size *= 2;
+	memset(set, 0, sizeof(uint64_t) * size);
+	for (int64_t k = from; k < to; k++)
+	{
+		uint64_t	key = rule_cluster(&rules[hits[k].rule]);
+		uint64_t	h = (key * 0x9E3779B97F4A7C15ull) >> 17;
+		bool		seen = false;
+
+		for (int64_t p = (int64_t) (h & (uint64_t) (size - 1));; p = (p + 1) & (size - 1))
+		{
+			if (set[p] == 0)
+			{
+				set[p] = key;
+				break;
+			}
+			if (set[p] == key)
+			{
+				seen = true;
+				break;
+			}
+		}
+		if (!seen)
+			prod *= 1.0 - hits[k].conf;
+	}
+	return 1.0 - prod;
+}
+
 /* Ranking key order: better first; 0 when the whole key is equal. */
 static int
 cmp_key(const PredAns *x, const PredAns *y)
 {
+	if (rank_agg != GDL_PREDICT_MAX && x->score != y->score)
+		return x->score > y->score ? -1 : 1;
 	if (rank_agg == GDL_PREDICT_NOISY_OR)
-	{
-		if (x->score != y->score)
-			return x->score > y->score ? -1 : 1;
 		return 0;
-	}
 	for (int i = 0; i < x->n || i < y->n; i++)
 	{
 		double		cx = i < x->n ? rank_hits[x->from + i].conf : -1.0;
@@ -295,6 +372,7 @@ predict_query(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 	PredSearch	s;
 	int32_t		bound;
 	PredAns    *ans;
+	uint64_t   *cset = NULL;	/* cluster_noisy_or's scratch set */
 	int64_t		nans = 0,
 				nkeep = 0;
 
@@ -413,6 +491,15 @@ predict_query(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 	}
 	qsort(s.hits, s.nhits, sizeof(PredHit), cmp_hit);
 	ans = pred_alloc(threaded, sizeof(PredAns) * s.nhits);
+	if (o->aggregation == GDL_PREDICT_CLUSTER_NOISY_OR && ans != NULL)
+	{
+		cset = pred_alloc(threaded, sizeof(uint64_t) * (4 * s.nhits + 2));
+		if (cset == NULL)
+		{
+			free(ans);
+			ans = NULL;
+		}
+	}
 	if (ans == NULL)
 	{
 		free(s.hits);
@@ -441,10 +528,14 @@ predict_query(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 		ans[nans].ent = s.hits[i].ent;
 		ans[nans].from = i;
 		ans[nans].n = (int32_t) (j - i);
-		ans[nans].score = o->aggregation == GDL_PREDICT_NOISY_OR ? 1.0 - prod : s.hits[i].conf;
+		ans[nans].score = o->aggregation == GDL_PREDICT_NOISY_OR ? 1.0 - prod
+			: o->aggregation == GDL_PREDICT_CLUSTER_NOISY_OR ? cluster_noisy_or(rules, s.hits, i, j, cset)
+			: s.hits[i].conf;
 		nans++;
 		i = j;
 	}
+	if (cset)
+		pred_free(threaded, cset);
 	rank_hits = s.hits;
 	rank_agg = o->aggregation;
 	qsort(ans, nans, sizeof(PredAns), cmp_ans);

@@ -298,10 +298,13 @@ parse_aggregation(const char *s)
 		return GDL_PREDICT_MAX;
 	if (strcmp(s, "noisy_or") == 0)
 		return GDL_PREDICT_NOISY_OR;
+	if (strcmp(s, "cluster_noisy_or") == 0)
+		return GDL_PREDICT_CLUSTER_NOISY_OR;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("invalid aggregation \"%s\"", s),
-			 errhint("Use 'max' (the best rule's confidence, ties broken by the next best) or 'noisy_or'.")));
+			 errhint("Use 'max' (the best rule's confidence, ties broken by the next best), 'noisy_or' or "
+					 "'cluster_noisy_or' (noisy-or over clusters of rules with the same body relations).")));
 	return GDL_PREDICT_MAX;		/* not reached */
 }
 

@@ -963,6 +963,38 @@ test_predict(void)
 					  (long) p->answers[i].value, (long) p->answers[i].rank, p->answers[i].score);
 	}
 
+	/*
+	 * cluster_noisy_or, with a fifth rule over friend(X, Y) again (conf .5,
+	 * R0's cluster: not counted beside R0): 5 (.9375), then 4 and 2 (.875
+	 * each, 4 first by its best rule .875 > .75), then 3 = 6 (.75); plain
+	 * noisy-or would count it (2: .9375, 3 and 6: .875)
+	 */
+	{
+		GdlMineRule five[5];
+
+		memcpy(five, rules, sizeof(rules));
+		five[4] = hand_rule(0, 1, a0, 1, 2, 2);
+		o.aggregation = GDL_PREDICT_CLUSTER_NOISY_OR;
+		p = gdl_predict(g, five, 5, &q, &o);
+		CHECK(p->nanswers == 5);
+		if (p->nanswers == 5)
+		{
+			int64_t		v[] = {5, 4, 2, 3, 6},
+						rk[] = {1, 2, 3, 4, 4};
+			double		sc[] = {0.9375, 0.875, 0.875, 0.75, 0.75};
+
+			for (int i = 0; i < 5; i++)
+				CHECK_MSG(p->answers[i].value == v[i] && p->answers[i].rank == rk[i] &&
+						  p->answers[i].score == sc[i], "cluster noisy-or answer %d: %ld rank %ld score %g", i,
+						  (long) p->answers[i].value, (long) p->answers[i].rank, p->answers[i].score);
+			CHECK(p->answers[2].nrules == 3);
+		}
+		o.aggregation = GDL_PREDICT_NOISY_OR;
+		p = gdl_predict(g, five, 5, &q, &o);
+		CHECK(p->nanswers == 5 && p->answers[0].value == 2 && p->answers[0].score == 0.9375 &&
+			  p->answers[0].rank == 1 && p->answers[1].rank == 1);
+	}
+
 	/* exclude known (likes(1, 3)) and a limit */
 	o.aggregation = GDL_PREDICT_MAX;
 	o.exclude_known = true;
