@@ -15,9 +15,14 @@
  *   bench_mine [-e ENTITIES] [-t TYPES] [-r RELATIONS] [-f FACTS_PER_REL]
  *              [-k TSV_FILE] [-b MAX_BODY] [-H MIN_HEAD_COVERAGE]
  *              [-C MIN_PCA_CONFIDENCE] [-s MIN_SUPPORT] [-T THREADS]
- *              [-g CUDA_LIB] [-c] [-K] [-v]
+ *              [-g CUDA_LIB] [-c] [-K] [-B MAX_BODY_CONSTANTS]
+ *              [-h CONSTANTS_MIN_HEAD_COVERAGE] [-A MAX_SECONDS] [-q QUERIES] [-v]
  *   -c: GPU only (skip the CPU run); -K: also rules with constants
- *   (options.constants; counted on the CPU for either device); -v: print the rules
+ *   (options.constants; counted on the CPU for either device), -B and -h
+ *   their own bounds; -A: anytime mining within MAX_SECONDS; -q: then
+ *   answer QUERIES random queries r(s, ?) / r(?, o) (of the graph's facts,
+ *   half each way) with the last run's rules on every thread
+ *   (gdl_predict_many, max aggregation) and print the time; -v: print the rules
  */
 #include "../../test/unit/test_host.h"
 #include "../../src/mine/gdl_mine.h"
@@ -147,6 +152,8 @@ try_mine(const GdlMineGraph *g, const GdlMineOptions *o, GdlMineResult **res)
 	return GDL_TRY(*res = gdl_mine(g, o));
 }
 
+static GdlMineResult *last_result;	/* the last run's rules, for -q */
+
 /* One mining run: print times and counts; returns the fingerprint. */
 static uint64_t
 run_one(const char *label, const GdlMineGraph *g, const GdlMineOptions *o, bool verbose)
@@ -164,6 +171,10 @@ run_one(const char *label, const GdlMineGraph *g, const GdlMineOptions *o, bool 
 	for (int64_t i = 0; i < res->nrules; i++)
 		bylen[res->rules[i].nbody]++;
 	fp = fingerprint(res);
+	last_result = res;
+	if (res->timed_out)
+		printf("%s: max_seconds ran out: complete up to %d body atoms (%d with constants)\n", label,
+			   res->complete_body, res->complete_body_constants);
 	printf("%s: enumerate %.3fs  measures %.3fs  index %.3fs  constants %.3fs  total %.3fs\n", label,
 		   res->times.enumerate, res->times.measures, res->times.index, res->times.constants,
 		   res->times.total);
@@ -176,6 +187,65 @@ run_one(const char *label, const GdlMineGraph *g, const GdlMineOptions *o, bool 
 				   (long) res->rules[i].support, res->rules[i].head_coverage,
 				   res->rules[i].std_confidence, res->rules[i].pca_confidence);
 	return fp;
+}
+
+/*
+ * Answer nq random queries (each a random fact's subject or object, half
+ * each way) with res's rules of the query's relation, on every thread.
+ */
+static void
+run_queries(const GdlMineGraph *g, const KgRel *kg, const GdlMineResult *res, int64_t nq)
+{
+	GdlPredictJob *jobs = calloc(nq + 1, sizeof(GdlPredictJob));
+	int64_t    *from = calloc(nrels + 1, sizeof(int64_t));
+	int64_t    *to = calloc(nrels + 1, sizeof(int64_t));
+	GdlPredictOptions po;
+	uint64_t	seed = 0x9E3779B97F4A7C15ull;
+	int64_t		nj = 0,
+				answers = 0,
+				with = 0;
+	double		t0;
+
+	for (int64_t i = res->nrules - 1; i >= 0; i--)
+		from[res->rules[i].head] = i;
+	for (int64_t i = 0; i < res->nrules; i++)
+		to[res->rules[i].head] = i + 1;
+	gdl_predict_options_init(&po);
+	po.use_pca = false;
+	po.smoothing = 20;
+	po.exclude_known = true;
+	po.limit = 100;
+	for (int64_t q = 0; q < nq; q++)
+	{
+		int			r;
+		int64_t		f;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		r = (int) ((seed >> 33) % (uint64_t) nrels);
+		if (kg[r].n == 0)
+			continue;
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		f = (int64_t) ((seed >> 33) % (uint64_t) kg[r].n);
+		jobs[nj].rules = res->rules + from[r];
+		jobs[nj].nrules = to[r] > from[r] ? to[r] - from[r] : 0;
+		jobs[nj].q.rel = r;
+		jobs[nj].q.subject_bound = q % 2 == 0;
+		jobs[nj].q.value = q % 2 == 0 ? kg[r].a[f] : kg[r].b[f];
+		nj++;
+	}
+	t0 = now_s();
+	gdl_predict_many(g, jobs, nj, &po);
+	for (int64_t j = 0; j < nj; j++)
+	{
+		answers += jobs[j].res->nanswers;
+		with += jobs[j].res->nanswers > 0;
+		gdl_predict_result_free(jobs[j].res);
+	}
+	printf("predict: %ld queries (%ld with answers), %ld answers (at most 100 each) in %.3fs on %d threads\n",
+		   (long) nj, (long) with, (long) answers, now_s() - t0, gdl_threads());
+	free(jobs);
+	free(from);
+	free(to);
 }
 
 int
@@ -194,10 +264,11 @@ main(int argc, char **argv)
 	int64_t		total = 0;
 	uint64_t	fcpu = 0,
 				fgpu = 0;
+	int64_t		nqueries = 0;
 
 	gdl_test_host_install();
 	gdl_mine_options_init(&o);
-	while ((opt = getopt(argc, argv, "e:t:r:f:k:b:H:C:s:T:g:cKv")) != -1)
+	while ((opt = getopt(argc, argv, "e:t:r:f:k:b:H:C:s:T:g:cKB:h:A:q:v")) != -1)
 	{
 		switch (opt)
 		{
@@ -214,10 +285,15 @@ main(int argc, char **argv)
 			case 'g': lib = optarg; break;
 			case 'c': gpu_only = true; break;
 			case 'K': o.constants = true; break;
+			case 'B': o.max_body_constants = atoi(optarg); break;
+			case 'h': o.constants_min_head_coverage = atof(optarg); break;
+			case 'A': o.max_seconds = atof(optarg); break;
+			case 'q': nqueries = atol(optarg); break;
 			case 'v': verbose = true; break;
 			default:
 				fprintf(stderr, "usage: %s [-e E] [-t T] [-r R] [-f F] [-k TSV] [-b MAX_BODY] "
-						"[-H HC] [-C CONF] [-s SUP] [-T THREADS] [-g CUDA_LIB] [-c] [-K] [-v]\n", argv[0]);
+						"[-H HC] [-C CONF] [-s SUP] [-T THREADS] [-g CUDA_LIB] [-c] [-K] [-B MBC] [-h CHC] "
+						"[-A SECONDS] [-q QUERIES] [-v]\n", argv[0]);
 				return 2;
 		}
 	}
@@ -269,6 +345,12 @@ main(int argc, char **argv)
 			if (fcpu != fgpu)
 				return 1;
 		}
+	}
+	if (nqueries > 0 && last_result)
+	{
+		if (o.threads > 0)
+			gdl_set_threads(o.threads);
+		run_queries(g, kg, last_result, nqueries);
 	}
 	return 0;
 }
