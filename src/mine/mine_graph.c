@@ -378,6 +378,13 @@ gdl_mine_graph_build(int nrels, const GdlMineRelation *rels)
 	gdl_free(bp.cnt);
 	gdl_free(fill);
 
+	/* relations with a fact r(e, e) (prediction proposes e for r(e, ?) only there) */
+	g->reflexive = gdl_alloc(sizeof(bool) * (nrels + 1));
+	for (int32_t e = 0; e < g->nent; e++)
+		for (int64_t i = g->aoff[e]; i < g->aoff[e + 1]; i++)
+			if (g->anb[i] == e && (g->asig[i] & 1) == 0)
+				g->reflexive[g->asig[i] >> 1] = true;
+
 	/* signature directory */
 	g->soff = gdl_alloc(sizeof(int64_t) * (g->nent + 1));
 	for (int32_t e = 0; e < g->nent; e++)

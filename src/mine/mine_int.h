@@ -23,6 +23,7 @@ struct GdlMineGraph
 	int			nrels;
 	char	  **names;
 	int64_t    *nfacts;			/* distinct facts per relation */
+	bool	   *reflexive;		/* per relation: some fact r(e, e) */
 	int32_t		nent;
 	int64_t    *values;			/* nent values, ascending: dense id = rank */
 

@@ -15,6 +15,11 @@
  * redundant rules, each counted once with its best confidence, ties then
  * broken as by max), ties by value; equal ranking keys share a rank.
  *
+ * The query's own entity is no answer of a relation without a fact
+ * r(e, e): a rule through a symmetric path (r(X, Y) :- s(X, Z), s(Y, Z))
+ * proposes X itself for every X, and with Datalog's semantics (variables
+ * may meet) nothing else stops it; an irreflexive relation never has it.
+ *
  * Why clusters: max ranks an answer by its best rule alone, so ten
  * independent pieces of evidence count as one; noisy-or adds them up but
  * also adds up rules that say the same thing (r(X, "c") :- s(X, "d1") and
@@ -518,9 +523,10 @@ predict_query(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 			prod *= 1.0 - s.hits[j].conf;
 			j++;
 		}
-		if (o->exclude_known &&
-			(q->subject_bound ? gdl_mine_graph_has(g, q->rel, bound, s.hits[i].ent)
-			 : gdl_mine_graph_has(g, q->rel, s.hits[i].ent, bound)))
+		if ((o->exclude_known &&
+			 (q->subject_bound ? gdl_mine_graph_has(g, q->rel, bound, s.hits[i].ent)
+			  : gdl_mine_graph_has(g, q->rel, s.hits[i].ent, bound))) ||
+			(s.hits[i].ent == bound && !g->reflexive[q->rel]))
 		{
 			i = j;
 			continue;
