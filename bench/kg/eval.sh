@@ -37,6 +37,9 @@
 # wall-clock seconds of the gpudl_mine call and of the gpudl_predict call
 # (the whole split in one call, target NULL; PER_RELATION=1: one call per
 # relation, as before 0.5), measured around the statements on the server.
+# The rules and answers go to UNLOGGED tables: they are the benchmark's
+# scratch, and writing millions of answers through the WAL timed the disk
+# (checkpoints every few seconds at the default max_wal_size).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -115,7 +118,7 @@ $(if [ "${PREDICT_ONLY:-0}" = 1 ]; then cat <<'STORED'
 SELECT 'mining: skipped, ' || (SELECT count(*) FROM gpudl.mined_rules WHERE program = 'kg') || ' stored rules';
 STORED
 else cat <<MINE
-CREATE TABLE mined AS SELECT * FROM gpudl_mine('kg', max_body => $MAX_BODY, min_head_coverage => $MIN_HC,
+CREATE UNLOGGED TABLE mined AS SELECT * FROM gpudl_mine('kg', max_body => $MAX_BODY, min_head_coverage => $MIN_HC,
     min_confidence => $MIN_CONF, min_support => $MIN_SUPPORT, commit => true, constants => $CONSTANTS,
     max_body_constants => $MAX_BODY_CONST, constants_min_head_coverage => $CONST_HC, max_seconds => $MAX_SECONDS);
 SELECT 'mining: ' || (SELECT count(*) FROM mined) || ' rules in '
@@ -124,7 +127,7 @@ MINE
 fi)
 SELECT clock_timestamp() AS t1 \gset
 $(if [ "${PER_RELATION:-0}" = 1 ]; then cat <<'PER'
-CREATE TABLE preds AS
+CREATE UNLOGGED TABLE preds AS
   SELECT p.query, p.answer, p.score, p.rank
     FROM relations rel,
          LATERAL gpudl_predict('kg', rel.r,
@@ -138,7 +141,7 @@ CREATE TABLE preds AS
 PER
 else cat <<'ONE'
 -- the whole split in one call (target NULL): rows (relation, subject, object)
-CREATE TABLE preds AS
+CREATE UNLOGGED TABLE preds AS
   SELECT p.query, p.answer, p.score, p.rank
     FROM gpudl_predict('kg', NULL,
              format('SELECT r, h, NULL::text FROM triples q WHERE split = %1$L AND %2$s
