@@ -38,10 +38,7 @@ params_json(const GpudlMineArgs *a, const GdlMineResult *res)
 					 res->device == GDL_DEVICE_GPU ? "gpu" : "cpu");
 	if (a->constants)
 		appendStringInfo(&s, ", \"max_body_constants\": %d, \"constants_min_head_coverage\": %.17g",
-						 res->complete_body_constants > 0 && !res->timed_out
-						 ? res->complete_body_constants
-						 : (a->max_body_constants > 0 ? a->max_body_constants
-							: Min(a->max_body, 2)),
+						 a->max_body_constants > 0 ? a->max_body_constants : Min(a->max_body, 2),
 						 a->constants_min_head_coverage < 0 ? a->min_head_coverage
 						 : a->constants_min_head_coverage);
 	if (a->max_seconds > 0)
