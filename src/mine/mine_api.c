@@ -116,21 +116,14 @@ add_const_rules(const GdlMineGraph *g, const GdlMineOptions *o, int body_from, i
 	GdlMineRule *r = mine_const_rules(g, o, body_from, body_to, deadline, &n, &timed_out);
 
 	if (*all == NULL)
-	{
 		*all = r;
-		*nall = n;
-	}
 	else
 	{
-		GdlMineRule *both = gdl_alloc(sizeof(GdlMineRule) * (*nall + n + 1));
-
-		memcpy(both, *all, sizeof(GdlMineRule) * *nall);
-		memcpy(both + *nall, r, sizeof(GdlMineRule) * n);
-		gdl_free(*all);
+		*all = gdl_realloc(*all, sizeof(GdlMineRule) * (*nall + n + 1));
+		memcpy(*all + *nall, r, sizeof(GdlMineRule) * n);
 		gdl_free(r);
-		*all = both;
-		*nall += n;
 	}
+	*nall += n;
 	res->times.constants += (gdl_now_ms() - t0) / 1000.0;
 	return !timed_out;
 }

@@ -371,22 +371,6 @@ gpudl_mine_args_check(const GpudlMineArgs *a)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("min_support must be at least 1, got %lld", (long long) a->min_support)));
-	if (a->max_body_constants < 0 || a->max_body_constants > 2)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("max_body_constants must be 1 or 2, got %d", a->max_body_constants),
-				 errhint("Rules with constants have one or two body atoms; NULL means min(max_body, 2).")));
-	if (!(a->constants_min_head_coverage < 0 ||
-		  (a->constants_min_head_coverage >= 0 && a->constants_min_head_coverage <= 1)))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("constants_min_head_coverage must be between 0 and 1, got %g",
-						a->constants_min_head_coverage)));
-	if (!(a->max_seconds >= 0 && a->max_seconds < 1e9))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("max_seconds must be positive, got %g", a->max_seconds),
-				 errhint("NULL mines without a time budget.")));
 }
 
 /* See gpudl_kg.h. */
