@@ -61,6 +61,14 @@ pid=$(start_slow)
 echo "learning backend $pid: $(status_of $pid)"
 kill -9 "$pid"
 wait || true
+# the postmaster resets every backend after the kill and replays the WAL:
+# wait for that to begin (connections refused; up to 5 s, it may be over
+# already), then to end — a connection taken before the reset saw no
+# recovery, and the next test met "the database system is in recovery mode"
+for i in $(seq 1 25); do
+  psql -X -At -d $db -c "SELECT 1" >/dev/null 2>&1 || break
+  sleep 0.2
+done
 for i in $(seq 1 100); do
   psql -X -At -d $db -c "SELECT 1" >/dev/null 2>&1 && break
   sleep 0.2
