@@ -99,13 +99,10 @@ SELECT gpudl_create_program('kgp');
 SELECT gpudl_bind('kgp', 'r' || r, 'kg.r' || r) FROM generate_series(0, 39) r;
 SELECT count(*) FROM gpudl_mine('kgp', max_body => 2, min_confidence => 0.0, min_head_coverage => 0.0, commit => true);
 CREATE TABLE pq AS SELECT s, NULL::int AS o FROM kg.r0, generate_series(1, 40) g;
--- a long fixpoint: transitive closure of a dense random graph
-CREATE TABLE big(a int, b int);
-INSERT INTO big SELECT DISTINCT (random() * 4000)::int, (random() * 4000)::int FROM generate_series(1, 16000);
-SELECT gpudl_create_program('tc', 'p(X, Y) :- big(X, Y). p(X, Z) :- p(X, Y), big(Y, Z).');
 -- a fixpoint of millions of rounds (gpudl.max_iterations is raised for the
--- calls): the CPU engine closes big's 15 M tuples in under a second now,
--- too short for gpudl_count, which returns one number
+-- calls) for count, query and materialize: a closure of millions of tuples
+-- finishes in under a second on a machine faster than the 2-core one (CI
+-- met that with the transitive closure of a dense 16,000-edge graph)
 SELECT gpudl_create_program('cnt', 'n(0). n(Y) :- n(X), Y = X + 1.');
 -- learning: a target over the knowledge graph, every entity pair an example
 CREATE TABLE ex AS SELECT s, o, (s + o) % 3 = 0 AS label FROM generate_series(0, 29) s, generate_series(0, 29) o;
@@ -115,7 +112,7 @@ SQL
 if [ "${GPUDL_CANCEL_GPU_INPUTS:-${GPUDL_TEST_GPU:-0}}" = 1 ]; then
   # the GPU finishes the inputs above in well under a second: the issue's
   # graph for mining (14 entities, 55 dense relations: 130 s on the H200
-  # before), and a fixpoint of millions of rounds for count/query/materialize
+  # before)
   q -q -v ON_ERROR_STOP=1 <<'SQL' >/dev/null || { echo "FAIL: GPU setup"; exit 1; }
 SELECT setseed(0.3);
 SELECT random_kg('kg14', 55, 13, 120);
@@ -131,8 +128,8 @@ SQL
 fi
 ok "setup"
 
-mine_kg=kg; tc=tc; tc_goal='p(X, Y)'; tc_pred=p; tc_cols='a int, b int'; bulk_kg=kg; bulk_ex=""
-if [ "${sed_gpu:-0}" = 1 ]; then mine_kg=kg14; tc=cnt; tc_goal='n(X)'; tc_pred=n; tc_cols='a bigint'; bulk_kg=kgb; bulk_ex=b; fi
+mine_kg=kg; bulk_kg=kg; bulk_ex=""
+if [ "${sed_gpu:-0}" = 1 ]; then mine_kg=kg14; bulk_kg=kgb; bulk_ex=b; fi
 
 svc_pid() {
   [ $preloaded = 1 ] || { echo 0; return; }
@@ -146,9 +143,9 @@ call_sql() {
     predict) echo "SELECT count(*) FROM gpudl_predict('kgp', 'r0', 'SELECT s, o FROM pq', \"limit\" => 0)" ;;
     learn_refine) echo "SELECT count(*) FROM gpudl_learn('kg', 'tgt', 'SELECT * FROM pos', 'SELECT * FROM neg', max_body => 3, max_rules => 64, method => 'refine')" ;;
     learn_bulk) echo "SELECT count(*) FROM gpudl_learn('${bulk_kg}', 'tgt', 'SELECT * FROM pos${bulk_ex}', 'SELECT * FROM neg${bulk_ex}', max_body => 2, max_rules => 64, method => 'bulk', epochs => 10000000)" ;;
-    materialize) echo "SELECT gpudl_materialize('${tc}', '${tc_pred}', 'tc_out')" ;;
+    materialize) echo "SELECT gpudl_materialize('cnt', 'n', 'tc_out')" ;;
     count) echo "SELECT gpudl_count('cnt', 'n(X)')" ;;
-    query) echo "SELECT count(*) FROM gpudl_query('${tc}', '${tc_goal}') AS t(${tc_cols})" ;;
+    query) echo "SELECT count(*) FROM gpudl_query('cnt', 'n(X)') AS t(a bigint)" ;;
   esac
 }
 
