@@ -59,7 +59,7 @@ SELECT set_eq(
     'catalog tables are registered with pg_extension_config_dump');
 SELECT is((SELECT extrelocatable FROM pg_extension WHERE extname = 'gpudl'), false,
     'the extension is not relocatable');
-SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'gpudl'), '0.5', 'version 0.5');
+SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'gpudl'), '0.6', 'version 0.6');
 
 -- ownership (PRODUCT.md section 7): row-level security on the catalog
 SELECT ok((SELECT bool_and(relrowsecurity) FROM pg_class

@@ -222,7 +222,7 @@ gpudl_mine(PG_FUNCTION_ARGS)
 	percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl mine", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(percall);
 	token = gpudl_progress_begin("mine", program, target ? target : "");
-	kg = gpudl_kg_build(program, target);
+	kg = gpudl_kg_acquire(program, target);
 	res = gpudl_kg_mine(kg, target, &args);
 	if (res->timed_out)
 		ereport(NOTICE,
@@ -263,6 +263,7 @@ gpudl_mine(PG_FUNCTION_ARGS)
 		v[7] = Int64GetDatum(r->pca_body_size);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
 	}
+	gpudl_kg_release(kg);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(percall);
 	return (Datum) 0;

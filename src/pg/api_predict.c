@@ -59,27 +59,35 @@ looks_like_sql(const char *s)
 	return false;
 }
 
-/* The result's text of a query: r("a", Y) or r(X, "b"). */
-static char *
-query_text(const GpudlKg *kg, const char *target, bool subject_bound, int64_t value)
-{
-	char	   *lit = gpudl_kg_value_literal(kg, value);
-
-	char	   *name = gdl_pred_name_quote(target);
-
-	return subject_bound ? psprintf("%s(%s, Y)", name, lit) : psprintf("%s(X, %s)", name, lit);
-}
-
-/* Fill a query for a constant of the target. */
+/*
+ * Fill a query for a constant of the target, given as encoded through
+ * qdict, the call's own dictionary: the graph's dictionary is only looked
+ * up, never added to (it may be a graph kept between calls), and a text
+ * that is not in it is no entity.
+ */
 static void
-set_query(PredictQuery *pq, const GpudlKg *kg, const char *target, int rel,
-		  bool subject_bound, int64_t value)
+set_query(PredictQuery *pq, const GpudlKg *kg, GdlDict *qdict, const char *target, int rel,
+		  bool subject_bound, int64_t qvalue)
 {
+	char	   *name = gdl_pred_name_quote(target);
+	char	   *lit;
+	int64_t		value = qvalue;
+
+	if (kg->type == GDL_TYPE_TEXT)
+	{
+		size_t		len;
+		const char *s = gdl_dict_string(qdict, (int32_t) qvalue, &len);
+
+		value = gdl_dict_lookup(kg->dict, s, len);
+		lit = gpudl_kg_quote_text(pnstrdup(s, len));
+	}
+	else
+		lit = gpudl_kg_value_literal(kg, value);
 	pq->q.rel = rel;
 	pq->q.subject_bound = subject_bound;
 	pq->q.value = value;
-	pq->known = gdl_mine_graph_entity(kg->graph, value) >= 0;
-	pq->text = query_text(kg, target, subject_bound, value);
+	pq->known = (kg->type != GDL_TYPE_TEXT || value >= 0) && gdl_mine_graph_entity(kg->graph, value) >= 0;
+	pq->text = subject_bound ? psprintf("%s(%s, Y)", name, lit) : psprintf("%s(X, %s)", name, lit);
 }
 
 /* Is the goal argument a constant? */
@@ -92,7 +100,7 @@ is_constant(const GdlTerm *t)
 
 /* A goal r("a", Y) or r(X, "b") of the target, parsed with the goal parser. */
 static PredictQuery *
-goal_query(GpudlKg *kg, const char *target, int rel, const char *goal_text)
+goal_query(GpudlKg *kg, GdlDict *qdict, const char *target, int rel, const char *goal_text)
 {
 	GpudlGoalSpec *g = gpudl_parse_goal(&kg->goals, goal_text);
 	PredictQuery *pq = palloc0(sizeof(PredictQuery));
@@ -115,14 +123,14 @@ goal_query(GpudlKg *kg, const char *target, int rel, const char *goal_text)
 						goal_text, c0 ? "two" : "none"),
 				 errhint("Ask %s(\"a\", Y) for the objects of \"a\", or %s(X, \"b\") for the subjects of \"b\".",
 						 gdl_pred_name_quote(target), gdl_pred_name_quote(target))));
-	enc = gpudl_encode_goal(g, kg->dict);
-	set_query(pq, kg, target, rel, c0, enc->bindings[0].value);
+	enc = gpudl_encode_goal(g, qdict);
+	set_query(pq, kg, qdict, target, rel, c0, enc->bindings[0].value);
 	return pq;
 }
 
 /* A non-null value of a query row, checked against the graph's type. */
 static int64_t
-row_value(GpudlKg *kg, Datum d, Oid typid, int row, int col)
+row_value(GpudlKg *kg, GdlDict *qdict, Datum d, Oid typid, int row, int col)
 {
 	GdlType		t = gpudl_type_from_oid(typid);
 
@@ -134,7 +142,7 @@ row_value(GpudlKg *kg, Datum d, Oid typid, int row, int col)
 				 errmsg("column %d of the queries is %s, but the knowledge graph's entities are %s",
 						col, format_type_be(typid), gdl_type_name(kg->type)),
 				 errdetail("Row %d.", row)));
-	return gpudl_datum_to_value(d, typid, kg->dict);
+	return gpudl_datum_to_value(d, typid, qdict);
 }
 
 /*
@@ -144,7 +152,7 @@ row_value(GpudlKg *kg, Datum d, Oid typid, int row, int col)
  * exactly one of subject and object NULL per row.
  */
 static PredictQuery *
-read_queries(GpudlKg *kg, const char *program, int rel, const char *source, int64 *nqueries)
+read_queries(GpudlKg *kg, GdlDict *qdict, const char *program, int rel, const char *source, int64 *nqueries)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	const char *sql = gpudl_looks_like_relation_name(source) ? psprintf("SELECT * FROM %s", source) : source;
@@ -213,11 +221,11 @@ read_queries(GpudlKg *kg, const char *program, int rel, const char *source, int6
 							(int) i + 1, null0 ? "two NULLs" : "no NULL"),
 					 errhint("NULL marks the argument to predict.")));
 		if (!null0)
-			set_query(&out[i], kg, kg->rels[r].name, r, true,
-					  row_value(kg, d0, TupleDescAttr(desc, first - 1)->atttypid, (int) i + 1, first));
+			set_query(&out[i], kg, qdict, kg->rels[r].name, r, true,
+					  row_value(kg, qdict, d0, TupleDescAttr(desc, first - 1)->atttypid, (int) i + 1, first));
 		else
-			set_query(&out[i], kg, kg->rels[r].name, r, false,
-					  row_value(kg, d1, TupleDescAttr(desc, first)->atttypid, (int) i + 1, first + 1));
+			set_query(&out[i], kg, qdict, kg->rels[r].name, r, false,
+					  row_value(kg, qdict, d1, TupleDescAttr(desc, first)->atttypid, (int) i + 1, first + 1));
 		if ((i & 0xFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
@@ -244,6 +252,8 @@ typedef struct SplitRules
 	const GpudlMineArgs *margs;
 	GdlMineResult *mined;		/* every relation's, NULL until needed */
 	RelRules   *of;				/* per graph relation */
+	int			stored_read;	/* the relation whose stored rules are read (-1: none) */
+	GpudlKgRules *stored;		/* and those rules */
 } SplitRules;
 
 /* The rules of relation rel (its stored rules, else the mined ones with that head). */
@@ -251,20 +261,17 @@ static RelRules *
 split_rules(SplitRules *sr, int rel)
 {
 	RelRules   *rr = &sr->of[rel];
-	GdlMineRule *rules;
-	int64		nrules,
-				i;
-	char	  **texts;
+	GpudlKgRules *stored;
+	int64		i;
 
 	if (rr->ready)
 		return rr;
-	if (gpudl_kg_stored_rules(sr->kg, sr->kg->rels[rel].name, &rules, &nrules, &texts))
+	stored = rel == sr->stored_read ? sr->stored : gpudl_kg_rules(sr->kg, rel);
+	if (stored != NULL)
 	{
-		rr->rules = rules;
-		rr->nrules = nrules;
-		rr->texts = palloc(sizeof(Datum) * (nrules + 1));
-		for (i = 0; i < nrules; i++)
-			rr->texts[i] = CStringGetTextDatum(texts[i]);
+		rr->rules = stored->rules;
+		rr->nrules = stored->nrules;
+		rr->texts = stored->texts;
 	}
 	else
 	{
@@ -439,6 +446,7 @@ gpudl_predict(PG_FUNCTION_ARGS)
 	MemoryContext percall;
 	MemoryContext old;
 	GpudlKg    *kg;
+	GdlDict    *qdict;			/* the queries' constants (the graph's is not added to) */
 	PredictQuery *queries;
 	int64		nqueries = 1;
 	bool		is_table = gpudl_looks_like_relation_name(query) || looks_like_sql(query);
@@ -446,8 +454,7 @@ gpudl_predict(PG_FUNCTION_ARGS)
 	SplitRules	split;
 	int			token;
 	int			rules_shown = -1;
-	int64		qi,
-				i;
+	int64		qi;
 
 	predict_options(fcinfo, &opts);
 	gpudl_mine_args_init(&margs);
@@ -487,10 +494,12 @@ gpudl_predict(PG_FUNCTION_ARGS)
 	old = MemoryContextSwitchTo(percall);
 	token = gpudl_progress_begin("predict", program, query);
 	gpudl_progress_phase("reading");
-	kg = gpudl_kg_build(program, target);
+	kg = gpudl_kg_acquire(program, target);
+	qdict = gdl_dict_create();
 	gpudl_progress_phase("rules");
 	memset(&one, 0, sizeof(one));
 	memset(&split, 0, sizeof(split));
+	split.stored_read = -1;
 	if (target == NULL && !is_table)
 	{
 		/* a goal names its relation: the target */
@@ -501,35 +510,25 @@ gpudl_predict(PG_FUNCTION_ARGS)
 	if (target != NULL)
 	{
 		int			rel = gpudl_kg_relation(kg, target, false);
-		char	  **texts;
 
 		if (is_table)
-			queries = read_queries(kg, program, rel, query, &nqueries);
+			queries = read_queries(kg, qdict, program, rel, query, &nqueries);
 		else
-			queries = goal_query(kg, target, rel, query);
-		if (!gpudl_kg_stored_rules(kg, target, &one.rules, &one.nrules, &texts))
-		{
-			GdlMineResult *res = gpudl_kg_mine(kg, target, &margs);
-
-			one.rules = res->rules;
-			one.nrules = res->nrules;
-			texts = palloc(sizeof(char *) * (one.nrules + 1));
-			for (i = 0; i < one.nrules; i++)
-			{
-				texts[i] = gpudl_kg_rule_text(kg, &one.rules[i]);
-				if ((i & 4095) == 0)
-					CHECK_FOR_INTERRUPTS();
-			}
-		}
-		one.texts = palloc(sizeof(Datum) * (one.nrules + 1));
-		for (i = 0; i < one.nrules; i++)
-			one.texts[i] = CStringGetTextDatum(texts[i]);
-		one.ready = true;
+			queries = goal_query(kg, qdict, target, rel, query);
+		split.kg = kg;
+		split.margs = &margs;
+		split.of = palloc0(sizeof(RelRules) * (kg->nrels + 1));
+		/* the stored rules, else those mined for the target alone */
+		split.stored_read = rel;
+		split.stored = gpudl_kg_rules(kg, rel);
+		if (split.stored == NULL)
+			split.mined = gpudl_kg_mine(kg, target, &margs);
+		one = *split_rules(&split, rel);
 	}
 	else
 	{
 		/* a whole split: every relation asked about, its rules read or mined once */
-		queries = read_queries(kg, program, -1, query, &nqueries);
+		queries = read_queries(kg, qdict, program, -1, query, &nqueries);
 		split.kg = kg;
 		split.margs = &margs;
 		split.of = palloc0(sizeof(RelRules) * (kg->nrels + 1));
@@ -567,6 +566,7 @@ gpudl_predict(PG_FUNCTION_ARGS)
 		pfree(which);
 	}
 	gpudl_progress_end(token);
+	gpudl_kg_release(kg);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(percall);
 	return (Datum) 0;

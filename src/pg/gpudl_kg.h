@@ -10,10 +10,24 @@
 #include "gpudl_run.h"
 #include "mine/gdl_mine.h"
 
-/* A program's knowledge graph, read with the caller's rights. */
+/* One binary predicate of a program, before the domain is chosen. */
+typedef struct GpudlKgCandidate
+{
+	const char *name;
+	GdlPred		pred;			/* a copy; for a bound-only table, id -1 */
+	GdlType		types[2];
+} GpudlKgCandidate;
+
+/*
+ * A program's knowledge graph, read with the caller's rights; made for one
+ * call, or kept between calls by pg_kg_cache.c (then read-only but for
+ * what it makes lazily in its own context cxt).
+ */
 typedef struct GpudlKg
 {
+	MemoryContext cxt;			/* the graph's context */
 	const char *program;
+	const char *target;			/* the target it was prepared for, or NULL */
 	GpudlProgramDef *def;
 	GdlAnalysis *analysis;		/* the program's own analysis */
 	GdlPlan    *plan;			/* compiled lazily for derived predicates */
@@ -24,6 +38,10 @@ typedef struct GpudlKg
 	GdlMineGraph *graph;
 	GdlAnalysis goals;			/* the graph's relations, for the goal parser */
 	char	  **literals;		/* per entity: its literal in rule texts, made lazily */
+	int			ncand;			/* the program's binary predicates */
+	GpudlKgCandidate *cand;
+	char	   *left_notice;	/* those left out of the graph, or NULL */
+	bool		cached;			/* kept between calls (pg_kg_cache.c) */
 } GpudlKg;
 
 /*
@@ -35,12 +53,53 @@ typedef struct GpudlKg
  */
 extern GpudlKg *gpudl_kg_build(const char *program, const char *target);
 
+/*
+ * gpudl_kg_build in two steps: prepare reads the catalog only (program,
+ * analysis, candidates, domain), read reads the rows and builds the graph
+ * (in the current memory context, which must be kg->cxt).
+ */
+extern GpudlKg *gpudl_kg_prepare(const char *program, const char *target);
+extern void gpudl_kg_read(GpudlKg *kg);
+
+/* The NOTICE naming the relations left out of the graph (none: nothing). */
+extern void gpudl_kg_left_notice(const GpudlKg *kg, const char *target);
+
+/*
+ * The graph of a program for a call: the one this session kept, when it
+ * is still current and may be used by the caller (pg_kg_cache.c), else
+ * read now (and kept when its tables' changes are counted).
+ */
+extern GpudlKg *gpudl_kg_acquire(const char *program, const char *target);
+
+/* The end of a call's use of an acquired graph (an error ends it too). */
+extern void gpudl_kg_release(GpudlKg *kg);
+
+/* gpudl.kg_cache: keep the last graph between calls. */
+extern bool gpudl_kg_cache;
+
+/*
+ * The rules stored for a relation of the graph, parsed once per graph and
+ * rules' change (kept with a kept graph, else made in the current context):
+ * NULL when none are stored.
+ */
+typedef struct GpudlKgRules
+{
+	GdlMineRule *rules;
+	int64		nrules;
+	Datum	   *texts;			/* each rule's text datum */
+} GpudlKgRules;
+
+extern GpudlKgRules *gpudl_kg_rules(GpudlKg *kg, int rel);
+
 /* The graph's index of a relation; -1 when absent (error unless missing_ok). */
 extern int	gpudl_kg_relation(const GpudlKg *kg, const char *name, bool missing_ok);
 
 /* A graph value as answer text, and as a constant of a goal ("a", 7). */
 extern char *gpudl_kg_value_text(const GpudlKg *kg, int64_t value);
 extern char *gpudl_kg_value_literal(const GpudlKg *kg, int64_t value);
+
+/* A text as a goal literal: "a \"b\"". */
+extern char *gpudl_kg_quote_text(const char *s);
 
 /*
  * A rule's text with its constants as goal literals ("alice", 7), as the

@@ -12,13 +12,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
-/* One binary predicate found in the program, before the domain is chosen. */
-typedef struct KgCandidate
-{
-	const char *name;
-	GdlPred		pred;			/* a copy; for a bound-only table, id -1 */
-	GdlType		types[2];
-} KgCandidate;
+typedef GpudlKgCandidate KgCandidate;
 
 /* int and bigint hold the same values: one domain. */
 static GdlType
@@ -180,52 +174,101 @@ build_goal_analysis(GpudlKg *kg)
 	}
 }
 
-/* See gpudl_kg.h. */
+/*
+ * See gpudl_kg.h: what a graph is made of, read from the catalog only (the
+ * program, its analysis, its binary predicates and the domain), in the
+ * current memory context; gpudl_kg_read reads the rows.
+ */
 GpudlKg *
-gpudl_kg_build(const char *program, const char *target)
+gpudl_kg_prepare(const char *program, const char *target)
 {
 	GpudlKg    *kg = palloc0(sizeof(GpudlKg));
-	KgCandidate *c;
-	StringInfoData left;
-	int			n,
-				i,
-				nleft = 0;
 
 	gpudl_install_host();
+	kg->cxt = CurrentMemoryContext;
 	kg->program = pstrdup(program);
+	kg->target = target ? pstrdup(target) : NULL;
 	kg->def = gpudl_load_program(program);
 	kg->analysis = gpudl_analyze_program(kg->def);
 	kg->dict = gdl_dict_create();
-	n = collect_candidates(kg, target, &c);
-	kg->type = choose_domain(program, target, c, n);
+	kg->ncand = collect_candidates(kg, target, &kg->cand);
+	kg->type = choose_domain(program, target, kg->cand, kg->ncand);
+	return kg;
+}
+
+/*
+ * See gpudl_kg.h: the rows of every relation of the domain, the graph over
+ * them (rows freed once it holds them) and the goal parser's relations;
+ * the relations left out are named in a NOTICE (kept in kg->left_notice
+ * for a call that reuses the graph).
+ */
+void
+gpudl_kg_read(GpudlKg *kg)
+{
+	StringInfoData left;
+	int			i,
+				nleft = 0;
 
 	initStringInfo(&left);
-	kg->rels = palloc0(sizeof(GdlMineRelation) * (n + 1));
-	for (i = 0; i < n; i++)
+	kg->rels = palloc0(sizeof(GdlMineRelation) * (kg->ncand + 1));
+	for (i = 0; i < kg->ncand; i++)
 	{
+		KgCandidate *c = &kg->cand[i];
 		GdlMineRelation *r;
 
-		if (domain_of(c[i].types[0]) != kg->type || domain_of(c[i].types[1]) != kg->type)
+		if (domain_of(c->types[0]) != kg->type || domain_of(c->types[1]) != kg->type)
 		{
-			appendStringInfo(&left, "%s%s(%s, %s)", nleft ? ", " : "", gdl_pred_name_quote(c[i].name),
-							 gdl_type_name(c[i].types[0]), gdl_type_name(c[i].types[1]));
+			appendStringInfo(&left, "%s%s(%s, %s)", nleft ? ", " : "", gdl_pred_name_quote(c->name),
+							 gdl_type_name(c->types[0]), gdl_type_name(c->types[1]));
 			nleft++;
 			continue;
 		}
 		r = &kg->rels[kg->nrels++];
-		r->name = pstrdup(c[i].name);
-		gpudl_predicate_rows(kg->analysis, &kg->plan, kg->dict, &c[i].pred, &r->rows);
+		r->name = pstrdup(c->name);
+		gpudl_predicate_rows(kg->analysis, &kg->plan, kg->dict, &c->pred, &r->rows);
 		CHECK_FOR_INTERRUPTS();
 	}
 	if (nleft > 0)
+	{
+		kg->left_notice = psprintf("%d binary predicate%s of program \"%s\" left out of the knowledge graph: %s",
+								   nleft, nleft == 1 ? "" : "s", kg->program, left.data);
+		gpudl_kg_left_notice(kg, kg->target);
+	}
+	kg->graph = gdl_mine_graph_build(kg->nrels, kg->rels);
+	/* the graph holds its own copy of the facts */
+	for (i = 0; i < kg->nrels; i++)
+	{
+		GdlColumns *rows = &kg->rels[i].rows;
+
+		for (int c = 0; c < rows->ncols; c++)
+			if (rows->cols && rows->cols[c])
+				pfree(rows->cols[c]);
+		if (rows->cols)
+			pfree(rows->cols);
+		memset(rows, 0, sizeof(*rows));
+	}
+	build_goal_analysis(kg);
+}
+
+/* See gpudl_kg.h. */
+void
+gpudl_kg_left_notice(const GpudlKg *kg, const char *target)
+{
+	if (kg->left_notice != NULL)
 		ereport(NOTICE,
-				(errmsg("%d binary predicate%s of program \"%s\" left out of the knowledge graph: %s",
-						nleft, nleft == 1 ? "" : "s", program, left.data),
+				(errmsg_internal("%s", kg->left_notice),
 				 errdetail("The graph's entities are of type %s%s; a relation over other types cannot share them.",
 						   gdl_type_name(kg->type),
 						   target ? psprintf(" (the type of target \"%s\")", target) : " (the type most relations have)")));
-	kg->graph = gdl_mine_graph_build(kg->nrels, kg->rels);
-	build_goal_analysis(kg);
+}
+
+/* See gpudl_kg.h. */
+GpudlKg *
+gpudl_kg_build(const char *program, const char *target)
+{
+	GpudlKg    *kg = gpudl_kg_prepare(program, target);
+
+	gpudl_kg_read(kg);
 	return kg;
 }
 
@@ -275,14 +318,11 @@ gpudl_kg_value_text(const GpudlKg *kg, int64_t value)
 
 /* See gpudl_kg.h. */
 char *
-gpudl_kg_value_literal(const GpudlKg *kg, int64_t value)
+gpudl_kg_quote_text(const char *s)
 {
-	char	   *s = gpudl_kg_value_text(kg, value);
 	StringInfoData b;
 	const char *p;
 
-	if (kg->type != GDL_TYPE_TEXT)
-		return s;
 	initStringInfo(&b);
 	appendStringInfoChar(&b, '"');
 	for (p = s; *p; p++)
@@ -296,6 +336,15 @@ gpudl_kg_value_literal(const GpudlKg *kg, int64_t value)
 	}
 	appendStringInfoChar(&b, '"');
 	return b.data;
+}
+
+/* See gpudl_kg.h. */
+char *
+gpudl_kg_value_literal(const GpudlKg *kg, int64_t value)
+{
+	char	   *s = gpudl_kg_value_text(kg, value);
+
+	return kg->type == GDL_TYPE_TEXT ? gpudl_kg_quote_text(s) : s;
 }
 
 /*
@@ -312,9 +361,15 @@ kg_literal(void *ctx, int64_t value)
 	if (e < 0)
 		return gpudl_kg_value_literal(kg, value);
 	if (kg->literals == NULL)
-		kg->literals = palloc0(sizeof(char *) * (gdl_mine_graph_nentities(kg->graph) + 1));
+		kg->literals = MemoryContextAllocZero(kg->cxt, sizeof(char *) * (gdl_mine_graph_nentities(kg->graph) + 1));
 	if (kg->literals[e] == NULL)
+	{
+		/* in the graph's context: a graph kept between calls keeps them */
+		MemoryContext old = MemoryContextSwitchTo(kg->cxt);
+
 		kg->literals[e] = gpudl_kg_value_literal(kg, value);
+		MemoryContextSwitchTo(old);
+	}
 	return kg->literals[e];
 }
 

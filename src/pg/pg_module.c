@@ -8,6 +8,7 @@
  */
 #include "gpudl_pg.h"
 #include "gpudl_run.h"
+#include "gpudl_kg.h"
 #include "svc_int.h"
 #include "pg_part.h"
 
@@ -91,6 +92,10 @@ gpudl_define_gucs(void)
 							 "Shows device, times and bytes moved in EXPLAIN of the GpuDatalog scan.",
 							 "Off keeps EXPLAIN output the same on every machine (regression tests).",
 							 &gpudl_explain_machine_details, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpudl.kg_cache",
+							 "Keeps the last knowledge graph read, with its parsed stored rules, between calls of gpudl_predict and gpudl_mine.",
+							 "Only graphs whose tables have counted changes (gpudl_load) are kept; off: every call reads them.",
+							 &gpudl_kg_cache, true, PGC_USERSET, 0, NULL, NULL, NULL);
 	gpudl_part_define_gucs();	/* gpudl.partitions, gpudl.devices (pg_part.c) */
 }
 

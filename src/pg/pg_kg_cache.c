@@ -1,0 +1,464 @@
+/*
+ * pg_kg_cache.c — a program's knowledge graph kept between the calls of a
+ * session (gpudl_predict, gpudl_mine): the graph, its dictionary and the
+ * stored rules of each relation parsed, so that a split predicted relation
+ * by relation, or mined and predicted in turn, reads the tables and parses
+ * the rules once instead of once per call.
+ *
+ * Never stale.  An entry is keyed on the role, the program and its version
+ * (any rule or binding change), the graph's entity type, and the tables the
+ * program reads with their column types and change counts: a table is kept
+ * only when its changes are counted (the statement-level trigger gpudl_load
+ * puts on it, enabled, counting into gpudl.table_changes, transactionally),
+ * so every INSERT, UPDATE, DELETE, TRUNCATE or COPY that commits, or this
+ * session's own, makes the next call read again.  Tables without counts are
+ * read per call, as before.  The stored rules are keyed on the change count
+ * of gpudl.mined_rules (the same trigger, put there by 0.6).  The counts are
+ * read before the rows, so a change between the two costs a read, never a
+ * stale answer; an entry made in a transaction that wrote anything is
+ * dropped when that transaction (or a subtransaction) aborts, so a change
+ * that was rolled back cannot meet its count again.
+ *
+ * Never leaks.  Only the role that read the rows reuses them, and each call
+ * checks again that it may SELECT every table (else it reads them itself,
+ * with the error a read raises); a table with row-level security for the
+ * caller is never kept (its rows depend on the reader).
+ *
+ * Bounded: one entry per session (the last graph read), dropped when another
+ * replaces it, when gpudl.kg_cache is turned off, or when found stale.  An
+ * entry in use by a running call is freed at the end of the transaction.
+ */
+#include "gpudl_kg.h"
+
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rls.h"
+#include "utils/timestamp.h"
+
+PG_FUNCTION_INFO_V1(gpudl_kg_cache_status);
+
+/* gpudl.kg_cache: keep the last graph between calls (pg_module.c). */
+bool		gpudl_kg_cache = true;
+
+/* What an entry was made from, compared on every call. */
+typedef struct KgStamp
+{
+	Oid			userid;
+	int64		version;
+	GdlType		type;
+	int			ntables;
+	Oid		   *relids;			/* sorted */
+	int64	   *changes;
+	char	   *columns;		/* every table's column types, in relid order */
+	int64		rules_changes;	/* of gpudl.mined_rules; -1: not counted */
+} KgStamp;
+
+typedef struct KgCacheEntry
+{
+	MemoryContext cxt;			/* holds the entry, its graph and stamp */
+	MemoryContext rules_cxt;	/* the parsed rules, NULL until some are */
+	KgStamp		stamp;
+	GpudlKg    *kg;
+	GpudlKgRules **rules;		/* per graph relation */
+	bool	   *rules_read;
+	int64		rules_kept;
+	bool		provisional;	/* made in a transaction that wrote */
+	int64		hits;
+	TimestampTz built_at;
+} KgCacheEntry;
+
+static KgCacheEntry *entry = NULL;
+
+/* Calls using the entry now; entries dropped meanwhile wait for the transaction's end. */
+static int	in_use = 0;
+static List *dropped = NIL;		/* of MemoryContext */
+static bool callbacks_set = false;
+
+/* Free every dropped entry (no call is running). */
+static void
+free_dropped(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, dropped)
+		MemoryContextDelete((MemoryContext) lfirst(lc));
+	list_free(dropped);
+	dropped = NIL;
+}
+
+/* Drop the entry: freed now, or at the transaction's end while a call uses it. */
+static void
+drop_entry(void)
+{
+	if (entry == NULL)
+		return;
+	if (in_use > 0)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		dropped = lappend(dropped, entry->cxt);
+		MemoryContextSwitchTo(old);
+	}
+	else
+		MemoryContextDelete(entry->cxt);
+	entry = NULL;
+}
+
+/*
+ * At a transaction's end no call runs: free what was dropped; an entry made
+ * in a transaction that aborted (or whose subtransaction did) goes too.
+ */
+static void
+kg_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+	{
+		if (entry != NULL && entry->provisional)
+		{
+			in_use = 0;
+			drop_entry();
+		}
+	}
+	else if ((event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT) && entry != NULL)
+		entry->provisional = false;
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_COMMIT ||
+		event == XACT_EVENT_PARALLEL_ABORT || event == XACT_EVENT_PARALLEL_COMMIT ||
+		event == XACT_EVENT_PREPARE)
+	{
+		in_use = 0;
+		free_dropped();
+	}
+}
+
+static void
+kg_subxact_callback(SubXactEvent event, SubTransactionId mySubid, SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB && entry != NULL && entry->provisional)
+		drop_entry();
+}
+
+/* Sort relids with their columns' types alongside. */
+static int
+kg_oid_cmp(const void *a, const void *b)
+{
+	Oid			x = *(const Oid *) a,
+				y = *(const Oid *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Add a table to the list unless it is there. */
+static void
+add_table(Oid *relids, int *n, Oid relid)
+{
+	for (int i = 0; i < *n; i++)
+		if (relids[i] == relid)
+			return;
+	relids[(*n)++] = relid;
+}
+
+/* A table's column types as a predicate reads them, for the stamp. */
+static void
+append_columns(StringInfo s, const GdlRelInfo *rel)
+{
+	for (int c = 0; c < rel->ncols; c++)
+		appendStringInfo(s, "%d,", (int) rel->types[c]);
+	appendStringInfoChar(s, '|');
+}
+
+/*
+ * The stamp of a prepared graph: false when it cannot be kept (a table
+ * whose changes are not counted, one the caller may not SELECT, one with
+ * row-level security for the caller).
+ */
+static bool
+make_stamp(GpudlKg *kg, KgStamp *st)
+{
+	GdlAnalysis *a = kg->analysis;
+	Oid			rules_relid = get_relname_relid("mined_rules", get_namespace_oid("gpudl", false));
+	Oid		   *relids = palloc(sizeof(Oid) * (a->npreds + kg->ncand + 1));
+	Datum	   *elems;
+	Oid			argtypes[1] = {OIDARRAYOID};
+	Datum		args[1];
+	StringInfoData cols;
+	int			n = 0;
+	bool		ok = true;
+
+	memset(st, 0, sizeof(*st));
+	st->userid = GetUserId();
+	st->version = kg->def->version;
+	st->type = kg->type;
+	/* every table the program reads (its derived relations read them too) */
+	for (int i = 0; i < a->npreds; i++)
+		if (a->preds[i].is_edb && a->preds[i].rel.relid != InvalidOid)
+			add_table(relids, &n, a->preds[i].rel.relid);
+	for (int i = 0; i < kg->ncand; i++)
+		if (kg->cand[i].pred.is_edb && kg->cand[i].pred.rel.relid != InvalidOid)
+			add_table(relids, &n, kg->cand[i].pred.rel.relid);
+	qsort(relids, n, sizeof(Oid), kg_oid_cmp);
+	initStringInfo(&cols);
+	for (int i = 0; i < n && ok; i++)
+	{
+		if (pg_class_aclcheck(relids[i], st->userid, ACL_SELECT) != ACLCHECK_OK ||
+			check_enable_rls(relids[i], InvalidOid, true) != RLS_NONE)
+			ok = false;
+		appendStringInfo(&cols, "%u:", relids[i]);
+		for (int p = 0; p < a->npreds; p++)
+			if (a->preds[p].is_edb && a->preds[p].rel.relid == relids[i])
+				append_columns(&cols, &a->preds[p].rel);
+		for (int p = 0; p < kg->ncand; p++)
+			if (kg->cand[p].pred.is_edb && kg->cand[p].pred.rel.relid == relids[i])
+				append_columns(&cols, &kg->cand[p].pred.rel);
+		appendStringInfoChar(&cols, ';');
+	}
+	if (!ok)
+		return false;
+	st->ntables = n;
+	st->relids = relids;
+	st->columns = cols.data;
+	st->changes = palloc0(sizeof(int64) * (n + 1));
+	st->rules_changes = -1;
+
+	/* the change counts, read before any row; a table without one is not kept */
+	elems = palloc(sizeof(Datum) * (n + 2));
+	for (int i = 0; i < n; i++)
+		elems[i] = ObjectIdGetDatum(relids[i]);
+	elems[n] = ObjectIdGetDatum(rules_relid);
+	args[0] = PointerGetDatum(construct_array(elems, n + 1, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+	SPI_connect();
+	if (SPI_execute_with_args("SELECT u.relid, c.changes FROM unnest($1) AS u(relid) "
+							  "JOIN gpudl.table_changes c ON c.relid = u.relid "
+							  "WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t WHERE t.tgrelid = u.relid "
+							  "AND t.tgname = 'gpudl_cache_invalidate' AND t.tgenabled IN ('O', 'A'))",
+							  1, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "gpudl: could not read gpudl.table_changes");
+	{
+		int			counted = 0;
+
+		for (uint64 r = 0; r < SPI_processed; r++)
+		{
+			bool		isnull;
+			Oid			relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull));
+			int64		changes = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 2, &isnull));
+
+			if (relid == rules_relid)
+				st->rules_changes = changes;
+			for (int i = 0; i < n; i++)
+				if (relids[i] == relid)
+				{
+					st->changes[i] = changes;
+					counted++;
+				}
+		}
+		ok = counted == n;
+	}
+	SPI_finish();
+	return ok;
+}
+
+/* Does the entry hold the graph of this stamp (the rules aside)? */
+static bool
+stamp_matches(const KgStamp *a, const KgStamp *b, const char *program_a, const char *program_b)
+{
+	return a->userid == b->userid && a->version == b->version && a->type == b->type &&
+		strcmp(program_a, program_b) == 0 && a->ntables == b->ntables &&
+		memcmp(a->relids, b->relids, sizeof(Oid) * a->ntables) == 0 &&
+		memcmp(a->changes, b->changes, sizeof(int64) * a->ntables) == 0 &&
+		strcmp(a->columns, b->columns) == 0;
+}
+
+/* A copy of a stamp in the current memory context. */
+static void
+copy_stamp(KgStamp *dst, const KgStamp *src)
+{
+	*dst = *src;
+	dst->relids = palloc(sizeof(Oid) * (src->ntables + 1));
+	memcpy(dst->relids, src->relids, sizeof(Oid) * src->ntables);
+	dst->changes = palloc(sizeof(int64) * (src->ntables + 1));
+	memcpy(dst->changes, src->changes, sizeof(int64) * src->ntables);
+	dst->columns = pstrdup(src->columns);
+}
+
+/* Forget the parsed rules (the stored ones changed). */
+static void
+reset_rules(KgCacheEntry *e)
+{
+	if (e->rules_cxt != NULL)
+		MemoryContextDelete(e->rules_cxt);
+	e->rules_cxt = NULL;
+	e->rules_kept = 0;
+	memset(e->rules, 0, sizeof(GpudlKgRules *) * (e->kg->nrels + 1));
+	memset(e->rules_read, 0, sizeof(bool) * (e->kg->nrels + 1));
+}
+
+/* See gpudl_kg.h. */
+GpudlKg *
+gpudl_kg_acquire(const char *program, const char *target)
+{
+	GpudlKg    *kg = gpudl_kg_prepare(program, target);
+	KgStamp		st;
+	MemoryContext cxt;
+	MemoryContext old;
+	GpudlKg    *kept;
+
+	if (!callbacks_set)
+	{
+		RegisterXactCallback(kg_xact_callback, NULL);
+		RegisterSubXactCallback(kg_subxact_callback, NULL);
+		callbacks_set = true;
+	}
+	if (!gpudl_kg_cache || !make_stamp(kg, &st))
+	{
+		/* the session keeps the last graph read: this one is not kept */
+		drop_entry();
+		gpudl_kg_read(kg);
+		return kg;
+	}
+	if (entry != NULL && stamp_matches(&entry->stamp, &st, entry->kg->program, program))
+	{
+		entry->hits++;
+		if (entry->stamp.rules_changes != st.rules_changes || st.rules_changes < 0)
+		{
+			reset_rules(entry);
+			entry->stamp.rules_changes = st.rules_changes;
+		}
+		gpudl_kg_left_notice(entry->kg, target);
+		in_use++;
+		return entry->kg;
+	}
+	drop_entry();
+
+	/* read again, into a context of its own, freed if reading fails */
+	cxt = AllocSetContextCreate(CacheMemoryContext, "gpudl knowledge graph", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		kept = gpudl_kg_prepare(program, target);
+		gpudl_kg_read(kept);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(cxt);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	entry = palloc0(sizeof(KgCacheEntry));
+	entry->cxt = cxt;
+	copy_stamp(&entry->stamp, &st);
+	entry->kg = kept;
+	entry->rules = palloc0(sizeof(GpudlKgRules *) * (kept->nrels + 1));
+	entry->rules_read = palloc0(sizeof(bool) * (kept->nrels + 1));
+	entry->built_at = GetCurrentTimestamp();
+	entry->provisional = GetTopTransactionIdIfAny() != InvalidTransactionId;
+	kept->cached = true;
+	MemoryContextSwitchTo(old);
+	in_use++;
+	return kept;
+}
+
+/* See gpudl_kg.h. */
+void
+gpudl_kg_release(GpudlKg *kg)
+{
+	if (kg->cached && in_use > 0)
+		in_use--;
+	if (in_use == 0 && dropped != NIL)
+		free_dropped();
+}
+
+/* The stored rules of relation rel, parsed into the current memory context. */
+static GpudlKgRules *
+parse_stored(GpudlKg *kg, int rel)
+{
+	GpudlKgRules *kr = palloc0(sizeof(GpudlKgRules));
+	char	  **texts;
+
+	if (!gpudl_kg_stored_rules(kg, kg->rels[rel].name, &kr->rules, &kr->nrules, &texts))
+	{
+		pfree(kr);
+		return NULL;
+	}
+	kr->texts = palloc(sizeof(Datum) * (kr->nrules + 1));
+	for (int64 i = 0; i < kr->nrules; i++)
+	{
+		kr->texts[i] = CStringGetTextDatum(texts[i]);
+		pfree(texts[i]);
+	}
+	pfree(texts);
+	return kr;
+}
+
+/* See gpudl_kg.h. */
+GpudlKgRules *
+gpudl_kg_rules(GpudlKg *kg, int rel)
+{
+	MemoryContext old;
+
+	if (!kg->cached || entry == NULL || entry->kg != kg || entry->stamp.rules_changes < 0)
+		return parse_stored(kg, rel);
+	if (entry->rules_read[rel])
+		return entry->rules[rel];
+	if (entry->rules_cxt == NULL)
+		entry->rules_cxt = AllocSetContextCreate(entry->cxt, "gpudl mined rules", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(entry->rules_cxt);
+	PG_TRY();
+	{
+		entry->rules[rel] = parse_stored(kg, rel);
+	}
+	PG_CATCH();
+	{
+		/* half-parsed rules are not kept: forget them all */
+		MemoryContextSwitchTo(old);
+		reset_rules(entry);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(old);
+	entry->rules_read[rel] = true;
+	if (entry->rules[rel] != NULL)
+		entry->rules_kept += entry->rules[rel]->nrules;
+	if (GetTopTransactionIdIfAny() != InvalidTransactionId)
+		entry->provisional = true;
+	return entry->rules[rel];
+}
+
+/*
+ * gpudl_kg_cache_status(): the graph this session keeps for the caller, if
+ * any: program, entity type, relations, entities, facts, stored rules
+ * parsed, bytes held, calls that reused it, when it was read.
+ */
+Datum
+gpudl_kg_cache_status(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Datum		v[9];
+	bool		nulls[9] = {0};
+	int64		facts = 0;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (entry == NULL || entry->stamp.userid != GetUserId())
+		return (Datum) 0;
+	for (int r = 0; r < gdl_mine_graph_nrels(entry->kg->graph); r++)
+		facts += gdl_mine_graph_nfacts(entry->kg->graph, r);
+	v[0] = CStringGetTextDatum(entry->kg->program);
+	v[1] = CStringGetTextDatum(gdl_type_name(entry->stamp.type));
+	v[2] = Int32GetDatum(gdl_mine_graph_nrels(entry->kg->graph));
+	v[3] = Int64GetDatum(gdl_mine_graph_nentities(entry->kg->graph));
+	v[4] = Int64GetDatum(facts);
+	v[5] = Int64GetDatum(entry->rules_kept);
+	v[6] = Int64GetDatum((int64) MemoryContextMemAllocated(entry->cxt, true));
+	v[7] = Int64GetDatum(entry->hits);
+	v[8] = TimestampTzGetDatum(entry->built_at);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+	return (Datum) 0;
+}
