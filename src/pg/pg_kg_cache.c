@@ -30,17 +30,21 @@
  */
 #include "gpudl_kg.h"
 
+#include "access/relation.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "optimizer/optimizer.h"
+#include "rewrite/rewriteHandler.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/timestamp.h"
 
@@ -176,6 +180,84 @@ append_columns(StringInfo s, const GdlRelInfo *rel)
 }
 
 /*
+ * The tables a view reads, added to relids (views through views); false
+ * when the view's rows may change while its tables do not (a mutable
+ * function: now(), random(), a function reading other tables) or it reads
+ * a table with row-level security (its rows then depend on who reads).
+ */
+static bool
+add_view_tables(Oid view, Oid *relids, int *n, int cap, int depth, StringInfo sig)
+{
+	Relation	rel;
+	bool		mutable;
+	Oid			argtypes[1] = {OIDOID};
+	Datum		args[1];
+	Oid		   *refs;
+	bool	   *is_view;
+	int			nrefs;
+	bool		ok = true;
+	Oid			owner;
+
+	if (depth > 16)
+		return false;
+	rel = relation_open(view, AccessShareLock);
+	mutable = contain_mutable_functions((Node *) get_view_query(rel));
+	owner = rel->rd_rel->relowner;
+	relation_close(rel, AccessShareLock);
+	if (mutable)
+		return false;
+	args[0] = ObjectIdGetDatum(view);
+	SPI_connect();
+	if (SPI_execute_with_args("SELECT DISTINCT d.refobjid, c.relkind, c.relrowsecurity, r.xmin::text FROM pg_catalog.pg_rewrite r "
+							  "JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass "
+							  "AND d.objid = r.oid AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass "
+							  "JOIN pg_catalog.pg_class c ON c.oid = d.refobjid "
+							  "WHERE r.ev_class = $1 AND d.refobjid <> $1",
+							  1, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "gpudl: could not read a view's dependencies");
+	nrefs = (int) SPI_processed;
+	if (nrefs == 0)
+	{
+		/* rows of its own (VALUES): a new definition would not show */
+		SPI_finish();
+		return false;
+	}
+	refs = MemoryContextAlloc(CurTransactionContext, sizeof(Oid) * (nrefs + 1));
+	is_view = MemoryContextAlloc(CurTransactionContext, sizeof(bool) * (nrefs + 1));
+	for (int i = 0; i < nrefs; i++)
+	{
+		bool		isnull;
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		char		kind = DatumGetChar(SPI_getbinval(tup, SPI_tuptable->tupdesc, 2, &isnull));
+
+		refs[i] = DatumGetObjectId(SPI_getbinval(tup, SPI_tuptable->tupdesc, 1, &isnull));
+		is_view[i] = kind == RELKIND_VIEW;
+		/* a new definition (CREATE OR REPLACE VIEW) rewrites the rule's row */
+		if (i == 0)
+			appendStringInfo(sig, "v%u@%s;", view, SPI_getvalue(tup, SPI_tuptable->tupdesc, 4));
+		/* the view reads with its owner's rights: the owner must still be able to */
+		if (!is_view[i] && pg_class_aclcheck(refs[i], owner, ACL_SELECT) != ACLCHECK_OK)
+			ok = false;
+		if (DatumGetBool(SPI_getbinval(tup, SPI_tuptable->tupdesc, 3, &isnull)) ||
+			(kind != RELKIND_RELATION && kind != RELKIND_PARTITIONED_TABLE && kind != RELKIND_VIEW))
+			ok = false;
+	}
+	SPI_finish();
+	for (int i = 0; i < nrefs && ok; i++)
+	{
+		if (is_view[i])
+			ok = add_view_tables(refs[i], relids, n, cap, depth + 1, sig);
+		else if (*n < cap)
+			add_table(relids, n, refs[i]);
+		else
+			ok = false;
+	}
+	pfree(is_view);
+	pfree(refs);
+	return ok;
+}
+
+/*
  * The stamp of a prepared graph: false when it cannot be kept (a table
  * whose changes are not counted, one the caller may not SELECT, one with
  * row-level security for the caller).
@@ -185,7 +267,10 @@ make_stamp(GpudlKg *kg, KgStamp *st)
 {
 	GdlAnalysis *a = kg->analysis;
 	Oid			rules_relid = get_relname_relid("mined_rules", get_namespace_oid("gpudl", false));
-	Oid		   *relids = palloc(sizeof(Oid) * (a->npreds + kg->ncand + 1));
+	int			cap = a->npreds + kg->ncand + 1024;	/* views add their tables */
+	Oid		   *relids = palloc(sizeof(Oid) * cap);
+	int			nnamed;
+	StringInfoData views;		/* the views read and their definitions' versions */
 	Datum	   *elems;
 	Oid			argtypes[1] = {OIDARRAYOID};
 	Datum		args[1];
@@ -204,13 +289,44 @@ make_stamp(GpudlKg *kg, KgStamp *st)
 	for (int i = 0; i < kg->ncand; i++)
 		if (kg->cand[i].pred.is_edb && kg->cand[i].pred.rel.relid != InvalidOid)
 			add_table(relids, &n, kg->cand[i].pred.rel.relid);
-	qsort(relids, n, sizeof(Oid), kg_oid_cmp);
-	initStringInfo(&cols);
-	for (int i = 0; i < n && ok; i++)
+	/*
+	 * The caller must be able to SELECT every relation the program names
+	 * (a view reads its tables with its owner's rights); a view stands for
+	 * the tables it reads, whose changes are counted instead.
+	 */
+	nnamed = n;
+	initStringInfo(&views);
+	for (int i = 0; i < nnamed && ok; i++)
 	{
 		if (pg_class_aclcheck(relids[i], st->userid, ACL_SELECT) != ACLCHECK_OK ||
 			check_enable_rls(relids[i], InvalidOid, true) != RLS_NONE)
 			ok = false;
+		else if (get_rel_relkind(relids[i]) == RELKIND_VIEW)
+		{
+			/* security_invoker views read their tables with the caller's rights: not kept */
+			Relation	rel = relation_open(relids[i], AccessShareLock);
+			bool		invoker = RelationHasSecurityInvoker(rel);
+
+			relation_close(rel, AccessShareLock);
+			ok = !invoker && add_view_tables(relids[i], relids, &n, cap, 0, &views);
+			relids[i] = InvalidOid;	/* the view itself has no change count */
+		}
+	}
+	if (!ok)
+		return false;
+	{
+		int			kept = 0;
+
+		for (int i = 0; i < n; i++)
+			if (relids[i] != InvalidOid)
+				relids[kept++] = relids[i];
+		n = kept;
+	}
+	qsort(relids, n, sizeof(Oid), kg_oid_cmp);
+	initStringInfo(&cols);
+	appendStringInfoString(&cols, views.data);
+	for (int i = 0; i < n && ok; i++)
+	{
 		appendStringInfo(&cols, "%u:", relids[i]);
 		for (int p = 0; p < a->npreds; p++)
 			if (a->preds[p].is_edb && a->preds[p].rel.relid == relids[i])
