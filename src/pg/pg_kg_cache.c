@@ -267,6 +267,7 @@ make_stamp(GpudlKg *kg, KgStamp *st)
 {
 	GdlAnalysis *a = kg->analysis;
 	Oid			rules_relid = get_relname_relid("mined_rules", get_namespace_oid("gpudl", false));
+	MemoryContext caller = CurrentMemoryContext;
 	int			cap = a->npreds + kg->ncand + 1024;	/* views add their tables */
 	Oid		   *relids = palloc(sizeof(Oid) * cap);
 	int			nnamed;
@@ -351,6 +352,25 @@ make_stamp(GpudlKg *kg, KgStamp *st)
 	elems[n] = ObjectIdGetDatum(rules_relid);
 	args[0] = PointerGetDatum(construct_array(elems, n + 1, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
 	SPI_connect();
+	/*
+	 * The program's row version: a program dropped and created again under
+	 * its name starts again at version 1, but in a new row.
+	 */
+	{
+		Oid			ptypes[1] = {TEXTOID};
+		Datum		pargs[1] = {CStringGetTextDatum(kg->program)};
+
+		if (SPI_execute_with_args("SELECT xmin::text FROM gpudl.programs WHERE name = $1",
+								  1, ptypes, pargs, NULL, true, 1) != SPI_OK_SELECT)
+			elog(ERROR, "gpudl: could not read gpudl.programs");
+		if (SPI_processed == 1)
+		{
+			MemoryContext spi = MemoryContextSwitchTo(caller);
+
+			st->columns = psprintf("%s#%s", st->columns, SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
+			MemoryContextSwitchTo(spi);
+		}
+	}
 	if (SPI_execute_with_args("SELECT u.relid, c.changes FROM unnest($1) AS u(relid) "
 							  "JOIN gpudl.table_changes c ON c.relid = u.relid "
 							  "WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t WHERE t.tgrelid = u.relid "

@@ -1,4 +1,4 @@
--- 72_kg_cache: the knowledge graph and its parsed stored rules kept between
+-- 73_kg_cache: the knowledge graph and its parsed stored rules kept between
 -- calls of a session (0.6): only for tables whose changes are counted
 -- (gpudl_load), never stale (table changes, rollbacks, stored rules and
 -- program changes), never used for another role or a role that may not
@@ -19,388 +19,140 @@ INSERT INTO kc_sib SELECT DISTINCT x.c, y.c FROM kc_parent x JOIN kc_parent y ON
   WHERE x.c <> 'maggie' AND y.c <> 'maggie';
 GRANT SELECT ON kc_parent, kc_sib TO kgc_reader;
 SELECT gpudl_create_program('kc');
- gpudl_create_program 
-----------------------
- kc
-(1 row)
-
 SELECT gpudl_bind('kc', 'sib', 'kc_sib');
- gpudl_bind 
-------------
- 
-(1 row)
-
 SELECT gpudl_bind('kc', 'parent', 'kc_parent');
- gpudl_bind 
-------------
- 
-(1 row)
-
 SELECT gpudl_grant('kc', 'kgc_reader', 'use');
- gpudl_grant 
--------------
- 
-(1 row)
-
 SELECT gpudl_grant('kc', 'kgc_other', 'use');
- gpudl_grant 
--------------
- 
-(1 row)
-
 SELECT count(*) FROM gpudl_mine('kc', 'sib', max_body => 2, commit => true);
- count 
--------
-     2
-(1 row)
-
 CREATE VIEW kc_state AS SELECT program, entity_type, relations, entities, facts, rules, hits FROM gpudl_kg_cache_status();
 GRANT SELECT ON kc_state TO kgc_reader;
+
 -- tables whose changes are not counted: read per call, nothing kept
 SELECT answer, rank FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0) ORDER BY rank, answer;
- answer | rank 
---------+------
- bart   |    1
- lisa   |    1
-(2 rows)
-
 SELECT * FROM kc_state;
- program | entity_type | relations | entities | facts | rules | hits 
----------+-------------+-----------+----------+-------+-------+------
-(0 rows)
 
 -- loaded tables: the second call reuses the graph and the parsed rules
 SELECT gpudl_load('kc_parent'), gpudl_load('kc_sib');
- gpudl_load | gpudl_load 
-------------+------------
-          9 |          2
-(1 row)
-
 SELECT answer, rank FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0) ORDER BY rank, answer;
- answer | rank 
---------+------
- bart   |    1
- lisa   |    1
-(2 rows)
-
 SELECT * FROM kc_state;
- program | entity_type | relations | entities | facts | rules | hits 
----------+-------------+-----------+----------+-------+-------+------
- kc      | text        |         2 |        8 |    11 |     2 |    0
-(1 row)
-
 SELECT answer, rank FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0) ORDER BY rank, answer;
- answer | rank 
---------+------
- bart   |    1
- lisa   |    1
-(2 rows)
-
 SELECT * FROM kc_state;
- program | entity_type | relations | entities | facts | rules | hits 
----------+-------------+-----------+----------+-------+-------+------
- kc      | text        |         2 |        8 |    11 |     2 |    1
-(1 row)
-
 -- a constant no fact mentions: no answers, and nothing added to the kept graph
 SELECT count(*) FROM gpudl_predict('kc', 'sib', 'sib("nobody", Y)', "limit" => 0);
- count 
--------
-     0
-(1 row)
-
 SELECT count(*) FROM gpudl_predict('kc', 'sib', 'SELECT ''nobody either''::text, NULL::text', "limit" => 0);
- count 
--------
-     0
-(1 row)
-
 SELECT * FROM kc_state;
- program | entity_type | relations | entities | facts | rules | hits 
----------+-------------+-----------+----------+-------+-------+------
- kc      | text        |         2 |        8 |    11 |     2 |    3
-(1 row)
 
 -- a committed change of a table: read again (one more entity and fact)
 INSERT INTO kc_parent VALUES ('homer', 'zed');
 SELECT answer, rank FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0) ORDER BY rank, answer;
- answer | rank 
---------+------
- bart   |    1
- lisa   |    1
- zed    |    1
-(3 rows)
-
 SELECT * FROM kc_state;
- program | entity_type | relations | entities | facts | rules | hits 
----------+-------------+-----------+----------+-------+-------+------
- kc      | text        |         2 |        9 |    12 |     2 |    0
-(1 row)
 
 -- a change rolled back: what the transaction read goes with it
 BEGIN;
 DELETE FROM kc_parent WHERE c = 'zed';
 SELECT answer, rank FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0) ORDER BY rank, answer;
- answer | rank 
---------+------
- bart   |    1
- lisa   |    1
-(2 rows)
-
 SELECT entities, hits FROM kc_state;
- entities | hits 
-----------+------
-        8 |    0
-(1 row)
-
 ROLLBACK;
 SELECT * FROM kc_state;
- program | entity_type | relations | entities | facts | rules | hits 
----------+-------------+-----------+----------+-------+-------+------
-(0 rows)
-
 SELECT answer, rank FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0) ORDER BY rank, answer;
- answer | rank 
---------+------
- bart   |    1
- lisa   |    1
- zed    |    1
-(3 rows)
-
 -- the same in a subtransaction rolled back to its savepoint
 BEGIN;
 SAVEPOINT s;
 DELETE FROM kc_parent WHERE c = 'zed';
 SELECT count(*) FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0);
- count 
--------
-     2
-(1 row)
-
 ROLLBACK TO SAVEPOINT s;
 SELECT answer, rank FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0) ORDER BY rank, answer;
- answer | rank 
---------+------
- bart   |    1
- lisa   |    1
- zed    |    1
-(3 rows)
-
 COMMIT;
 SELECT count(*) FROM kc_state;
- count 
--------
-     1
-(1 row)
 
 -- a change of the stored rules: parsed again, the graph kept
 SELECT count(*) FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0);
- count 
--------
-     3
-(1 row)
-
 DELETE FROM gpudl.mined_rules WHERE program = 'kc' AND target = 'sib' AND rule NOT LIKE '%parent(Z, X), parent(Z, Y)%';
 SELECT answer, rank, rules FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0) ORDER BY rank, answer;
- answer | rank |                    rules                     
---------+------+----------------------------------------------
- bart   |    1 | {"sib(X, Y) :- parent(Z, X), parent(Z, Y)."}
- lisa   |    1 | {"sib(X, Y) :- parent(Z, X), parent(Z, Y)."}
- zed    |    1 | {"sib(X, Y) :- parent(Z, X), parent(Z, Y)."}
-(3 rows)
-
 SELECT * FROM kc_state;
- program | entity_type | relations | entities | facts | rules | hits 
----------+-------------+-----------+----------+-------+-------+------
- kc      | text        |         2 |        9 |    12 |     1 |    2
-(1 row)
-
 SELECT count(*) FROM gpudl_mine('kc', 'sib', max_body => 2, commit => true);
- count 
--------
-     2
-(1 row)
-
 SELECT answer, rank FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0) ORDER BY rank, answer;
- answer | rank 
---------+------
- bart   |    1
- lisa   |    1
- zed    |    1
-(3 rows)
-
 SELECT * FROM kc_state;
- program | entity_type | relations | entities | facts | rules | hits 
----------+-------------+-----------+----------+-------+-------+------
- kc      | text        |         2 |        9 |    12 |     2 |    4
-(1 row)
 
 -- a change of the program: read again
 SELECT gpudl_add_rules('kc', 'half(X, Y) :- sib(X, Y), parent("homer", X).') > 0 AS added;
- added 
--------
- t
-(1 row)
-
 SELECT answer, rank FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0) ORDER BY rank, answer;
- answer | rank 
---------+------
- bart   |    1
- lisa   |    1
- zed    |    1
-(3 rows)
-
 SELECT * FROM kc_state;
- program | entity_type | relations | entities | facts | rules | hits 
----------+-------------+-----------+----------+-------+-------+------
- kc      | text        |         3 |        9 |    14 |     2 |    0
-(1 row)
+
+-- a program dropped and created again under its name (its version starts
+-- again at 1): read again
+SELECT program, hits FROM kc_state;
+SELECT gpudl_drop_program('kc');
+SELECT gpudl_create_program('kc');
+SELECT gpudl_bind('kc', 'sib', 'kc_sib');
+SELECT gpudl_bind('kc', 'parent', 'kc_parent');
+SELECT gpudl_add_rules('kc', 'half(X, Y) :- sib(X, Y), parent("marge", X).') > 0 AS added;
+SELECT gpudl_grant('kc', 'kgc_reader', 'use');
+SELECT gpudl_grant('kc', 'kgc_other', 'use');
+SELECT count(*) FROM gpudl_mine('kc', 'sib', max_body => 2, commit => true);
+-- the same version as the dropped program's, read again by the call above
+SELECT (SELECT version FROM gpudl.programs WHERE name = 'kc') AS version, relations, hits FROM kc_state;
+SELECT answer, rank FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0) ORDER BY rank, answer;
+SELECT (SELECT version FROM gpudl.programs WHERE name = 'kc') AS version, * FROM kc_state;
 
 -- a kept graph answers as one read for the call, query by query and for a whole split
 CREATE TABLE kc_split AS SELECT 'sib'::text AS r, p AS s, NULL::text AS o FROM (SELECT DISTINCT c AS p FROM kc_parent) x
   UNION ALL SELECT 'half', NULL, 'lisa' UNION ALL SELECT 'parent', 'homer', NULL;
 CREATE TABLE kc_kept AS SELECT * FROM gpudl_predict('kc', NULL, 'kc_split', "limit" => 0);
 SELECT hits > 0 AS reused FROM kc_state;
- reused 
---------
- t
-(1 row)
-
 SET gpudl.kg_cache = off;
 CREATE TABLE kc_read AS SELECT * FROM gpudl_predict('kc', NULL, 'kc_split', "limit" => 0);
 SELECT count(*) FROM kc_state;
- count 
--------
-     0
-(1 row)
-
 RESET gpudl.kg_cache;
 SELECT count(*) > 10 AS many, count(*) FILTER (WHERE r IS NULL) AS only_kept,
        count(*) FILTER (WHERE k IS NULL) AS only_read
   FROM (SELECT row(k.*) AS k, row(r.*) AS r FROM kc_kept k FULL JOIN kc_read r
         ON (k.query, k.answer, k.score, k.rank, k.rules) = (r.query, r.answer, r.score, r.rank, r.rules)) j;
- many | only_kept | only_read 
-------+-----------+-----------
- t    |         0 |         0
-(1 row)
 
 -- another role: its own graph, never the one kept for the owner
 SET ROLE kgc_reader;
 SELECT count(*) FROM kc_state;
- count 
--------
-     0
-(1 row)
-
 SELECT answer, rank FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0) ORDER BY rank, answer;
- answer | rank 
---------+------
- bart   |    1
- lisa   |    1
- zed    |    1
-(3 rows)
-
 SELECT program, hits FROM kc_state;
- program | hits 
----------+------
- kc      |    0
-(1 row)
-
 RESET ROLE;
 -- a role that may use the program but not read its tables is refused, kept graph or not
 SELECT count(*) FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0);
- count 
--------
-     3
-(1 row)
-
 SET ROLE kgc_other;
 SELECT count(*) FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0);
-ERROR:  permission denied for table kc_sib
-CONTEXT:  SQL statement "SELECT a, b FROM public.kc_sib"
 RESET ROLE;
 -- the reader loses SELECT: refused at once, although this session read the graph for it
 SET ROLE kgc_reader;
 SELECT count(*) FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0);
- count 
--------
-     3
-(1 row)
-
 RESET ROLE;
 REVOKE SELECT ON kc_parent FROM kgc_reader;
 SET ROLE kgc_reader;
 SELECT count(*) FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0);
-ERROR:  permission denied for table kc_parent
-CONTEXT:  SQL statement "SELECT p, c FROM public.kc_parent"
 RESET ROLE;
+
 -- row-level security for the caller: read per call, rows as the policy shows them
 GRANT SELECT ON kc_parent TO kgc_reader;
 SET ROLE kgc_reader;
 SELECT count(*) FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0);
- count 
--------
-     3
-(1 row)
-
 SELECT count(*) FROM kc_state;
- count 
--------
-     1
-(1 row)
-
 RESET ROLE;
 ALTER TABLE kc_parent ENABLE ROW LEVEL SECURITY;
 CREATE POLICY kc_no_homer ON kc_parent FOR SELECT TO kgc_reader USING (p <> 'homer');
 SET ROLE kgc_reader;
 SELECT answer, rank FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0) ORDER BY rank, answer;
- answer | rank 
---------+------
- bart   |    1
- lisa   |    1
-(2 rows)
-
 SELECT count(*) FROM kc_state;
- count 
--------
-     0
-(1 row)
-
 RESET ROLE;
 ALTER TABLE kc_parent DISABLE ROW LEVEL SECURITY;
+
 -- a disabled change trigger: changes are no longer counted, nothing is kept
 ALTER TABLE kc_sib DISABLE TRIGGER gpudl_cache_invalidate;
 SELECT count(*) FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0);
- count 
--------
-     3
-(1 row)
-
 SELECT count(*) FROM kc_state;
- count 
--------
-     0
-(1 row)
-
 ALTER TABLE kc_sib ENABLE TRIGGER gpudl_cache_invalidate;
+
 -- gpudl_mine reuses the graph too
 SELECT count(*) FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0);
- count 
--------
-     3
-(1 row)
-
 SELECT count(*) > 0 AS mined FROM gpudl_mine('kc', 'sib', max_body => 2);
- mined 
--------
- t
-(1 row)
-
 SELECT hits FROM kc_state;
- hits 
-------
-    1
-(1 row)
 
 -- a graph of views over one loaded table (how bench/kg/load.sql binds a
 -- knowledge graph): kept, and read again when the table changes or a view
@@ -411,143 +163,31 @@ CREATE VIEW kc_v_parent AS SELECT h, t FROM kc_triples WHERE r = 'parent';
 CREATE VIEW kc_v_sib AS SELECT h, t FROM kc_triples WHERE r = 'sib';
 CREATE VIEW kc_v_sib2 AS SELECT * FROM kc_v_sib;
 SELECT gpudl_create_program('kv');
- gpudl_create_program 
-----------------------
- kv
-(1 row)
-
 SELECT gpudl_bind('kv', 'parent', 'kc_v_parent');
- gpudl_bind 
-------------
- 
-(1 row)
-
 SELECT gpudl_bind('kv', 'sib', 'kc_v_sib2');
- gpudl_bind 
-------------
- 
-(1 row)
-
 SELECT count(*) FROM gpudl_mine('kv', 'sib', max_body => 2, commit => true);
- count 
--------
-     2
-(1 row)
-
 SELECT count(*) FROM gpudl_predict('kv', 'sib', 'sib("maggie", Y)', "limit" => 0);
- count 
--------
-     3
-(1 row)
-
 SELECT count(*) FROM kc_state;
- count 
--------
-     0
-(1 row)
-
 SELECT gpudl_load('kc_triples') > 0 AS loaded;
- loaded 
---------
- t
-(1 row)
-
 SELECT answer FROM gpudl_predict('kv', 'sib', 'sib("maggie", Y)', "limit" => 0) ORDER BY answer;
- answer 
---------
- bart
- lisa
- zed
-(3 rows)
-
 SELECT answer FROM gpudl_predict('kv', 'sib', 'sib("maggie", Y)', "limit" => 0) ORDER BY answer;
- answer 
---------
- bart
- lisa
- zed
-(3 rows)
-
 SELECT program, facts, hits FROM kc_state;
- program | facts | hits 
----------+-------+------
- kv      |    12 |    1
-(1 row)
-
 INSERT INTO kc_triples VALUES ('homer', 'parent', 'yan');
 SELECT answer FROM gpudl_predict('kv', 'sib', 'sib("maggie", Y)', "limit" => 0) ORDER BY answer;
- answer 
---------
- bart
- lisa
- yan
- zed
-(4 rows)
-
 SELECT program, facts, hits FROM kc_state;
- program | facts | hits 
----------+-------+------
- kv      |    13 |    0
-(1 row)
-
 CREATE OR REPLACE VIEW kc_v_parent AS SELECT h, t FROM kc_triples WHERE r = 'parent' AND t <> 'yan';
 SELECT answer FROM gpudl_predict('kv', 'sib', 'sib("maggie", Y)', "limit" => 0) ORDER BY answer;
- answer 
---------
- bart
- lisa
- zed
-(3 rows)
-
 SELECT program, facts, hits FROM kc_state;
- program | facts | hits 
----------+-------+------
- kv      |    12 |    0
-(1 row)
-
 CREATE OR REPLACE VIEW kc_v_parent AS SELECT h, t FROM kc_triples WHERE r = 'parent' AND now() > '2000-01-01';
 SELECT count(*) FROM gpudl_predict('kv', 'sib', 'sib("maggie", Y)', "limit" => 0);
- count 
--------
-     4
-(1 row)
-
 SELECT count(*) FROM kc_state;
- count 
--------
-     0
-(1 row)
-
 SELECT gpudl_unload('kc_triples');
- gpudl_unload 
---------------
- 
-(1 row)
-
 SELECT gpudl_drop_program('kv');
- gpudl_drop_program 
---------------------
- 
-(1 row)
-
 DROP TABLE kc_triples CASCADE;
-NOTICE:  drop cascades to 3 other objects
-DETAIL:  drop cascades to view kc_v_parent
-drop cascades to view kc_v_sib
-drop cascades to view kc_v_sib2
+
 DROP VIEW kc_state;
 SELECT gpudl_unload('kc_parent'), gpudl_unload('kc_sib');
- gpudl_unload | gpudl_unload 
---------------+--------------
-              | 
-(1 row)
-
 SELECT gpudl_drop_program('kc');
- gpudl_drop_program 
---------------------
- 
-(1 row)
-
 DROP TABLE kc_parent, kc_sib, kc_split, kc_kept, kc_read;
 DROP ROLE kgc_reader;
 DROP ROLE kgc_other;
