@@ -134,9 +134,11 @@ commit_rules(GpudlKg *kg, const char *target, const GdlMineResult *res, char **t
 		if (SPI_execute_with_args("SELECT pg_catalog.pg_advisory_xact_lock(" CppAsString2(GPUDL_MINED_RULES_LOCK)
 								  ", pg_catalog.hashtext($1))", 1, dtypes, dv, NULL, false, 0) != SPI_OK_SELECT)
 			elog(ERROR, "gpudl: could not lock the mined rules");
+		/* the DELETE statement counts the change (even of no row), the INSERTs do not */
 		if (SPI_execute_with_args("DELETE FROM gpudl.mined_rules WHERE program = $1 AND target = ANY($2)",
 								  2, dtypes, dv, NULL, false, 0) != SPI_OK_DELETE)
 			elog(ERROR, "gpudl: could not replace the mined rules");
+		gpudl_change_count_paused = true;
 		plan = SPI_prepare("INSERT INTO gpudl.mined_rules(program, target, rule, support, head_coverage, "
 						   "std_confidence, pca_confidence, body_size, pca_body_size, nbody, params) "
 						   "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb)", 11, itypes);
@@ -161,10 +163,12 @@ commit_rules(GpudlKg *kg, const char *target, const GdlMineResult *res, char **t
 			if ((i & 1023) == 0)
 				CHECK_FOR_INTERRUPTS();
 		}
+		gpudl_change_count_paused = false;
 		SPI_finish();
 	}
 	PG_FINALLY();
 	{
+		gpudl_change_count_paused = false;
 		gpudl_catalog_write_depth--;
 	}
 	PG_END_TRY();

@@ -173,6 +173,15 @@ extern void gpudl_load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlCol
 extern void gpudl_predicate_rows(GdlAnalysis *analysis, GdlPlan **plan, GdlDict *dict,
 								 const GdlPred *p, GdlColumns *out);
 
+/*
+ * While set, the change-count trigger (gpudl._cache_invalidate) counts
+ * nothing: a writer of many rows one statement each (gpudl_mine's commit)
+ * counts its change once with one statement of its own instead of once per
+ * row (an UPDATE of one row per INSERT made committing 100,000 rules take
+ * minutes).  pg_cache.c.
+ */
+extern bool gpudl_change_count_paused;
+
 /* Serve a predicate from a table loaded with gpudl_load (pg_cache.c). */
 extern bool gpudl_cache_read(const GdlPred *pred, GdlDict *dict, GdlColumns *out);
 extern bool gpudl_cache_resident(const GdlPred *pred, const struct GdlBackend *bk, GdlDict *dict,

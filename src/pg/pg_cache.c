@@ -51,6 +51,9 @@ PG_FUNCTION_INFO_V1(gpudl_unload);
 PG_FUNCTION_INFO_V1(gpudl_cache_status);
 PG_FUNCTION_INFO_V1(gpudl_cache_invalidate);
 
+/* See gpudl_run.h. */
+bool		gpudl_change_count_paused = false;
+
 typedef struct CacheEntry
 {
 	Oid			relid;			/* hash key */
@@ -648,6 +651,8 @@ gpudl_cache_invalidate(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("gpudl._cache_invalidate must be called as a trigger")));
+	if (gpudl_change_count_paused)
+		return PointerGetDatum(NULL);
 	values[0] = ObjectIdGetDatum(RelationGetRelid(td->tg_relation));
 	SPI_connect();
 	if (SPI_execute_with_args("UPDATE gpudl.table_changes SET changes = changes + 1 WHERE relid = $1",
