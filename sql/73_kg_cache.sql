@@ -178,6 +178,13 @@ SELECT program, facts, hits FROM kc_state;
 CREATE OR REPLACE VIEW kc_v_parent AS SELECT h, t FROM kc_triples WHERE r = 'parent' AND t <> 'yan';
 SELECT answer FROM gpudl_predict('kv', 'sib', 'sib("maggie", Y)', "limit" => 0) ORDER BY answer;
 SELECT program, facts, hits FROM kc_state;
+-- a call whose queries call gpudl_predict on another program: the inner
+-- call replaces the kept graph while the outer one still answers from it
+SELECT count(*) FROM gpudl_predict('kc', NULL, 'kc_split', "limit" => 0);
+SELECT count(*) FROM gpudl_predict('kc', NULL,
+  $$SELECT r, s, o FROM kc_split WHERE (SELECT count(*) FROM gpudl_predict('kv', 'sib', 'sib("maggie", Y)', "limit" => 0)) > 0$$,
+  "limit" => 0);
+SELECT program FROM kc_state;
 CREATE OR REPLACE VIEW kc_v_parent AS SELECT h, t FROM kc_triples WHERE r = 'parent' AND now() > '2000-01-01';
 SELECT count(*) FROM gpudl_predict('kv', 'sib', 'sib("maggie", Y)', "limit" => 0);
 SELECT count(*) FROM kc_state;
