@@ -59,6 +59,7 @@ typedef struct CacheEntry
 	Oid			relid;			/* hash key */
 	bool		valid;			/* false when the copy must be made again */
 	int64		changes;		/* gpudl.table_changes count the copy was made at */
+	bool		provisional;	/* made by a transaction that wrote: not valid if it aborts */
 	MemoryContext cxt;
 	int			natts;			/* attributes of the table when loaded */
 	int64_t   **cols;			/* per attnum - 1; NULL for unsupported types */
@@ -77,6 +78,49 @@ typedef struct CacheEntry
 
 static HTAB *cache = NULL;
 
+/*
+ * A copy made by a transaction that had written anything may hold that
+ * transaction's uncommitted rows, at its uncommitted count; if it aborts,
+ * the count goes back and another session's change can bring it to the
+ * same number with other rows.  Such copies are made again after an abort
+ * (of the transaction, or of any subtransaction: conservative), and are
+ * ordinary copies once it commits.
+ */
+static void
+settle_provisional(bool aborted)
+{
+	HASH_SEQ_STATUS seq;
+	CacheEntry *e;
+
+	if (cache == NULL)
+		return;
+	hash_seq_init(&seq, cache);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		if (e->provisional)
+		{
+			if (aborted)
+				e->valid = false;
+			else
+				e->provisional = false;
+		}
+}
+
+static void
+cache_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		settle_provisional(true);
+	else if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT)
+		settle_provisional(false);
+}
+
+static void
+cache_subxact_callback(SubXactEvent event, SubTransactionId mySubid, SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		settle_provisional(true);
+}
+
 /* Create the session's cache table on first use. */
 static void
 cache_init(void)
@@ -90,6 +134,8 @@ cache_init(void)
 	hc.entrysize = sizeof(CacheEntry);
 	hc.hcxt = CacheMemoryContext;
 	cache = hash_create("gpudl table cache", 16, &hc, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	RegisterXactCallback(cache_xact_callback, NULL);
+	RegisterSubXactCallback(cache_subxact_callback, NULL);
 }
 
 /* Forget an entry and free its buffers. */
@@ -242,6 +288,7 @@ cache_fill(Oid relid)
 	int			i,
 				k = 0;
 	int		   *attnos;
+	int64		changes;
 	const char *name = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
 												  RelationGetRelationName(rel));
 
@@ -253,6 +300,8 @@ cache_fill(Oid relid)
 		MemoryContextDelete(e->cxt);
 	memset(((char *) e) + sizeof(Oid), 0, sizeof(CacheEntry) - sizeof(Oid));
 	e->cxt = AllocSetContextCreate(CacheMemoryContext, "gpudl cached table", ALLOCSET_DEFAULT_SIZES);
+	/* the count first: a change committed while the rows are read costs a read, never a stale copy */
+	changes = table_changes(relid);
 	old = MemoryContextSwitchTo(e->cxt);
 	PG_TRY();
 	{
@@ -292,7 +341,8 @@ cache_fill(Oid relid)
 			e->rescol[attnos[i]] = i;
 		make_resident(e, NULL, k, &cols);
 		e->loaded_at = GetCurrentTimestamp();
-		e->changes = table_changes(relid);
+		e->changes = changes;
+		e->provisional = GetTopTransactionIdIfAny() != InvalidTransactionId;
 		e->valid = true;
 	}
 	PG_CATCH();

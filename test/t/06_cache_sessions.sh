@@ -38,6 +38,27 @@ grep -qx "during 3" /tmp/gpudl_cache_a.out || { echo "saw an uncommitted change"
 grep -qx "after 6" /tmp/gpudl_cache_a.out || { echo "read a stale copy after another session's commit"; exit 1; }
 grep -qx "served 3" /tmp/gpudl_cache_a.out || { echo "queries were not served from the cache"; exit 1; }
 
+# ---- a copy made in a transaction that rolls back, then another session's
+# change bringing the count back to the same number: made again
+fifo=$(mktemp -u); mkfifo "$fifo"
+big="SELECT coalesce(string_agg(a::text, ',' ORDER BY a), '') FROM gpudl_query('p', 'path(X, Y)') AS t(a int, b int) WHERE a >= 10"
+psql -X -At -d $db <"$fifo" >/tmp/gpudl_cache_rb.out 2>&1 &
+exec 3>"$fifo"
+echo "SELECT 'load ' || gpudl_load('edge');" >&3
+echo "BEGIN; INSERT INTO edge VALUES (10, 11); SELECT 'in xact ' || ($big); ROLLBACK;" >&3
+sleep 1
+psql -X -q -d $db -c "INSERT INTO edge VALUES (20, 21)"
+echo "SELECT 'after ' || ($big);" >&3
+echo "SELECT 'served ' || value FROM gpudl_stats() WHERE name = 'cache_reads';" >&3
+exec 3>&-
+wait
+rm -f "$fifo"
+cat /tmp/gpudl_cache_rb.out
+grep -qx "in xact 10" /tmp/gpudl_cache_rb.out || { echo "rollback case: the transaction did not see its own row"; exit 1; }
+grep -qx "after 20" /tmp/gpudl_cache_rb.out || { echo "rollback case: a copy of a rolled-back change was served"; exit 1; }
+grep -qx "served 2" /tmp/gpudl_cache_rb.out || { echo "rollback case: the queries were not served from the cache"; exit 1; }
+psql -X -q -d $db -c "DELETE FROM edge WHERE a >= 10"
+
 # ---- a knowledge graph kept between calls (pg_kg_cache.c)
 psql -X -q -v ON_ERROR_STOP=1 -d $db >/dev/null <<'SQL'
 CREATE TABLE parent(p text, c text);
