@@ -10,7 +10,10 @@
  * DELETE or TRUNCATE in gpudl.table_changes (transactional: other sessions
  * see the count when the change commits, this session at once, and a rolled
  * back change rolls the count back); a run compares the count with the one
- * its copy was made at, and reloads when they differ.  Reads
+ * its copy was made at, and reloads when they differ.  The count is read
+ * before the rows, and a copy made by a transaction that wrote is made
+ * again if that transaction aborts (its count may come back with other
+ * rows).  Reads
  * from the cache check the caller's SELECT privilege each time; tables with
  * row-level security are not cached (rows depend on the reader).
  *
