@@ -149,6 +149,20 @@ SELECT count(*) FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0
 SELECT count(*) FROM kc_state;
 ALTER TABLE kc_sib ENABLE TRIGGER gpudl_cache_invalidate;
 
+-- a relation the graph leaves out: its NOTICE once per call, read or kept
+CREATE TABLE kc_loc(p text, at point);
+INSERT INTO kc_loc VALUES ('bart', '(1,2)');
+SELECT gpudl_bind('kc', 'loc', 'kc_loc');
+SELECT gpudl_load('kc_loc') AS loaded;
+SET client_min_messages = notice;
+SELECT count(*) FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0);
+SELECT count(*) FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0);
+RESET client_min_messages;
+SELECT program, hits FROM kc_state;
+DELETE FROM gpudl.bindings WHERE program = 'kc' AND predicate = 'loc';
+SELECT gpudl_unload('kc_loc');
+DROP TABLE kc_loc;
+
 -- gpudl_mine reuses the graph too
 SELECT count(*) FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0);
 SELECT count(*) > 0 AS mined FROM gpudl_mine('kc', 'sib', max_body => 2);

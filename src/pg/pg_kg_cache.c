@@ -150,7 +150,7 @@ kg_subxact_callback(SubXactEvent event, SubTransactionId mySubid, SubTransaction
 		drop_entry();
 }
 
-/* Sort relids with their columns' types alongside. */
+/* Relids in ascending order: a stamp lists its tables so. */
 static int
 kg_oid_cmp(const void *a, const void *b)
 {
@@ -440,12 +440,18 @@ reset_rules(KgCacheEntry *e)
 GpudlKg *
 gpudl_kg_acquire(const char *program, const char *target)
 {
+	/*
+	 * Prepared once, in a context of its own under the call's: freed with
+	 * the call when the graph is not kept (or an error ends the call),
+	 * deleted at once on a hit, moved under CacheMemoryContext when kept.
+	 */
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "gpudl knowledge graph",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
 	GpudlKg    *kg = gpudl_kg_prepare(program, target);
 	KgStamp		st;
-	MemoryContext cxt;
-	MemoryContext old;
-	GpudlKg    *kept;
 
+	MemoryContextSwitchTo(old);
 	if (!callbacks_set)
 	{
 		RegisterXactCallback(kg_xact_callback, NULL);
@@ -456,11 +462,14 @@ gpudl_kg_acquire(const char *program, const char *target)
 	{
 		/* the session keeps the last graph read: this one is not kept */
 		drop_entry();
+		old = MemoryContextSwitchTo(cxt);
 		gpudl_kg_read(kg);
+		MemoryContextSwitchTo(old);
 		return kg;
 	}
 	if (entry != NULL && stamp_matches(&entry->stamp, &st, entry->kg->program, program))
 	{
+		MemoryContextDelete(cxt);
 		entry->hits++;
 		if (entry->stamp.rules_changes != st.rules_changes || st.rules_changes < 0)
 		{
@@ -473,33 +482,21 @@ gpudl_kg_acquire(const char *program, const char *target)
 	}
 	drop_entry();
 
-	/* read again, into a context of its own, freed if reading fails */
-	cxt = AllocSetContextCreate(CacheMemoryContext, "gpudl knowledge graph", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
-	PG_TRY();
-	{
-		kept = gpudl_kg_prepare(program, target);
-		gpudl_kg_read(kept);
-	}
-	PG_CATCH();
-	{
-		MemoryContextSwitchTo(old);
-		MemoryContextDelete(cxt);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
+	gpudl_kg_read(kg);
 	entry = palloc0(sizeof(KgCacheEntry));
 	entry->cxt = cxt;
 	copy_stamp(&entry->stamp, &st);
-	entry->kg = kept;
-	entry->rules = palloc0(sizeof(GpudlKgRules *) * (kept->nrels + 1));
-	entry->rules_read = palloc0(sizeof(bool) * (kept->nrels + 1));
+	entry->kg = kg;
+	entry->rules = palloc0(sizeof(GpudlKgRules *) * (kg->nrels + 1));
+	entry->rules_read = palloc0(sizeof(bool) * (kg->nrels + 1));
 	entry->built_at = GetCurrentTimestamp();
 	entry->provisional = GetTopTransactionIdIfAny() != InvalidTransactionId;
-	kept->cached = true;
+	kg->cached = true;
 	MemoryContextSwitchTo(old);
+	MemoryContextSetParent(cxt, CacheMemoryContext);
 	in_use++;
-	return kept;
+	return kg;
 }
 
 /* See gpudl_kg.h. */
