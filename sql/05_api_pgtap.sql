@@ -6,7 +6,7 @@
 \pset pager off
 SET client_min_messages = warning;
 LOAD 'gpudl';  -- settings exist once the library is loaded
-SELECT plan(119);
+SELECT plan(123);
 
 -- schema layout: functions in the extension's schema, catalog in gpudl
 SELECT has_schema('gpudl');
@@ -177,6 +177,15 @@ SELECT is(pg_get_function_arguments('gpudl_predict(text,text,text,text,boolean,i
 SELECT is(pg_get_function_result('gpudl_predict(text,text,text,text,boolean,int,int,float8,float8,text,float8,boolean,int)'::regprocedure),
     'TABLE(query text, answer text, score double precision, rank bigint, rules text[])',
     'gpudl_predict result columns');
+-- 0.6: the knowledge graph kept between calls
+SELECT is(pg_get_function_result('gpudl_kg_cache_status()'::regprocedure),
+    'SETOF record', 'gpudl_kg_cache_status returns rows');
+SELECT is(pg_get_function_arguments('gpudl_kg_cache_status()'::regprocedure),
+    'OUT program text, OUT entity_type text, OUT relations integer, OUT entities bigint, OUT facts bigint, '
+    'OUT rules bigint, OUT bytes bigint, OUT hits bigint, OUT built_at timestamp with time zone',
+    'gpudl_kg_cache_status columns');
+SELECT has_trigger('gpudl', 'mined_rules', 'gpudl_cache_invalidate', 'the changes of gpudl.mined_rules are counted');
+SELECT is(current_setting('gpudl.kg_cache'), 'on', 'gpudl.kg_cache defaults to on');
 SELECT function_returns('public', 'gpudl_commit_rule', ARRAY['text', 'text'], 'bigint');
 SELECT function_returns('public', 'gpudl_sample_false_positives', ARRAY['text', 'text', 'text', 'integer'], 'setof record');
 SELECT is(pg_get_function_result('gpudl_derivations(text,text)'::regprocedure),
