@@ -252,8 +252,6 @@ typedef struct SplitRules
 	const GpudlMineArgs *margs;
 	GdlMineResult *mined;		/* every relation's, NULL until needed */
 	RelRules   *of;				/* per graph relation */
-	int			stored_read;	/* the relation whose stored rules are read (-1: none) */
-	GpudlKgRules *stored;		/* and those rules */
 } SplitRules;
 
 /* The rules of relation rel (its stored rules, else the mined ones with that head). */
@@ -266,8 +264,7 @@ split_rules(SplitRules *sr, int rel)
 
 	if (rr->ready)
 		return rr;
-	stored = rel == sr->stored_read ? sr->stored : gpudl_kg_rules(sr->kg, rel);
-	if (stored != NULL)
+	if ((stored = gpudl_kg_rules(sr->kg, rel)) != NULL)
 	{
 		rr->rules = stored->rules;
 		rr->nrules = stored->nrules;
@@ -499,7 +496,6 @@ gpudl_predict(PG_FUNCTION_ARGS)
 	gpudl_progress_phase("rules");
 	memset(&one, 0, sizeof(one));
 	memset(&split, 0, sizeof(split));
-	split.stored_read = -1;
 	if (target == NULL && !is_table)
 	{
 		/* a goal names its relation: the target */
@@ -519,9 +515,7 @@ gpudl_predict(PG_FUNCTION_ARGS)
 		split.margs = &margs;
 		split.of = palloc0(sizeof(RelRules) * (kg->nrels + 1));
 		/* the stored rules, else those mined for the target alone */
-		split.stored_read = rel;
-		split.stored = gpudl_kg_rules(kg, rel);
-		if (split.stored == NULL)
+		if (gpudl_kg_rules(kg, rel) == NULL)
 			split.mined = gpudl_kg_mine(kg, target, &margs);
 		one = *split_rules(&split, rel);
 	}

@@ -42,6 +42,11 @@ typedef struct GpudlKg
 	GpudlKgCandidate *cand;
 	char	   *left_notice;	/* those left out of the graph, or NULL */
 	bool		cached;			/* kept between calls (pg_kg_cache.c) */
+	/* each relation's stored rules, parsed on first use (gpudl_kg_rules) */
+	MemoryContext rules_cxt;	/* NULL until some are */
+	struct GpudlKgRules **rules;
+	bool	   *rules_read;
+	int64		nrules_parsed;
 } GpudlKg;
 
 /*
@@ -133,12 +138,12 @@ extern void gpudl_mine_args_check(const GpudlMineArgs *a);
 extern GdlMineResult *gpudl_kg_mine(GpudlKg *kg, const char *target, const GpudlMineArgs *a);
 
 /*
- * The rules stored by gpudl_mine(commit => true) for program and target
- * (pg_kg_rules.c), as rules of kg's graph; *texts gets each rule's text.
- * Returns false when none are stored.  Rules over relations no longer in
- * the graph are skipped with a NOTICE.
+ * The rules stored by gpudl_mine(commit => true) for relation rel of the
+ * graph (pg_kg_rules.c), as rules of the graph with their texts, in the
+ * current memory context; NULL when none are stored.  Rules over relations
+ * no longer in the graph are skipped with a NOTICE.  Callers use
+ * gpudl_kg_rules, which parses them once per graph.
  */
-extern bool gpudl_kg_stored_rules(GpudlKg *kg, const char *target, GdlMineRule **rules,
-								  int64 *nrules, char ***texts);
+extern GpudlKgRules *gpudl_kg_stored_rules(GpudlKg *kg, int rel);
 
 #endif							/* GPUDL_KG_H */

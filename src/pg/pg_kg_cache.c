@@ -69,12 +69,8 @@ typedef struct KgStamp
 typedef struct KgCacheEntry
 {
 	MemoryContext cxt;			/* holds the entry, its graph and stamp */
-	MemoryContext rules_cxt;	/* the parsed rules, NULL until some are */
 	KgStamp		stamp;
-	GpudlKg    *kg;
-	GpudlKgRules **rules;		/* per graph relation */
-	bool	   *rules_read;
-	int64		rules_kept;
+	GpudlKg    *kg;				/* with the stored rules it parsed */
 	bool		provisional;	/* made in a transaction that wrote */
 	int64		hits;
 	TimestampTz built_at;
@@ -148,16 +144,6 @@ kg_subxact_callback(SubXactEvent event, SubTransactionId mySubid, SubTransaction
 {
 	if (event == SUBXACT_EVENT_ABORT_SUB && entry != NULL && entry->provisional)
 		drop_entry();
-}
-
-/* Relids in ascending order: a stamp lists its tables so. */
-static int
-kg_oid_cmp(const void *a, const void *b)
-{
-	Oid			x = *(const Oid *) a,
-				y = *(const Oid *) b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* Add a table to the list unless it is there. */
@@ -323,7 +309,7 @@ make_stamp(GpudlKg *kg, KgStamp *st)
 				relids[kept++] = relids[i];
 		n = kept;
 	}
-	qsort(relids, n, sizeof(Oid), kg_oid_cmp);
+	qsort(relids, n, sizeof(Oid), oid_cmp);	/* a stamp lists its tables in order */
 	initStringInfo(&cols);
 	appendStringInfoString(&cols, views.data);
 	for (int i = 0; i < n && ok; i++)
@@ -424,16 +410,16 @@ copy_stamp(KgStamp *dst, const KgStamp *src)
 	dst->columns = pstrdup(src->columns);
 }
 
-/* Forget the parsed rules (the stored ones changed). */
+/* Forget the stored rules a graph parsed (they changed). */
 static void
-reset_rules(KgCacheEntry *e)
+forget_rules(GpudlKg *kg)
 {
-	if (e->rules_cxt != NULL)
-		MemoryContextDelete(e->rules_cxt);
-	e->rules_cxt = NULL;
-	e->rules_kept = 0;
-	memset(e->rules, 0, sizeof(GpudlKgRules *) * (e->kg->nrels + 1));
-	memset(e->rules_read, 0, sizeof(bool) * (e->kg->nrels + 1));
+	if (kg->rules_cxt != NULL)
+		MemoryContextDelete(kg->rules_cxt);
+	kg->rules_cxt = NULL;
+	kg->rules = NULL;
+	kg->rules_read = NULL;
+	kg->nrules_parsed = 0;
 }
 
 /* See gpudl_kg.h. */
@@ -473,7 +459,7 @@ gpudl_kg_acquire(const char *program, const char *target)
 		entry->hits++;
 		if (entry->stamp.rules_changes != st.rules_changes || st.rules_changes < 0)
 		{
-			reset_rules(entry);
+			forget_rules(entry->kg);
 			entry->stamp.rules_changes = st.rules_changes;
 		}
 		gpudl_kg_left_notice(entry->kg, target);
@@ -488,8 +474,6 @@ gpudl_kg_acquire(const char *program, const char *target)
 	entry->cxt = cxt;
 	copy_stamp(&entry->stamp, &st);
 	entry->kg = kg;
-	entry->rules = palloc0(sizeof(GpudlKgRules *) * (kg->nrels + 1));
-	entry->rules_read = palloc0(sizeof(bool) * (kg->nrels + 1));
 	entry->built_at = GetCurrentTimestamp();
 	entry->provisional = GetTopTransactionIdIfAny() != InvalidTransactionId;
 	kg->cached = true;
@@ -509,60 +493,46 @@ gpudl_kg_release(GpudlKg *kg)
 		free_dropped();
 }
 
-/* The stored rules of relation rel, parsed into the current memory context. */
-static GpudlKgRules *
-parse_stored(GpudlKg *kg, int rel)
-{
-	GpudlKgRules *kr = palloc0(sizeof(GpudlKgRules));
-	char	  **texts;
-
-	if (!gpudl_kg_stored_rules(kg, kg->rels[rel].name, &kr->rules, &kr->nrules, &texts))
-	{
-		pfree(kr);
-		return NULL;
-	}
-	kr->texts = palloc(sizeof(Datum) * (kr->nrules + 1));
-	for (int64 i = 0; i < kr->nrules; i++)
-	{
-		kr->texts[i] = CStringGetTextDatum(texts[i]);
-		pfree(texts[i]);
-	}
-	pfree(texts);
-	return kr;
-}
-
-/* See gpudl_kg.h. */
+/*
+ * See gpudl_kg.h.  Each relation's stored rules are parsed once per graph,
+ * into a context of their own under it (forgotten when the stored rules
+ * change); a kept graph that parses them in a transaction that wrote is
+ * dropped if it aborts, like one read then.
+ */
 GpudlKgRules *
 gpudl_kg_rules(GpudlKg *kg, int rel)
 {
 	MemoryContext old;
 
-	if (!kg->cached || entry == NULL || entry->kg != kg || entry->stamp.rules_changes < 0)
-		return parse_stored(kg, rel);
-	if (entry->rules_read[rel])
-		return entry->rules[rel];
-	if (entry->rules_cxt == NULL)
-		entry->rules_cxt = AllocSetContextCreate(entry->cxt, "gpudl mined rules", ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(entry->rules_cxt);
+	if (kg->rules_read != NULL && kg->rules_read[rel])
+		return kg->rules[rel];
+	if (kg->rules_cxt == NULL)
+	{
+		kg->rules_cxt = AllocSetContextCreate(kg->cxt, "gpudl mined rules", ALLOCSET_DEFAULT_SIZES);
+		kg->rules = MemoryContextAllocZero(kg->rules_cxt, sizeof(GpudlKgRules *) * (kg->nrels + 1));
+		kg->rules_read = MemoryContextAllocZero(kg->rules_cxt, sizeof(bool) * (kg->nrels + 1));
+	}
+	old = MemoryContextSwitchTo(kg->rules_cxt);
 	PG_TRY();
 	{
-		entry->rules[rel] = parse_stored(kg, rel);
+		kg->rules[rel] = gpudl_kg_stored_rules(kg, rel);
 	}
 	PG_CATCH();
 	{
 		/* half-parsed rules are not kept: forget them all */
 		MemoryContextSwitchTo(old);
-		reset_rules(entry);
+		forget_rules(kg);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
 	MemoryContextSwitchTo(old);
-	entry->rules_read[rel] = true;
-	if (entry->rules[rel] != NULL)
-		entry->rules_kept += entry->rules[rel]->nrules;
-	if (GetTopTransactionIdIfAny() != InvalidTransactionId)
+	kg->rules_read[rel] = true;
+	if (kg->rules[rel] != NULL)
+		kg->nrules_parsed += kg->rules[rel]->nrules;
+	if (kg->cached && entry != NULL && entry->kg == kg &&
+		GetTopTransactionIdIfAny() != InvalidTransactionId)
 		entry->provisional = true;
-	return entry->rules[rel];
+	return kg->rules[rel];
 }
 
 /*
@@ -588,7 +558,7 @@ gpudl_kg_cache_status(PG_FUNCTION_ARGS)
 	v[2] = Int32GetDatum(gdl_mine_graph_nrels(entry->kg->graph));
 	v[3] = Int64GetDatum(gdl_mine_graph_nentities(entry->kg->graph));
 	v[4] = Int64GetDatum(facts);
-	v[5] = Int64GetDatum(entry->rules_kept);
+	v[5] = Int64GetDatum(entry->kg->nrules_parsed);
 	v[6] = Int64GetDatum((int64) MemoryContextMemAllocated(entry->cxt, true));
 	v[7] = Int64GetDatum(entry->hits);
 	v[8] = TimestampTzGetDatum(entry->built_at);

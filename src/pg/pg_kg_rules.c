@@ -186,21 +186,19 @@ parse_rule(GpudlKg *kg, const char *text, int head, GdlMineRule *out, const char
 }
 
 /* See gpudl_kg.h. */
-bool
-gpudl_kg_stored_rules(GpudlKg *kg, const char *target, GdlMineRule **rules, int64 *nrules,
-					  char ***texts)
+GpudlKgRules *
+gpudl_kg_stored_rules(GpudlKg *kg, int rel)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	MemoryContext parse_cxt;
 	Oid			argtypes[2] = {TEXTOID, TEXTOID};
 	Datum		args[2];
-	int			head = gpudl_kg_relation(kg, target, false);
+	GpudlKgRules *kr;
 	uint64		i,
 				n;
-	int64		kept = 0;
 
 	args[0] = CStringGetTextDatum(kg->program);
-	args[1] = CStringGetTextDatum(target);
+	args[1] = CStringGetTextDatum(kg->rels[rel].name);
 	SPI_connect();
 	if (SPI_execute_with_args("SELECT rule, support, body_size, pca_body_size, head_coverage, "
 							  "std_confidence, pca_confidence FROM gpudl.mined_rules "
@@ -209,6 +207,11 @@ gpudl_kg_stored_rules(GpudlKg *kg, const char *target, GdlMineRule **rules, int6
 		elog(ERROR, "gpudl: could not read gpudl.mined_rules");
 	n = SPI_processed;
 	MemoryContextSwitchTo(caller);
+	if (n == 0)
+	{
+		SPI_finish();
+		return NULL;
+	}
 	/*
 	 * Each rule is parsed in a context of its own, reset after it: only the
 	 * flat GdlMineRule and the text stay (a parse tree per rule kept 6 M
@@ -216,45 +219,46 @@ gpudl_kg_stored_rules(GpudlKg *kg, const char *target, GdlMineRule **rules, int6
 	 * the reset frees.
 	 */
 	parse_cxt = AllocSetContextCreate(caller, "gpudl mined rule", ALLOCSET_SMALL_SIZES);
-	*rules = palloc0(sizeof(GdlMineRule) * (n + 1));
-	*texts = palloc0(sizeof(char *) * (n + 1));
+	kr = palloc0(sizeof(GpudlKgRules));
+	kr->rules = palloc0(sizeof(GdlMineRule) * (n + 1));
+	kr->texts = palloc0(sizeof(Datum) * (n + 1));
 	for (i = 0; i < n; i++)
 	{
 		HeapTuple	tup = SPI_tuptable->vals[i];
 		TupleDesc	desc = SPI_tuptable->tupdesc;
 		bool		isnull;
-		char	   *rtext = TextDatumGetCString(SPI_getbinval(tup, desc, 1, &isnull));
-		GdlMineRule *r = &(*rules)[kept];
+		Datum		rule = SPI_getbinval(tup, desc, 1, &isnull);
+		GdlMineRule *r = &kr->rules[kr->nrules];
 		const char *why = NULL;
 		int64		held = gpudl_memory_held();
 		bool		ok;
 
 		MemoryContextSwitchTo(parse_cxt);
-		ok = parse_rule(kg, rtext, head, r, &why);
-		MemoryContextSwitchTo(caller);
+		ok = parse_rule(kg, TextDatumGetCString(rule), rel, r, &why);
 		if (!ok)
-		{
 			ereport(NOTICE,
-					(errmsg("mined rule \"%s\" of program \"%s\" is not used: %s", rtext, kg->program, why),
+					(errmsg("mined rule \"%s\" of program \"%s\" is not used: %s",
+							TextDatumGetCString(rule), kg->program, why),
 					 errhint("Mine the program again with gpudl_mine(..., commit => true).")));
-			memset(r, 0, sizeof(*r));
-		}
+		MemoryContextSwitchTo(caller);
 		MemoryContextReset(parse_cxt);
 		gpudl_memory_set_held(held);
 		if (!ok)
+		{
+			memset(r, 0, sizeof(*r));
 			continue;
+		}
 		r->support = DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull));
 		r->body_size = DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull));
 		r->pca_body_size = DatumGetInt64(SPI_getbinval(tup, desc, 4, &isnull));
 		r->head_coverage = DatumGetFloat8(SPI_getbinval(tup, desc, 5, &isnull));
 		r->std_confidence = DatumGetFloat8(SPI_getbinval(tup, desc, 6, &isnull));
 		r->pca_confidence = DatumGetFloat8(SPI_getbinval(tup, desc, 7, &isnull));
-		(*texts)[kept] = rtext;
-		kept++;
+		/* the text as the result's rules array holds it, copied out of SPI */
+		kr->texts[kr->nrules++] = PointerGetDatum(PG_DETOAST_DATUM_COPY(rule));
 		CHECK_FOR_INTERRUPTS();
 	}
 	MemoryContextDelete(parse_cxt);
 	SPI_finish();
-	*nrules = kept;
-	return n > 0;
+	return kr;
 }

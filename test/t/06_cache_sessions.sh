@@ -8,6 +8,14 @@ source "$(dirname "$0")/../../tools/pgenv.sh"
 set -e
 export PGOPTIONS="-c client_min_messages=warning"
 db=gpudl_cache_sessions
+# open_session OUT: a session (psql) running what is written to fd 3, its
+# output in OUT, until close_session
+open_session() {
+  fifo=$(mktemp -u); mkfifo "$fifo"
+  psql -X -At -d $db <"$fifo" >"$1" 2>&1 &
+  exec 3>"$fifo"
+}
+close_session() { exec 3>&-; wait; rm -f "$fifo"; }
 dropdb --if-exists $db; createdb $db
 psql -X -q -v ON_ERROR_STOP=1 -d $db <<'SQL'
 CREATE EXTENSION gpudl;
@@ -15,10 +23,8 @@ CREATE TABLE edge(a int, b int);
 INSERT INTO edge VALUES (1, 2), (2, 3);
 SELECT gpudl_create_program('p', 'path(X, Y) :- edge(X, Y). path(X, Z) :- path(X, Y), edge(Y, Z).');
 SQL
-fifo=$(mktemp -u); mkfifo "$fifo"
 # session A keeps the table loaded and answers a query whenever told to
-psql -X -At -d $db <"$fifo" >/tmp/gpudl_cache_a.out 2>&1 &
-exec 3>"$fifo"
+open_session /tmp/gpudl_cache_a.out
 echo "SELECT 'load ' || gpudl_load('edge');" >&3
 echo "SELECT 'count ' || gpudl_count('p', 'path(X, Y)');" >&3
 sleep 0.5
@@ -29,9 +35,7 @@ echo "SELECT 'during ' || gpudl_count('p', 'path(X, Y)');" >&3
 wait %2 2>/dev/null || sleep 1.2
 echo "SELECT 'after ' || gpudl_count('p', 'path(X, Y)');" >&3
 echo "SELECT 'served ' || value FROM gpudl_stats() WHERE name = 'cache_reads';" >&3
-exec 3>&-
-wait
-rm -f "$fifo"
+close_session
 cat /tmp/gpudl_cache_a.out
 grep -qx "count 3" /tmp/gpudl_cache_a.out || { echo "wrong first count"; exit 1; }
 grep -qx "during 3" /tmp/gpudl_cache_a.out || { echo "saw an uncommitted change"; exit 1; }
@@ -40,19 +44,15 @@ grep -qx "served 3" /tmp/gpudl_cache_a.out || { echo "queries were not served fr
 
 # ---- a copy made in a transaction that rolls back, then another session's
 # change bringing the count back to the same number: made again
-fifo=$(mktemp -u); mkfifo "$fifo"
 big="SELECT coalesce(string_agg(a::text, ',' ORDER BY a), '') FROM gpudl_query('p', 'path(X, Y)') AS t(a int, b int) WHERE a >= 10"
-psql -X -At -d $db <"$fifo" >/tmp/gpudl_cache_rb.out 2>&1 &
-exec 3>"$fifo"
+open_session /tmp/gpudl_cache_rb.out
 echo "SELECT 'load ' || gpudl_load('edge');" >&3
 echo "BEGIN; INSERT INTO edge VALUES (10, 11); SELECT 'in xact ' || ($big); ROLLBACK;" >&3
 sleep 1
 psql -X -q -d $db -c "INSERT INTO edge VALUES (20, 21)"
 echo "SELECT 'after ' || ($big);" >&3
 echo "SELECT 'served ' || value FROM gpudl_stats() WHERE name = 'cache_reads';" >&3
-exec 3>&-
-wait
-rm -f "$fifo"
+close_session
 cat /tmp/gpudl_cache_rb.out
 grep -qx "in xact 10" /tmp/gpudl_cache_rb.out || { echo "rollback case: the transaction did not see its own row"; exit 1; }
 grep -qx "after 20" /tmp/gpudl_cache_rb.out || { echo "rollback case: a copy of a rolled-back change was served"; exit 1; }
@@ -72,9 +72,7 @@ SELECT count(*) FROM gpudl_mine('kg', 'sib', max_body => 2, commit => true);
 SELECT gpudl_load('parent'), gpudl_load('sib');
 SQL
 ask="SELECT coalesce(string_agg(answer, ',' ORDER BY answer), '') FROM gpudl_predict('kg', 'sib', 'sib(\"bart\", Y)', exclude_known => false, \"limit\" => 0)"
-fifo=$(mktemp -u); mkfifo "$fifo"
-psql -X -At -d $db <"$fifo" >/tmp/gpudl_cache_kg.out 2>&1 &
-exec 3>"$fifo"
+open_session /tmp/gpudl_cache_kg.out
 echo "SELECT 'first ' || ($ask);" >&3
 echo "SELECT 'again ' || ($ask);" >&3
 sleep 0.5
@@ -90,9 +88,7 @@ sleep 0.5
 # another session replaces the stored rules with one that gives bart no sibling
 psql -X -q -d $db -c "UPDATE gpudl.mined_rules SET rule = 'sib(X, Y) :- parent(X, Y).' WHERE program = 'kg'"
 echo "SELECT 'new rules ' || ($ask);" >&3
-exec 3>&-
-wait
-rm -f "$fifo"
+close_session
 cat /tmp/gpudl_cache_kg.out
 grep -qx "first lisa" /tmp/gpudl_cache_kg.out || { echo "kg: wrong first answers"; exit 1; }
 first=$(sed -n 's/^first //p' /tmp/gpudl_cache_kg.out)
