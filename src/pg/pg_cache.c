@@ -89,22 +89,25 @@ static HTAB *cache = NULL;
  * (of the transaction, or of any subtransaction: conservative), and are
  * ordinary copies once it commits.
  */
+static bool any_provisional = false;	/* a copy is provisional: settle at the end */
+
 static void
 settle_provisional(bool aborted)
 {
 	HASH_SEQ_STATUS seq;
 	CacheEntry *e;
 
-	if (cache == NULL)
+	/* every transaction's end comes here: nothing to scan in the common case */
+	if (cache == NULL || !any_provisional)
 		return;
+	any_provisional = false;
 	hash_seq_init(&seq, cache);
 	while ((e = hash_seq_search(&seq)) != NULL)
 		if (e->provisional)
 		{
 			if (aborted)
-				e->valid = false;
-			else
-				e->provisional = false;
+				e->valid = false;	/* made again, provisional again if need be */
+			e->provisional = false;
 		}
 }
 
@@ -346,6 +349,7 @@ cache_fill(Oid relid)
 		e->loaded_at = GetCurrentTimestamp();
 		e->changes = changes;
 		e->provisional = GetTopTransactionIdIfAny() != InvalidTransactionId;
+		any_provisional |= e->provisional;
 		e->valid = true;
 	}
 	PG_CATCH();
