@@ -7,7 +7,9 @@
  * are variables of the rule of a compatible type class, or fresh ones
  * (numbered in order of first use), at least one argument an old variable
  * so every body stays connected to the head; an atom already in the body is
- * not added twice.  The canonical key sorts atoms by predicate and argument
+ * not added twice.  With recursion the target itself is a relation of the
+ * world: at most two of its atoms in a body, never one that restates the
+ * head (t(X, Y) :- t(X, Y), ...).  The canonical key sorts atoms by predicate and argument
  * pattern, renames body variables by first occurrence and repeats until
  * stable: atom order and body variable names then do not matter (rules that
  * differ only by a symmetry the sort cannot break may be visited twice,
@@ -141,6 +143,19 @@ emit(ArgGen *g)
 	for (int i = 0; i < c.natoms; i++)
 		if (atom_cmp(&c.atoms[i], &g->atom) == 0)
 			return;
+	if (g->pred == g->w->target_rel)
+	{
+		/* the target at most twice in a body, never restating the head */
+		int			uses = 0;
+		bool		same = true;
+
+		for (int i = 0; i < c.natoms; i++)
+			uses += c.atoms[i].pred == g->pred;
+		for (int k = 0; k < R->arity; k++)
+			same = same && g->atom.args[k] == k;
+		if (uses >= 2 || same)
+			return;
+	}
 	for (int k = 0; k < R->arity; k++)
 		if (g->atom.args[k] >= c.nvars)
 			c.vcls[g->atom.args[k]] = (int8_t) R->cls[k];

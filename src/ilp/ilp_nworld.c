@@ -130,6 +130,87 @@ rel_build(NxRel *r, const GdlColumns *rows)
 	gdl_free(ord);
 }
 
+/* Free a relation's tuples and indexes (it becomes empty). */
+void
+nx_rel_clear(NxRel *r)
+{
+	for (int k = 0; k < r->arity; k++)
+	{
+		gdl_free(r->col[k]);
+		gdl_free(r->perm[k]);
+		gdl_free(r->sval[k]);
+		r->col[k] = NULL;
+		r->perm[k] = NULL;
+		r->sval[k] = NULL;
+	}
+	r->n = 0;
+}
+
+/* Replace a relation's tuples by the distinct rows given (arity kept). */
+void
+nx_rel_set(NxRel *r, const GdlColumns *rows)
+{
+	nx_rel_clear(r);
+	rel_build(r, rows);
+}
+
+/* Is the tuple in the relation?  (Tuples are sorted over all arguments.) */
+bool
+nx_rel_has(const NxRel *r, const int64_t *tuple)
+{
+	int64_t		lo = 0,
+				hi = r->n;
+
+	while (lo < hi)
+	{
+		int64_t		mid = (lo + hi) / 2;
+		int			c = 0;
+
+		for (int k = 0; k < r->arity && c == 0; k++)
+			if (r->col[k][mid] != tuple[k])
+				c = r->col[k][mid] < tuple[k] ? -1 : 1;
+		if (c == 0)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/*
+ * What the search may assume of the target in a body: the given facts
+ * (the program's fixpoint), with the positive examples when with_positives
+ * (FOIL's oracle: while a program is still incomplete, a recursive rule is
+ * judged by what it would derive from the facts the finished program
+ * should derive; every rule it accepts is checked at the real fixpoint).
+ */
+void
+nx_world_set_target(NxWorld *w, const NxRel *facts, bool with_positives)
+{
+	GdlColumns	c;
+	int64_t		n = facts->n + (with_positives ? w->npos : 0);
+
+	if (w->target_rel < 0)
+		return;
+	c.ncols = w->arity;
+	c.nrows = (size_t) n;
+	c.cols = gdl_alloc(sizeof(int64_t *) * w->arity);
+	for (int k = 0; k < w->arity; k++)
+	{
+		c.cols[k] = gdl_alloc(sizeof(int64_t) * (n + 1));
+		if (facts->n > 0)
+			memcpy(c.cols[k], facts->col[k], sizeof(int64_t) * facts->n);
+		if (with_positives)
+			memcpy(c.cols[k] + facts->n, w->ex[k], sizeof(int64_t) * w->npos);
+	}
+	nx_rel_set(&w->rels[w->target_rel], &c);
+	for (int k = 0; k < w->arity; k++)
+		gdl_free(c.cols[k]);
+	gdl_free(c.cols);
+}
+
 /* qsort: relations by name. */
 static int
 cmp_rel_name(const void *x, const void *y)
@@ -234,7 +315,7 @@ draw_negatives(NxWorld *w, const GdlIlpProblem *prob, int64_t seed, int per_pos,
  * examples.  Raises GDL_ERR_DATATYPE when examples do not fit the target.
  */
 NxWorld *
-nx_world_build(const GdlIlpProblem *prob, int64_t seed, int neg_per_pos)
+nx_world_build(const GdlIlpProblem *prob, int64_t seed, int neg_per_pos, bool recursive)
 {
 	NxWorld    *w = gdl_alloc(sizeof(NxWorld));
 	int		   *sqlcls = NULL;
@@ -264,6 +345,15 @@ nx_world_build(const GdlIlpProblem *prob, int64_t seed, int neg_per_pos)
 		const GdlIlpRelation *rel = &prob->rels[r];
 		NxRel	   *x;
 
+		if (prob->target && strcmp(rel->name, prob->target) == 0 && recursive &&
+			rel->arity == prob->arity && rel->rows.ncols == rel->arity)
+		{
+			/* known facts of the target: where every fixpoint starts */
+			w->known.name = gdl_strdup(rel->name);
+			w->known.arity = rel->arity;
+			rel_build(&w->known, &rel->rows);
+			continue;
+		}
 		if (prob->target && strcmp(rel->name, prob->target) == 0)
 		{
 			note(w, gdl_sprintf("predicate \"%s\": it is the target, whose known facts the "
@@ -296,6 +386,23 @@ nx_world_build(const GdlIlpProblem *prob, int64_t seed, int neg_per_pos)
 	}
 	if (w->nrels > 1)
 		qsort(w->rels, w->nrels, sizeof(NxRel), cmp_rel_name);
+	w->target_rel = -1;
+	if (w->known.name == NULL)
+	{
+		w->known.name = gdl_strdup(prob->target ? prob->target : "");
+		w->known.arity = w->arity;
+	}
+	if (recursive)
+	{
+		/* the target in bodies: last, so the background's numbers stay */
+		NxRel	   *t = &w->rels[w->nrels];
+
+		memset(t, 0, sizeof(*t));
+		t->name = gdl_strdup(prob->target);
+		t->arity = w->arity;
+		memcpy(t->cls, w->cls, sizeof(t->cls));
+		w->target_rel = w->nrels++;
+	}
 	w->compat = gdl_alloc(sizeof(bool) * (w->nclass * w->nclass + 1));
 	w->class_name = gdl_alloc(sizeof(char *) * (w->nclass + 1));
 	for (int a = 0; a < w->nclass; a++)
@@ -333,5 +440,6 @@ nx_world_build(const GdlIlpProblem *prob, int64_t seed, int neg_per_pos)
 			gdl_free(gneg[k]);
 		}
 	}
+	nx_world_set_target(w, &w->known, true);
 	return w;
 }

@@ -39,6 +39,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Runners-up of a search with recursion, each judged at the fixpoint. */
+#define NX_ALTS 8
+
 /* A rule of the search and what it covers among the examples in play. */
 typedef struct Node
 {
@@ -48,6 +51,7 @@ typedef struct Node
 	int32_t		nfp;
 	uint64_t	key;
 	int64_t		lift;			/* ntp x N0 - nfp x P0 (see truncate_pool) */
+	int32_t		nfresh;			/* with recursion: positives covered still in play */
 } Node;
 
 typedef struct Search
@@ -60,6 +64,13 @@ typedef struct Search
 	int			min_support;
 	double		noise;
 	IlpKeySet	seen;
+	/* recursion through the target (w->target_rel >= 0) */
+	IlpKeySet	failed;			/* rules the fixpoint rejected: never offered again */
+	IlpKeySet	inprog;			/* rules of the program being built */
+	bool		has_base;		/* the program has a rule without the target */
+	const bool *done;			/* examples explained so far (cover_all's) */
+	NxRel		fix;			/* the fixpoint of the program being built */
+	int64_t		fixruns;		/* fixpoints computed */
 	bool		cut;			/* the beam dropped some rule */
 	int64_t		nodes;
 	/* the best complete rule of the current search */
@@ -68,6 +79,11 @@ typedef struct Search
 	bool		have;
 	Node		best;
 	double		best_score;
+	/* with recursion, the runners-up, best first (judged again at the fixpoint) */
+	int			nalt;
+	Node		alt[NX_ALTS];
+	double		alt_score[NX_ALTS];
+	uint64_t	alt_hash[NX_ALTS];	/* of what each covers */
 } Search;
 
 /* One learned program and how it does on all examples. */
@@ -110,10 +126,58 @@ acceptable(const Search *s, int32_t tp, int32_t fp)
 	return tp > fp && fp <= s->noise * (double) (tp + fp);
 }
 
+/*
+ * Is the search looking for the base case of a recursive program?  Then the
+ * shortest acceptable rule wins, coverage deciding between equals: a base
+ * case is short, and a longer rule that covers more now (a chain that the
+ * recursion will derive) would take its place.
+ */
+static bool
+base_mode(const Search *s)
+{
+	return s->w->target_rel >= 0 && !s->has_base;
+}
+
+/*
+ * Is the search looking for a further rule of a recursive program?  Then
+ * coverage is over all the examples, the positives already explained
+ * included (cover_all), and a complete rule is judged by all the positives
+ * it derives (the target assumed to hold on the positives) as long as some
+ * are still in play: in the finished program a rule derives all it
+ * derives, and a correct rule derives much of the target, where a
+ * coincidence that fills the few positives left in play derives little
+ * else.  The beam ranks partial rules the same way.
+ */
+static bool
+recursive_mode(const Search *s)
+{
+	return s->w->target_rel >= 0 && s->has_base;
+}
+
+/*
+ * The score of a rule, or the bound of its refinements', in recursive
+ * mode: positives in play first (a rule that only specialises one already
+ * taken adds none), then all the positives it derives (a coincidence that
+ * fills the few left in play derives little else).
+ */
+static double
+recursive_score(const Search *s, const Node *n)
+{
+	double		big = 64.0 * (s->w->npos + 1);
+
+	if (s->noise <= 0.0)
+		return n->nfresh * big + n->ntp * 64.0 - n->r.natoms;
+	return n->nfresh * big + n->ntp - n->nfp - (n->r.natoms + 1);
+}
+
 /* Score of an acceptable complete rule (higher is better). */
 static double
-rule_score(const Search *s, const Node *n)
+rule_score(Search *s, const Node *n)
 {
+	if (base_mode(s))
+		return -1e9 * n->r.natoms + (s->noise <= 0.0 ? n->ntp : n->ntp - n->nfp);
+	if (recursive_mode(s))
+		return recursive_score(s, n);
 	if (s->noise <= 0.0)
 		return n->ntp * 64.0 - n->r.natoms;
 	return n->ntp - n->nfp - (n->r.natoms + 1);
@@ -125,6 +189,17 @@ can_beat(const Search *s, const Node *n)
 {
 	if (!s->have)
 		return true;
+	if (base_mode(s))
+		return n->r.natoms <= s->best.r.natoms;
+	if (recursive_mode(s))
+	{
+		/* the runners-up are kept too: beat the last of them */
+		double		bound = s->nalt < NX_ALTS ? -1e300 : s->alt_score[NX_ALTS - 1];
+		Node		up = *n;
+
+		up.nfp = 0;				/* a refinement may lose every negative */
+		return recursive_score(s, &up) > bound;
+	}
 	if (s->noise <= 0.0)
 		return n->ntp * 64.0 - n->r.natoms > s->best_score;
 	return n->ntp - (n->r.natoms + 1) > s->best_score;
@@ -186,6 +261,72 @@ truncate_pool(Search *s, Node *pool, int *n, int keep)
 	s->cut = true;
 }
 
+/* A hash of the examples a node covers. */
+static uint64_t
+cov_hash(const Node *n)
+{
+	uint64_t	h = ilp_mix64((uint64_t) (n->ntp + n->nfp));
+
+	for (int32_t k = 0; k < n->ntp + n->nfp; k++)
+		h = ilp_mix64(h ^ (uint64_t) n->cov[k]);
+	return h;
+}
+
+/*
+ * Keep a runner-up among the NX_ALTS best, in score order; copy: n's
+ * coverage is the caller's (copied when kept), else it is handed over
+ * (freed when not kept).
+ */
+static void
+alt_insert(Search *s, const Node *n, double sc, bool copy)
+{
+	int			at = s->nalt;
+	Node		x = *n;
+	uint64_t	h = cov_hash(n);
+	bool		same = s->have && cov_hash(&s->best) == h;
+
+	/* a rule that covers just what a better one covers adds no choice */
+	for (int i = 0; i < s->nalt && !same; i++)
+		same = s->alt_hash[i] == h;
+	if (same || (s->nalt == NX_ALTS && sc <= s->alt_score[NX_ALTS - 1]))
+	{
+		if (!copy)
+			gdl_free(n->cov);
+		return;
+	}
+	if (copy)
+	{
+		x.cov = gdl_alloc(sizeof(int32_t) * (n->ntp + n->nfp + 1));
+		memcpy(x.cov, n->cov, sizeof(int32_t) * (n->ntp + n->nfp));
+	}
+	if (s->nalt == NX_ALTS)
+	{
+		gdl_free(s->alt[NX_ALTS - 1].cov);
+		s->nalt--;
+		at = s->nalt;
+	}
+	while (at > 0 && s->alt_score[at - 1] < sc)
+	{
+		s->alt[at] = s->alt[at - 1];
+		s->alt_score[at] = s->alt_score[at - 1];
+		s->alt_hash[at] = s->alt_hash[at - 1];
+		at--;
+	}
+	s->alt[at] = x;
+	s->alt_score[at] = sc;
+	s->alt_hash[at] = h;
+	s->nalt++;
+}
+
+/* Free the runners-up. */
+static void
+alt_clear(Search *s)
+{
+	for (int i = 0; i < s->nalt; i++)
+		gdl_free(s->alt[i].cov);
+	s->nalt = 0;
+}
+
 /* Consider one complete rule for the best. */
 static void
 offer(Search *s, const Node *n)
@@ -194,11 +335,31 @@ offer(Search *s, const Node *n)
 
 	if (!nx_rule_safe(&n->r, s->w->arity) || !acceptable(s, n->ntp, n->nfp))
 		return;
+	if (s->w->target_rel >= 0)
+	{
+		/* a recursive rule needs a base case; a rejected rule stays rejected */
+		if (!s->has_base && nx_rule_recursive(s->w, &n->r))
+			return;
+		if (ilp_keyset_has(&s->failed, n->key) || ilp_keyset_has(&s->inprog, n->key))
+			return;
+		/* some positive it derives must still be in play */
+		if (recursive_mode(s) && n->nfresh < s->min_support)
+			return;
+	}
 	sc = rule_score(s, n);
 	if (s->have && sc <= s->best_score)
+	{
+		if (recursive_mode(s))
+			alt_insert(s, n, sc, true);
 		return;
+	}
 	if (s->have)
-		gdl_free(s->best.cov);
+	{
+		if (recursive_mode(s))
+			alt_insert(s, &s->best, s->best_score, false);
+		else
+			gdl_free(s->best.cov);
+	}
 	s->best = *n;
 	s->best.cov = gdl_alloc(sizeof(int32_t) * (n->ntp + n->nfp + 1));
 	memcpy(s->best.cov, n->cov, sizeof(int32_t) * (n->ntp + n->nfp));
@@ -219,6 +380,7 @@ find_rule(Search *s, const int32_t *ex, int32_t nex, Node *out)
 	int32_t		inplay;
 
 	s->have = false;
+	alt_clear(s);
 	ilp_keyset_free(&s->seen);
 	ilp_keyset_init(&s->seen, 1024);
 	memset(&level[0], 0, sizeof(Node));
@@ -230,6 +392,7 @@ find_rule(Search *s, const int32_t *ex, int32_t nex, Node *out)
 	for (int32_t i = 0; i < nex; i++)
 		level[0].ntp += ex[i] < w->npos;
 	level[0].nfp = nex - level[0].ntp;
+	level[0].nfresh = level[0].ntp;
 	inplay = level[0].ntp;
 	s->P0 = level[0].ntp > 0 ? level[0].ntp : 1;
 	s->N0 = level[0].nfp > 0 ? level[0].nfp : 1;
@@ -238,6 +401,8 @@ find_rule(Search *s, const int32_t *ex, int32_t nex, Node *out)
 	{
 		/* Occam: once a rule covers half the positives, look at most two atoms further */
 		if (s->have && depth > s->best.r.natoms + 2 && 2 * (int64_t) s->best.ntp >= inplay)
+			break;
+		if (s->have && base_mode(s) && depth > s->best.r.natoms)
 			break;
 		int			cap = 2 * s->beam + 64;
 		Node	   *pool = gdl_alloc(sizeof(Node) * cap);
@@ -280,6 +445,10 @@ find_rule(Search *s, const int32_t *ex, int32_t nex, Node *out)
 				c.cov = buf;
 				c.ntp = count_pos(w->npos, buf, nc);
 				c.nfp = nc - c.ntp;
+				c.nfresh = c.ntp;
+				if (recursive_mode(s))
+					for (int32_t k = 0; k < c.ntp; k++)
+						c.nfresh -= s->done[buf[k]];
 				c.lift = (int64_t) c.ntp * s->N0 - (int64_t) c.nfp * s->P0;
 				if (c.ntp < s->min_support || !can_beat(s, &c))
 				{
@@ -324,6 +493,36 @@ find_rule(Search *s, const int32_t *ex, int32_t nex, Node *out)
 	return true;
 }
 
+/* Is example i (positives first, then negatives) in the relation? */
+static bool
+example_derived(const NxWorld *w, const NxRel *rel, int32_t i)
+{
+	int64_t		t[NX_MAX_ARITY];
+
+	for (int k = 0; k < w->arity; k++)
+		t[k] = w->ex[k][i];
+	return nx_rel_has(rel, t);
+}
+
+/*
+ * With recursion: set the target's tuples in the world to the program's
+ * fixpoint (from the known facts), so that each rule's coverage is what it
+ * derives in the finished program.
+ */
+static void
+settle(Search *s, const Program *pg)
+{
+	NxWorld    *w = (NxWorld *) s->w;
+	NxRel		f;
+
+	memset(&f, 0, sizeof(f));
+	f.arity = w->arity;
+	nx_fixpoint(w, pg->rules, pg->n, &w->known, &f);
+	s->fixruns++;
+	nx_world_set_target(w, &f, false);
+	nx_rel_clear(&f);
+}
+
 /* Examples of all the program's rules: tp and fp over all examples. */
 static void
 program_score(Search *s, Program *pg)
@@ -340,14 +539,24 @@ program_score(Search *s, Program *pg)
 	for (int32_t i = 0; i < nex; i++)
 		all[i] = i;
 	pg->atoms = 0;
-	for (int i = 0; i < pg->n; i++)
+	if (w->target_rel >= 0)
 	{
-		int32_t		n = nx_cover(&sv, &pg->rules[i], all, nex, buf);
-
-		for (int32_t k = 0; k < n; k++)
-			cov[buf[k]] = true;
-		pg->atoms += pg->rules[i].natoms + 1;
+		/* recursion: what the program derives at its fixpoint */
+		settle(s, pg);
+		for (int32_t i = 0; i < nex; i++)
+			cov[i] = example_derived(w, &w->rels[w->target_rel], i);
+		for (int i = 0; i < pg->n; i++)
+			pg->atoms += pg->rules[i].natoms + 1;
 	}
+	else
+		for (int i = 0; i < pg->n; i++)
+		{
+			int32_t		n = nx_cover(&sv, &pg->rules[i], all, nex, buf);
+
+			for (int32_t k = 0; k < n; k++)
+				cov[buf[k]] = true;
+			pg->atoms += pg->rules[i].natoms + 1;
+		}
 	pg->tp = pg->fp = 0;
 	for (int32_t i = 0; i < nex; i++)
 		if (cov[i])
@@ -362,6 +571,113 @@ program_score(Search *s, Program *pg)
 	gdl_free(buf);
 }
 
+/*
+ * With recursion: the program's fixpoint with rule c added (computed from
+ * the fixpoint without it, so only what c adds is derived) into *f; false
+ * when it derives negatives (with noise: more than noise x what it
+ * derives).  *fresh: positives in play it derives.
+ */
+static bool
+judge_at_fixpoint(Search *s, Program *pg, const Node *c, const bool *done, NxRel *f,
+				  int32_t *fresh)
+{
+	const NxWorld *w = s->w;
+	int32_t		nex = w->npos + w->nneg;
+	int32_t		tp = 0,
+				fp = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->arity = w->arity;
+	*fresh = 0;
+	pg->rules[pg->n] = c->r;
+	nx_fixpoint(w, pg->rules, pg->n + 1, &s->fix, f);
+	s->fixruns++;
+	for (int32_t i = 0; i < nex; i++)
+		if (example_derived(w, f, i))
+		{
+			if (i < w->npos)
+			{
+				tp++;
+				*fresh += !done[i];
+			}
+			else
+				fp++;
+		}
+	if (s->noise <= 0.0 ? fp == 0 : fp <= s->noise * (double) (tp + fp))
+		return true;
+	nx_rel_clear(f);
+	return false;
+}
+
+/*
+ * With recursion: choose the search's next rule among its best and the
+ * runners-up by what each really derives: the one whose fixpoint derives
+ * the most positives in play (the first, by the search's score, among
+ * equals); when none derives a new one, the best by the search's score
+ * (FOIL's way: a load rule that needs the store rule still to be found is
+ * taken for what it explains assuming the target on the positives;
+ * cover_all brings back what the finished fixpoint does not derive).  A
+ * candidate whose fixpoint derives negatives is rejected for the rest of
+ * the run.  The chosen rule joins the program; the positives its fixpoint
+ * derives and those it explains leave play (with noise the negatives
+ * too); the target's tuples the search assumes become the new fixpoint
+ * plus the positives.  False: every candidate was rejected.
+ */
+static bool
+accept_at_fixpoint(Search *s, Program *pg, Node *best, bool *done)
+{
+	NxWorld    *w = (NxWorld *) s->w;
+	int32_t		nex = w->npos + w->nneg;
+	Node	   *cand[NX_ALTS + 1];
+	int			ncand = 0,
+				pick = -1;
+	int32_t		pick_fresh = 0;
+	NxRel		pick_fix;
+	const Node *c;
+
+	memset(&pick_fix, 0, sizeof(pick_fix));
+	cand[ncand++] = best;
+	for (int i = 0; i < s->nalt; i++)
+		cand[ncand++] = &s->alt[i];
+	for (int i = 0; i < ncand; i++)
+	{
+		NxRel		f;
+		int32_t		fresh;
+
+		if (!judge_at_fixpoint(s, pg, cand[i], done, &f, &fresh))
+		{
+			ilp_keyset_add(&s->failed, cand[i]->key);
+			continue;
+		}
+		if (pick < 0 || fresh > pick_fresh)
+		{
+			nx_rel_clear(&pick_fix);
+			pick_fix = f;
+			pick = i;
+			pick_fresh = fresh;
+		}
+		else
+			nx_rel_clear(&f);
+	}
+	if (pick < 0)
+		return false;
+	c = cand[pick];
+	pg->rules[pg->n++] = c->r;
+	ilp_keyset_add(&s->inprog, c->key);
+	if (!nx_rule_recursive(w, &c->r))
+		s->has_base = true;
+	for (int32_t i = 0; i < nex; i++)
+		if ((i < w->npos || s->noise > 0.0) && example_derived(w, &pick_fix, i))
+			done[i] = true;
+	for (int32_t k = 0; k < c->ntp + c->nfp; k++)
+		if (c->cov[k] < w->npos || s->noise > 0.0)
+			done[c->cov[k]] = true;
+	nx_rel_clear(&s->fix);
+	s->fix = pick_fix;
+	nx_world_set_target(w, &s->fix, true);
+	return true;
+}
+
 /* Learn one program by sequential covering with the current beam. */
 static void
 cover_all(Search *s, int max_rules, Program *pg)
@@ -371,32 +687,87 @@ cover_all(Search *s, int max_rules, Program *pg)
 	bool	   *done = gdl_alloc(sizeof(bool) * (nex + 1));
 	int32_t    *ex = gdl_alloc(sizeof(int32_t) * (nex + 1));
 
+	int			rejected = 0,
+				restarts = 0;
+
+	s->done = done;
 	memset(pg, 0, sizeof(*pg));
 	pg->rules = gdl_alloc(sizeof(NxRule) * (max_rules + 1));
-	while (pg->n < max_rules && !s->solver.expired)
+	if (w->target_rel >= 0)
 	{
-		int32_t		n = 0,
-					left = 0,
-					fp = 0;
-		Node		best;
+		/* the empty program's fixpoint: the known facts */
+		ilp_keyset_free(&s->inprog);
+		ilp_keyset_init(&s->inprog, 16);
+		s->has_base = false;
+		nx_rel_clear(&s->fix);
+		s->fix.arity = w->arity;
+		nx_fixpoint(w, NULL, 0, &w->known, &s->fix);
+		s->fixruns++;
+		nx_world_set_target((NxWorld *) w, &s->fix, true);
+	}
+	for (;;)
+	{
+		while (pg->n < max_rules && !s->solver.expired)
+		{
+			int32_t		n = 0,
+						left = 0,
+						fp = 0;
+			Node		best;
 
-		for (int32_t i = 0; i < nex; i++)
-			if (!done[i])
+			for (int32_t i = 0; i < nex; i++)
+				if (!done[i])
+				{
+					ex[n++] = i;
+					left += i < w->npos;
+				}
+				else if (i < w->npos && recursive_mode(s))
+					ex[n++] = i;	/* with recursion, coverage over all positives */
+				else
+					fp += i >= w->npos;
+			/* with noise, the program may misclassify noise x the examples */
+			if (left == 0 || (s->noise > 0 && left + fp <= s->noise * nex) ||
+				!find_rule(s, ex, n, &best))
+				break;
+			if (w->target_rel >= 0)
 			{
-				ex[n++] = i;
-				left += i < w->npos;
+				bool		ok = accept_at_fixpoint(s, pg, &best, done);
+
+				gdl_free(best.cov);
+				alt_clear(s);
+				/* all rejected (negatives at the fixpoint): search again without them */
+				if (!ok && ++rejected > 16)
+					break;
+				continue;
 			}
-			else
-				fp += i >= w->npos;
-		/* with noise, the program may misclassify noise x the examples */
-		if (left == 0 || (s->noise > 0 && left + fp <= s->noise * nex) ||
-			!find_rule(s, ex, n, &best))
+			pg->rules[pg->n++] = best.r;
+			for (int32_t k = 0; k < best.ntp + best.nfp; k++)
+				if (best.cov[k] < w->npos || s->noise > 0.0)
+					done[best.cov[k]] = true;
+			gdl_free(best.cov);
+		}
+
+		/*
+		 * With recursion, positives left play when a rule derived them
+		 * assuming the target on the positives; those the program's
+		 * fixpoint does not derive (a justification that was circular, or
+		 * needs a rule not found) come back into play, twice at most.
+		 */
+		if (w->target_rel < 0 || restarts >= 2 || pg->n >= max_rules || s->solver.expired ||
+			rejected > 16)
 			break;
-		pg->rules[pg->n++] = best.r;
-		for (int32_t k = 0; k < best.ntp + best.nfp; k++)
-			if (best.cov[k] < w->npos || s->noise > 0.0)
-				done[best.cov[k]] = true;
-		gdl_free(best.cov);
+		{
+			int32_t		back = 0;
+
+			for (int32_t i = 0; i < w->npos; i++)
+				if (done[i] && !example_derived(w, &s->fix, i))
+				{
+					done[i] = false;
+					back++;
+				}
+			if (back == 0)
+				break;
+			restarts++;
+		}
 	}
 	gdl_free(done);
 	gdl_free(ex);
@@ -413,6 +784,171 @@ better(const NxWorld *w, const Program *a, const Program *b)
 	if (ra != rb)
 		return ra > rb;
 	return a->atoms < b->atoms;
+}
+
+/* Misclassified examples of a scored program. */
+static int64_t
+program_errors(const NxWorld *w, const Program *pg)
+{
+	return (int64_t) (w->npos - pg->tp) + pg->fp;
+}
+
+/*
+ * Is program t, a smaller variant of pg, at least as good?  Exact: every
+ * positive still derived, no negative more.  With noise: no longer a description (errors + atoms).
+ */
+static bool
+no_worse(const Search *s, const Program *t, const Program *pg)
+{
+	if (s->noise <= 0.0)
+		return t->tp >= pg->tp && t->fp <= pg->fp;
+	return program_errors(s->w, t) + t->atoms <= program_errors(s->w, pg) + pg->atoms;
+}
+
+/* A rule without body atom j, canonical; false when it would be unsafe or empty. */
+static bool
+drop_atom(const NxWorld *w, const NxRule *r, int j, NxRule *out)
+{
+	int			maxv = w->arity - 1;
+
+	if (r->natoms <= 1)
+		return false;
+	*out = *r;
+	memmove(&out->atoms[j], &out->atoms[j + 1], sizeof(NxAtom) * (r->natoms - j - 1));
+	out->natoms--;
+	memset(&out->atoms[out->natoms], -1, sizeof(NxAtom));
+	nx_rule_canon(out, w->arity);
+	for (int i = 0; i < out->natoms; i++)
+		for (int k = 0; k < w->rels[out->atoms[i].pred].arity; k++)
+			if (out->atoms[i].args[k] > maxv)
+				maxv = out->atoms[i].args[k];
+	out->nvars = (int8_t) (maxv + 1);
+	if (!nx_rule_safe(out, w->arity))
+		return false;
+	if (out->natoms == 1 && out->atoms[0].pred == w->target_rel)
+		return false;
+	return true;
+}
+
+/* Drop every rule (last first) without which the program is no worse. */
+static void
+drop_rules(Search *s, Program *pg, Program *tmp)
+{
+	Program		t = *tmp;
+
+	for (int i = pg->n - 1; i >= 0 && pg->n > 1; i--)
+	{
+		if (s->solver.deadline > 0 && ilp_now() > s->solver.deadline)
+			break;
+		t.n = 0;
+		for (int j = 0; j < pg->n; j++)
+			if (j != i)
+				t.rules[t.n++] = pg->rules[j];
+		program_score(s, &t);
+		if (no_worse(s, &t, pg))
+		{
+			memcpy(pg->rules, t.rules, sizeof(NxRule) * t.n);
+			pg->n = t.n;
+			pg->tp = t.tp;
+			pg->fp = t.fp;
+			pg->atoms = t.atoms;
+		}
+	}
+}
+
+/*
+ * With recursion: replace a body atom over a relation shaped like the
+ * target by the target over the same arguments wherever the program stays
+ * no worse.  The target holds wherever its base case does, so the rule
+ * becomes more general at the same size: addr(Z, W) where the examples
+ * cannot tell it from pt(Z, W), and pt(Z, W) is what holds on code the
+ * examples do not show.
+ */
+static void
+generalize(Search *s, Program *pg, Program *t)
+{
+	const NxWorld *w = s->w;
+
+	if (w->target_rel < 0)
+		return;
+	for (int i = 0; i < pg->n; i++)
+		for (int j = 0; j < pg->rules[i].natoms; j++)
+		{
+			NxRule		r = pg->rules[i];
+			const NxRel *R = &w->rels[r.atoms[j].pred];
+			int			uses = 0;
+			bool		fits = r.atoms[j].pred != w->target_rel && R->arity == w->arity,
+						same = true;
+
+			if (s->solver.deadline > 0 && ilp_now() > s->solver.deadline)
+				return;
+			for (int k = 0; k < R->arity && fits; k++)
+				fits = nx_compat(w, R->cls[k], w->cls[k]);
+			for (int a = 0; a < r.natoms; a++)
+				uses += r.atoms[a].pred == w->target_rel;
+			for (int k = 0; k < w->arity; k++)
+				same = same && r.atoms[j].args[k] == k;
+			if (!fits || uses >= 2 || same)
+				continue;
+			r.atoms[j].pred = (int16_t) w->target_rel;
+			nx_rule_canon(&r, w->arity);
+			memcpy(t->rules, pg->rules, sizeof(NxRule) * pg->n);
+			t->n = pg->n;
+			t->rules[i] = r;
+			program_score(s, t);
+			if (no_worse(s, t, pg))
+			{
+				pg->rules[i] = r;
+				pg->tp = t->tp;
+				pg->fp = t->fp;
+				pg->atoms = t->atoms;
+				j = -1;			/* the atoms moved: look again (ends: one more target atom) */
+			}
+		}
+}
+
+/*
+ * Make the learned program minimal (issue 22): drop every rule, then every
+ * body atom, whose removal leaves the program no worse on the examples
+ * (no_worse), judged at the fixpoint when the program is recursive.  A rule
+ * that covers only examples others cover goes; so does a literal that
+ * excludes no negative.  Stops at the deadline (what is dropped stays
+ * dropped: each step kept the program as good).
+ */
+static void
+minimize(Search *s, Program *pg)
+{
+	const NxWorld *w = s->w;
+	Program		t;
+
+	t.rules = gdl_alloc(sizeof(NxRule) * (pg->n + 1));
+	drop_rules(s, pg, &t);
+	for (int i = 0; i < pg->n; i++)
+		for (int j = pg->rules[i].natoms - 1; j >= 0; j--)
+		{
+			NxRule		r;
+
+			if (s->solver.deadline > 0 && ilp_now() > s->solver.deadline)
+				break;
+			if (!drop_atom(w, &pg->rules[i], j, &r))
+				continue;
+			memcpy(t.rules, pg->rules, sizeof(NxRule) * pg->n);
+			t.n = pg->n;
+			t.rules[i] = r;
+			program_score(s, &t);
+			if (no_worse(s, &t, pg))
+			{
+				pg->rules[i] = r;
+				pg->tp = t.tp;
+				pg->fp = t.fp;
+				pg->atoms = t.atoms;
+				j = pg->rules[i].natoms;	/* the atoms moved: look again */
+			}
+		}
+	generalize(s, pg, &t);
+	/* a shortened rule may now repeat or subsume another */
+	drop_rules(s, pg, &t);
+	gdl_free(t.rules);
 }
 
 /* Does the problem need the refinement search? */
@@ -456,6 +992,8 @@ make_result(Search *s, const Program *pg, int beam, bool timed_out, double secs)
 	sv.deadline = 0;
 	sv.expired = false;
 	gdl_buf_init(&prog);
+	if (w->target_rel >= 0)
+		settle(s, pg);			/* each rule's coverage in the finished program */
 	for (int32_t i = 0; i < nex; i++)
 	{
 		all[i] = i;
@@ -490,6 +1028,7 @@ make_result(Search *s, const Program *pg, int beam, bool timed_out, double secs)
 			r->loss -= log(x > GDL_ILP_EPS ? x : GDL_ILP_EPS);
 		}
 		r->candidate_id = i;
+		r->recursive = nx_rule_recursive(w, &pg->rules[i]);
 		gdl_buf_append(&prog, "%s\n", r->rule);
 	}
 	res->epochs = 0;
@@ -535,7 +1074,8 @@ ilp_refine_learn(const GdlIlpProblem *prob, const GdlIlpParams *params)
 	int			beam = params->beam > 0 ? params->beam : 64;
 	int			used_beam = beam;
 
-	w = nx_world_build(prob, params->seed, params->neg_per_pos > 0 ? params->neg_per_pos : 4);
+	w = nx_world_build(prob, params->seed, params->neg_per_pos > 0 ? params->neg_per_pos : 4,
+					   params->allow_recursive);
 	memset(&s, 0, sizeof(s));
 	memset(&best, 0, sizeof(best));
 	s.w = w;
@@ -550,6 +1090,8 @@ ilp_refine_learn(const GdlIlpProblem *prob, const GdlIlpParams *params)
 	s.min_support = params->min_support > 0 ? params->min_support : 1;
 	s.noise = params->noise;
 	ilp_keyset_init(&s.seen, 16);
+	ilp_keyset_init(&s.failed, 16);
+	ilp_keyset_init(&s.inprog, 16);
 	for (;;)
 	{
 		Program		pg;
@@ -571,5 +1113,11 @@ ilp_refine_learn(const GdlIlpProblem *prob, const GdlIlpParams *params)
 		beam *= 4;
 	}
 	ilp_keyset_free(&s.seen);
+	if (have && (best.n > 1 || (best.n == 1 && best.rules[0].natoms > 1)))
+		minimize(&s, &best);
+	alt_clear(&s);
+	ilp_keyset_free(&s.failed);
+	ilp_keyset_free(&s.inprog);
+	nx_rel_clear(&s.fix);
 	return make_result(&s, &best, used_beam, s.solver.expired, ilp_now() - t0);
 }

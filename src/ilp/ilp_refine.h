@@ -7,6 +7,7 @@
  *                  examples (negatives generated when none are given)
  *   ilp_nsolve.c   does a rule derive a head tuple (a join driven from it)
  *   ilp_nrule.c    refinements under the bias, canonical keys
+ *   ilp_nfix.c     a candidate program's fixpoint by the engine (recursion)
  *   ilp_refine.c   beam refinement and sequential covering (the driver)
  *
  * Values stay the caller's 64-bit encoded values; relations are kept
@@ -52,6 +53,15 @@ typedef struct NxWorld
 	bool		generated_neg;
 	int			nnotes;			/* relations left out, and why */
 	char	  **notes;
+	/*
+	 * Recursion through the target (allow_recursive): rels[target_rel] is
+	 * the target itself, its tuples what the search may assume of it (the
+	 * program's fixpoint, with the positives while searching); known holds
+	 * the target's known facts (a relation named like it), where every
+	 * fixpoint starts.  target_rel -1: no recursion.
+	 */
+	int			target_rel;
+	NxRel		known;
 } NxWorld;
 
 /* An atom pred(args...) of a rule body; args are variable numbers. */
@@ -118,7 +128,15 @@ typedef struct NxSolver
 	NxMemo	   *memo;			/* allocated on first use, shared by copies */
 } NxSolver;
 
-extern NxWorld *nx_world_build(const GdlIlpProblem *prob, int64_t seed, int neg_per_pos);
+extern NxWorld *nx_world_build(const GdlIlpProblem *prob, int64_t seed, int neg_per_pos,
+							   bool recursive);
+extern void nx_rel_set(NxRel *r, const GdlColumns *rows);
+extern void nx_rel_clear(NxRel *r);
+extern bool nx_rel_has(const NxRel *r, const int64_t *tuple);
+extern void nx_world_set_target(NxWorld *w, const NxRel *facts, bool with_positives);
+extern bool nx_rule_recursive(const NxWorld *w, const NxRule *r);
+extern void nx_fixpoint(const NxWorld *w, const NxRule *rules, int nrules, const NxRel *start,
+						NxRel *out);
 extern bool nx_compat(const NxWorld *w, int a, int b);
 extern void nx_plan(const NxWorld *w, const NxRule *r, NxPlan *p);
 extern bool nx_derives(NxSolver *s, const NxRule *r, const NxPlan *p, const int64_t *head);
