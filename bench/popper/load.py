@@ -3,7 +3,8 @@
 
     python3 load.py TASKDIR SCHEMA PROGRAM > task.sql   (meta on stderr as KEY=VALUE)
 
-Reads bias.pl (head_pred, body_pred, type/2, constant/2, max_body, max_vars),
+Reads bias.pl (head_pred, body_pred, type/2, constant/2, max_body, max_vars,
+enable_recursion),
 bk.pl (ground facts) and exs.pl (pos/neg) with a small reader of ground
 Prolog facts (stdlib only), and writes: one table per background predicate
 (SCHEMA.bk_NAME, columns c1..cN) and SCHEMA.pos / SCHEMA.neg for the
@@ -84,13 +85,14 @@ def read_bias(path):
             types.setdefault(c, [t])
     mb = re.search(r"max_body\(\s*(\d+)\s*\)", text)
     mv = re.search(r"max_vars\(\s*(\d+)\s*\)", text)
+    rec = re.search(r"^\s*enable_recursion\s*\.", text, re.M) is not None
     return (head.group(1), int(head.group(2))), body, types, \
-        int(mb.group(1)) if mb else None, int(mv.group(1)) if mv else None
+        int(mb.group(1)) if mb else None, int(mv.group(1)) if mv else None, rec
 
 
 def main():
     task, schema, prog = sys.argv[1], sys.argv[2], sys.argv[3]
-    (target, arity), body, types, max_body, max_vars = read_bias(os.path.join(task, "bias.pl"))
+    (target, arity), body, types, max_body, max_vars, recursion = read_bias(os.path.join(task, "bias.pl"))
     bk, skipped = read_facts(os.path.join(task, "bk.pl"))
     exs, _ = read_facts(os.path.join(task, "exs.pl"))
     pos = [split_args(t[0][len(target) + 1:-1]) for t in exs.get("pos", []) if t[0].startswith(target + "(")]
@@ -168,7 +170,7 @@ def main():
     tstr = "; ".join("%s(%s)" % (n, ", ".join(types[n])) for n in [target] + [p[0] for p in preds]
                      if n in types and len(types[n]) == (arity if n == target else dict((p[0], p[1]) for p in preds)[n]))
     meta = {"TARGET": target, "ARITY": arity, "COLTYPES": ",".join(tts), "TYPES": tstr,
-            "BIAS_MAX_BODY": max_body or "", "BIAS_MAX_VARS": max_vars or "", "NPOS": len(pos), "NNEG": len(neg),
+            "BIAS_MAX_BODY": max_body or "", "RECURSION": int(recursion), "BIAS_MAX_VARS": max_vars or "", "NPOS": len(pos), "NNEG": len(neg),
             "NPREDS": len(preds), "MAXARITY": max([arity] + [p[1] for p in preds]), "NFACTS": sum(len(p[2]) for p in preds), "SKIPPED_RULES": skipped}
     for k, v in meta.items():
         print("%s=%s" % (k, shlex.quote(str(v))), file=sys.stderr)

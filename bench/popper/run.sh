@@ -4,12 +4,14 @@
 # (one table per predicate, typed columns), gpudl_learn learns the target
 # from pos/neg with the task's declared types, and the committed program is
 # evaluated by the Datalog engine (gpudl_query) against the examples.
-# Prints per task: accuracy on exs.pl, learning time, the learner's own
-# message, and the rules.  Settings per task: max_body the task's (at most
+# Prints per task: accuracy on exs.pl, learning time, the number of rules
+# and literals of the learned program, the learner's own message, and the
+# rules.  Settings per task: max_body the task's (at most
 # MAX_BODY, default 8) and its max_vars (Popper's default 6 when bias.pl
 # sets none, at most 12); noise NOISE (0.3) for noisy-*
 # tasks; a knowledge graph (only binary relations, no declared types) gets
-# max_body 2 with allow_recursive (the bulk path); MAX_SECONDS (50) each, so a run with loading stays under 60 s.
+# max_body 2 with allow_recursive (the bulk path); a task whose bias has
+# enable_recursion gets allow_recursive (the target in bodies); MAX_SECONDS (50) each, so a run with loading stays under 60 s.
 #
 #   bash bench/popper/run.sh [task ...]        MAX_SECONDS=50 MAX_BODY=8 MAX_VARS=6
 source "$(dirname "$0")/../../tools/pgenv.sh"
@@ -21,7 +23,7 @@ max_seconds=${MAX_SECONDS:-50}
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null
 psql -X -q -d $db -c "CREATE EXTENSION gpudl" >/dev/null
 tasks=("$@"); [ ${#tasks[@]} -gt 0 ] || tasks=($(cd "$data" && ls -d */ | tr -d /))
-printf "%-32s %-8s %-8s %s\n" task accuracy seconds rules
+printf "%-32s %-8s %-8s %-6s %-8s %s\n" task accuracy seconds rules literals program
 for t in "${tasks[@]}"; do
   s="p_$(echo "$t" | tr -c 'a-z0-9\n' _)"
   meta=$(python3 "$here/load.py" "$data/$t" "$s" "$s" 2>&1 >/tmp/popper_$s.sql) || { echo "$t: load failed: $meta"; continue; }
@@ -34,7 +36,10 @@ for t in "${tasks[@]}"; do
   noise=0; case $t in noisy-*) noise=${NOISE:-0.3};; esac
   # a knowledge graph (binary relations, no types): the bulk path, recursion allowed
   rec=false
-  if [ "$MAXARITY" -le 2 ] && [ -z "$TYPES" ]; then mb=2; rec=true; fi
+  # the task's bias allows recursion (enable_recursion): the target may occur
+  # in bodies, and the task's max_body stands
+  if [ "$RECURSION" = 1 ]; then rec=true
+  elif [ "$MAXARITY" -le 2 ] && [ -z "$TYPES" ]; then mb=2; rec=true; fi
   vars=$(seq 1 "$ARITY" | sed 's/^/A/' | paste -sd, -)
   coldef=$(echo "$COLTYPES" | tr , '\n' | awk '{printf "%sc%d %s", (NR>1?", ":""), NR, $0}')
   match=$(seq 1 "$ARITY" | awk '{printf "%sd.c%d = x.c%d", (NR>1?" AND ":""), $1, $1}')
@@ -64,6 +69,10 @@ SQL
   acc=$(echo "$out" | sed -n 's/^ACC=//p'); secs=$(echo "$out" | sed -n 's/^SECS=\([0-9.]*\).*/\1/p')
   to=$(echo "$out" | sed -n 's/.*TIMEDOUT=//p')
   [ "$to" = "true" ] && secs="$secs*"
-  printf "%-32s %-8s %-8s %s\n" "$t" "${acc:-error}" "${secs:--}" "$(echo "$out" | sed -n 's/^RULE=//p' | paste -sd' ' -)"
+  rules=$(echo "$out" | sed -n 's/^RULE=//p')
+  nrules=$(echo "$rules" | grep -c .)
+  # literals: the head and each body atom (one opening parenthesis each)
+  nlits=$(echo "$rules" | tr -cd '(' | wc -c)
+  printf "%-32s %-8s %-8s %-6s %-8s %s\n" "$t" "${acc:-error}" "${secs:--}" "$nrules" "$nlits" "$(echo "$rules" | paste -sd' ' -)"
   echo "$out" | grep -v '^ACC=\|^SECS=\|^RULE=' | sed 's/^/    /'
 done

@@ -34,6 +34,10 @@
  * rules refined one atom at a time with coverage on the examples, rules
  * chosen by sequential covering (exact, or by description length with
  * 'noise'), within 'max_seconds' (the best program so far when it runs out).
+ * With allow_recursive the target may occur in its bodies (once or twice):
+ * a base case first, each recursive rule accepted only when the engine's
+ * fixpoint of the program with it derives no negative, and the program
+ * made minimal at the end (docs/DESIGN.md, "Recursion through the target").
  */
 #ifndef GDL_ILP_H
 #define GDL_ILP_H
@@ -105,7 +109,8 @@ typedef struct GdlIlpParams
 	int			max_rules;		/* >= 1 (default 32) */
 	int			epochs;			/* >= 0 (default 200) */
 	double		learning_rate;	/* > 0 (default 0.1) */
-	bool		allow_recursive;	/* target in bodies, invented closures (default false) */
+	bool		allow_recursive;	/* target in bodies (bulk: also invented closures; auto:
+									 * refine too when bulk does not fit) (default false) */
 	int			min_support;	/* positives a candidate must cover (default 1; 0 means 1) */
 	int64_t		seed;			/* for generated negatives (default 0) */
 	/* extensions beyond PRODUCT.md, with defaults that need no thought */

@@ -454,6 +454,56 @@ make_result(const IlpWorld *w, const StageRun *s, int stage, int nstages)
 	return res;
 }
 
+/* Examples a result gets right (from its precision and recall on them). */
+static double
+result_right(const GdlIlpResult *r)
+{
+	double		tp = r->train_recall * r->npositives;
+	double		fp = r->train_precision > 0 ? tp / r->train_precision - tp : 0;
+
+	return tp + (r->nnegatives - fp);
+}
+
+/*
+ * With allow_recursive, explicit negatives and method auto, a bulk result
+ * that does not fit the examples is tried again by the refinement search,
+ * whose recursion goes through the target itself (a base case and rules
+ * that read the target once or twice, judged at the fixpoint) where the
+ * bulk path only looks the target up among the positives or invents
+ * closures of background relations: ancestor over father and mother is
+ * two base cases and one recursive rule, not mother+.  The result that
+ * gets more examples right wins (the bulk one on a tie), within what is
+ * left of max_seconds.
+ */
+static GdlIlpResult *
+recursive_fallback(const GdlIlpProblem *prob, const GdlIlpParams *p, GdlIlpResult *bulk,
+				   double t0)
+{
+	GdlIlpParams q = *p;
+	GdlIlpResult *ref;
+
+	if (!p->allow_recursive || p->method != GDL_ILP_AUTO || prob->negatives == NULL ||
+		prob->negatives->nrows == 0 || bulk->timed_out ||
+		(bulk->train_precision == 1.0 && bulk->train_recall == 1.0))
+		return bulk;
+	if (p->max_seconds > 0)
+	{
+		q.max_seconds = p->max_seconds - (ilp_now() - t0);
+		if (q.max_seconds < 0.5)
+			return bulk;
+	}
+	q.method = GDL_ILP_REFINE;
+	ref = ilp_refine_learn(prob, &q);
+	if (result_right(ref) > result_right(bulk) + 0.5)
+	{
+		ref->message = gdl_sprintf("%s (the bulk path fitted %.0f of %lld examples)", ref->message,
+								   result_right(bulk),
+								   (long long) (bulk->npositives + bulk->nnegatives));
+		return ref;
+	}
+	return bulk;
+}
+
 /* Learn rules for the target; see gdl_ilp.h. */
 GdlIlpResult *
 gdl_ilp_learn(const GdlIlpProblem *prob, const GdlIlpParams *params, const GdlIlpEvalHook *hook)
@@ -519,5 +569,5 @@ gdl_ilp_learn(const GdlIlpProblem *prob, const GdlIlpParams *params, const GdlIl
 	res->timed_out = timed_out;
 	if (timed_out)
 		res->message = gdl_sprintf("%s; max_seconds ran out: the best stage so far", res->message);
-	return res;
+	return recursive_fallback(prob, &p, res, t0);
 }
