@@ -61,4 +61,18 @@ SELECT count(*) AS missed FROM rec.ancestor_truth
 SELECT count(*) AS unseen_family FROM gpudl_query('rec', 'ancestor(X, Y)') AS t(x text, y text)
  WHERE x LIKE '2\_%';
 SELECT gpudl_drop_program('rec');
+
+-- names as a knowledge graph spells them: the learned recursive program
+-- quotes them, and the committed program parses and derives the same
+SELECT gpudl_create_program('rec/names');
+SELECT gpudl_bind('rec/names', '/people/person/father', 'rec.father');
+SELECT gpudl_bind('rec/names', '/people/person/mother', 'rec.mother');
+SELECT rank, rule FROM gpudl_learn('rec/names', '/people/person/ancestor-of', 'SELECT * FROM rec.pos',
+                                   'SELECT * FROM rec.neg', max_body => 2, max_vars => 3,
+                                   method => 'refine', allow_recursive => true, commit => true)
+ ORDER BY rank;
+SELECT count(*) AS derived,
+       count(*) FILTER (WHERE (x, y) NOT IN (SELECT x, y FROM rec.ancestor_truth)) AS wrong
+  FROM gpudl_query('rec/names', '"/people/person/ancestor-of"(X, Y)') AS t(x text, y text);
+SELECT gpudl_drop_program('rec/names');
 DROP SCHEMA rec CASCADE;
