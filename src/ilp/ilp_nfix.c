@@ -24,6 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The most bytes one fixpoint of a candidate program may hold (4 GiB). */
+#define NX_FIX_MEMORY ((int64_t) 4 << 30)
+
 /* What the engine's callbacks read: the world and the start facts. */
 typedef struct FixCtx
 {
@@ -185,6 +188,8 @@ nx_fixpoint(const NxWorld *w, const NxRule *rules, int nrules, const NxRel *star
 	in.load_arg = &c;
 	in.device = GDL_DEVICE_CPU;
 	in.want_rows = true;
+	/* a bound on a candidate's fixpoint: past it the engine stops the learn with its memory error */
+	in.memory_limit = NX_FIX_MEMORY;
 	memset(&goal, 0, sizeof(goal));
 	goal.pred = gdl_analysis_find_pred(a, "t");
 	dict = gdl_dict_create();

@@ -327,6 +327,41 @@ alt_clear(Search *s)
 	s->nalt = 0;
 }
 
+/*
+ * Are a rule's body atoms one component (linked by shared variables, head
+ * ones included)?  A recursive rule whose body falls apart, t(X, Y) :-
+ * t(X, Z), t(W, Y), derives a product of its parts at the fixpoint; it is
+ * never offered.
+ */
+static bool
+body_connected(const NxRule *r)
+{
+	uint32_t	reach = 1;		/* atoms reached from atom 0, as bits */
+	bool		grew = true;
+
+	while (grew)
+	{
+		uint32_t	vars = 0;
+
+		grew = false;
+		for (int i = 0; i < r->natoms; i++)
+			if (reach & (1u << i))
+				for (int k = 0; k < NX_MAX_ARITY; k++)
+					if (r->atoms[i].args[k] >= 0)
+						vars |= 1u << r->atoms[i].args[k];
+		for (int i = 0; i < r->natoms; i++)
+			if (!(reach & (1u << i)))
+				for (int k = 0; k < NX_MAX_ARITY; k++)
+					if (r->atoms[i].args[k] >= 0 && (vars & (1u << r->atoms[i].args[k])))
+					{
+						reach |= 1u << i;
+						grew = true;
+						break;
+					}
+	}
+	return reach == (1u << r->natoms) - 1;
+}
+
 /* Consider one complete rule for the best. */
 static void
 offer(Search *s, const Node *n)
@@ -344,6 +379,8 @@ offer(Search *s, const Node *n)
 			return;
 		/* some positive it derives must still be in play */
 		if (recursive_mode(s) && n->nfresh < s->min_support)
+			return;
+		if (nx_rule_recursive(s->w, &n->r) && !body_connected(&n->r))
 			return;
 	}
 	sc = rule_score(s, n);

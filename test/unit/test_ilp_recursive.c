@@ -16,7 +16,8 @@
  * relations and must derive exactly the reference relation there, computed
  * here by a plain fixpoint loop.  Also: the programs are minimal (no more
  * rules than the known solution), a recursive rule never comes without a
- * base case, and without allow_recursive no rule reads the target.
+ * base case, without allow_recursive no rule reads the target, and method
+ * auto falls back from the bulk path to the refinement search.
  */
 #include "test_host.h"
 #include "../../src/ilp/ilp_refine.h"
@@ -90,7 +91,8 @@ world_free(World *w)
 
 /* Learn the target from every pair of the world: facts positive, the rest negative. */
 static GdlIlpResult *
-learn(World *w, const char *target, int max_body, int max_vars, bool recursive)
+learn_with(World *w, const char *target, int max_body, int max_vars, bool recursive,
+		   GdlIlpMethod method)
 {
 	static Tab	pos,
 				neg;
@@ -129,12 +131,19 @@ learn(World *w, const char *target, int max_body, int max_vars, bool recursive)
 	prob.positives = &pc;
 	prob.negatives = &nc;
 	gdl_ilp_params_default(&params);
-	params.method = GDL_ILP_REFINE;
+	params.method = method;
 	params.allow_recursive = recursive;
 	params.max_body = max_body;
 	params.max_vars = max_vars;
 	params.max_seconds = 60;
 	return gdl_ilp_learn(&prob, &params, NULL);
+}
+
+/* Learn on the refinement search. */
+static GdlIlpResult *
+learn(World *w, const char *target, int max_body, int max_vars, bool recursive)
+{
+	return learn_with(w, target, max_body, max_vars, recursive, GDL_ILP_REFINE);
 }
 
 /* ------------------------------------------- the program on another world */
@@ -389,6 +398,15 @@ test_pointsto(void)
 	make_pointsto(&held, 90, 22);
 	r = learn(&train, "pt", 3, 4, true);
 	check_learned("points-to", r, &held, "pt", 4);
+	/*
+	 * method auto: a binary problem takes the bulk path, which cannot read
+	 * pt twice; with explicit negatives and allow_recursive the refinement
+	 * search is tried and wins
+	 */
+	r = learn_with(&train, "pt", 3, 4, true, GDL_ILP_AUTO);
+	CHECK_MSG(strcmp(r->method, "refine") == 0 && strstr(r->message, "the bulk path fitted") != NULL,
+			  "auto: %s", r->message);
+	check_learned("points-to (auto)", r, &held, "pt", 4);
 	world_free(&train);
 	world_free(&held);
 }
