@@ -28,7 +28,15 @@
  *      again with a beam four times wider; the best program (most examples
  *      right, then fewest atoms) is kept.  Past max_seconds the search
  *      stops inside a join; the program found so far is the answer, marked
- *      timed out.
+ *      timed out.  An exact program found early in a budget gets one wider
+ *      search for a smaller one.
+ *   4. Minimal: each program found is shrunk (minimize: rules and body
+ *      atoms the examples do not need dropped, with recursion atoms
+ *      generalised to the target), judged at the fixpoint when recursive.
+ *
+ * With allow_recursive the target is a relation of the world (issue 22;
+ * docs/DESIGN.md): FOIL's oracle while searching, the engine's fixpoint
+ * (ilp_nfix.c) to accept a rule, a base case first.
  *
  * Memory: the data, plus the coverage lists of at most 2 x beam rules of a
  * level (each at most the examples in play) — never a matrix of the bias.
@@ -1110,6 +1118,8 @@ ilp_refine_learn(const GdlIlpProblem *prob, const GdlIlpParams *params)
 	bool		have = false;
 	int			beam = params->beam > 0 ? params->beam : 64;
 	int			used_beam = beam;
+	double		deadline = params->max_seconds > 0 ? t0 + params->max_seconds : 0;
+	bool		smaller = false;	/* searching again for a smaller program */
 
 	w = nx_world_build(prob, params->seed, params->neg_per_pos > 0 ? params->neg_per_pos : 4,
 					   params->allow_recursive);
@@ -1117,7 +1127,7 @@ ilp_refine_learn(const GdlIlpProblem *prob, const GdlIlpParams *params)
 	memset(&best, 0, sizeof(best));
 	s.w = w;
 	s.solver.w = w;
-	s.solver.deadline = params->max_seconds > 0 ? t0 + params->max_seconds : 0;
+	s.solver.deadline = deadline;
 	s.max_body = params->max_body;
 	s.max_vars = params->max_vars > 0 ? params->max_vars : w->arity + params->max_body;
 	if (s.max_vars > NX_MAX_VARS)
@@ -1132,26 +1142,49 @@ ilp_refine_learn(const GdlIlpProblem *prob, const GdlIlpParams *params)
 	for (;;)
 	{
 		Program		pg;
+		bool		fits;
 
 		s.beam = beam;
 		s.cut = false;
 		ilp_progress("searching", -1, NAN);
 		cover_all(&s, params->max_rules, &pg);
+		if (!s.solver.expired && (pg.n > 1 || (pg.n == 1 && pg.rules[0].natoms > 1)))
+			minimize(&s, &pg);
 		if (!have || better(w, &pg, &best))
 		{
 			best = pg;
 			used_beam = beam;
 			have = true;
 		}
-		if (s.solver.expired || (best.tp == w->npos && best.fp == 0) || !s.cut ||
-			(s.noise > 0 && (w->npos - best.tp) + best.fp <= s.noise * (w->npos + w->nneg)) ||
-			params->beam > 0 || beam >= 4096)
+		fits = (best.tp == w->npos && best.fp == 0) ||
+			(s.noise > 0 && (w->npos - best.tp) + best.fp <= s.noise * (w->npos + w->nneg));
+		if (s.solver.expired || !s.cut || params->beam > 0 || beam >= 4096 || smaller)
 			break;
+		if (fits)
+		{
+			/*
+			 * Popper returns the smallest program that fits: one search
+			 * with a four times wider beam may find a smaller one, when
+			 * it fits in the budget (about four times this one's time,
+			 * with a quarter of what is left kept back); its program
+			 * replaces this one only if smaller.
+			 */
+			double		now = ilp_now();
+
+			if (deadline == 0 || (now - t0) * 6 > params->max_seconds)
+				break;
+			smaller = true;
+			s.solver.deadline = now + (deadline - now) * 0.75;
+		}
 		beam *= 4;
 	}
+	if (smaller)
+	{
+		/* the wider search was optional: its running out is not the call's */
+		s.solver.deadline = deadline;
+		s.solver.expired = false;
+	}
 	ilp_keyset_free(&s.seen);
-	if (have && (best.n > 1 || (best.n == 1 && best.rules[0].natoms > 1)))
-		minimize(&s, &best);
 	alt_clear(&s);
 	ilp_keyset_free(&s.failed);
 	ilp_keyset_free(&s.inprog);
