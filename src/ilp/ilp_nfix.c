@@ -27,6 +27,9 @@
 /* The most bytes one fixpoint of a candidate program may hold (4 GiB). */
 #define NX_FIX_MEMORY ((int64_t) 4 << 30)
 
+/* Column names of the internal relations (for the engine's messages only). */
+static const char *const column_names[NX_MAX_ARITY] = {"c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"};
+
 /* What the engine's callbacks read: the world and the start facts. */
 typedef struct FixCtx
 {
@@ -176,7 +179,7 @@ nx_fixpoint(const NxWorld *w, const NxRule *rules, int nrules, const NxRel *star
 	for (int k = 0; k < NX_MAX_ARITY; k++)
 	{
 		c.types[k] = GDL_TYPE_BIGINT;
-		c.colnames[k] = gdl_sprintf("c%d", k + 1);
+		c.colnames[k] = (char *) column_names[k];
 		c.typnames[k] = "bigint";
 	}
 	src = fix_source(w, rules, nrules);
@@ -201,6 +204,4 @@ nx_fixpoint(const NxWorld *w, const NxRule *rules, int nrules, const NxRel *star
 		gdl_free(res->rows.cols[k]);
 	gdl_free(res->rows.cols);
 	gdl_free(src);
-	for (int k = 0; k < NX_MAX_ARITY; k++)
-		gdl_free(c.colnames[k]);
 }

@@ -87,6 +87,7 @@ typedef struct Search
 	bool		have;
 	Node		best;
 	double		best_score;
+	uint64_t	best_hash;		/* of what the best covers (recursive mode) */
 	/* with recursion, the runners-up, best first (judged again at the fixpoint) */
 	int			nalt;
 	Node		alt[NX_ALTS];
@@ -291,7 +292,7 @@ alt_insert(Search *s, const Node *n, double sc, bool copy)
 	int			at = s->nalt;
 	Node		x = *n;
 	uint64_t	h = cov_hash(n);
-	bool		same = s->have && cov_hash(&s->best) == h;
+	bool		same = s->have && s->best_hash == h;
 
 	/* a rule that covers just what a better one covers adds no choice */
 	for (int i = 0; i < s->nalt && !same; i++)
@@ -409,6 +410,7 @@ offer(Search *s, const Node *n)
 	s->best.cov = gdl_alloc(sizeof(int32_t) * (n->ntp + n->nfp + 1));
 	memcpy(s->best.cov, n->cov, sizeof(int32_t) * (n->ntp + n->nfp));
 	s->best_score = sc;
+	s->best_hash = recursive_mode(s) ? cov_hash(&s->best) : 0;
 	s->have = true;
 }
 
