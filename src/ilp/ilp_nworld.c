@@ -312,10 +312,12 @@ draw_negatives(NxWorld *w, const GdlIlpProblem *prob, int64_t seed, int per_pos,
 
 /*
  * Build the world of a problem: classes, usable relations (others noted),
- * examples.  Raises GDL_ERR_DATATYPE when examples do not fit the target.
+ * invented helpers when asked (ilp_ninvent.c), examples.  Raises
+ * GDL_ERR_DATATYPE when examples do not fit the target.
  */
 NxWorld *
-nx_world_build(const GdlIlpProblem *prob, int64_t seed, int neg_per_pos, bool recursive)
+nx_world_build(const GdlIlpProblem *prob, int64_t seed, int neg_per_pos, bool recursive,
+			   bool helpers)
 {
 	NxWorld    *w = gdl_alloc(sizeof(NxWorld));
 	int		   *sqlcls = NULL;
@@ -386,6 +388,12 @@ nx_world_build(const GdlIlpProblem *prob, int64_t seed, int neg_per_pos, bool re
 	}
 	if (w->nrels > 1)
 		qsort(w->rels, w->nrels, sizeof(NxRel), cmp_rel_name);
+	if (helpers)
+	{
+		/* invented helpers after the data's relations, before the target */
+		nx_world_add_helpers(w);
+		w->rels = gdl_realloc(w->rels, sizeof(NxRel) * (w->nrels + 1));
+	}
 	w->target_rel = -1;
 	if (w->known.name == NULL)
 	{

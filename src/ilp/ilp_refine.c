@@ -80,6 +80,7 @@ typedef struct Search
 	NxRel		fix;			/* the fixpoint of the program being built */
 	int64_t		fixruns;		/* fixpoints computed */
 	bool		cut;			/* the beam dropped some rule */
+	int			used_beam;		/* the beam that found the best program */
 	int64_t		nodes;
 	/* the best complete rule of the current search */
 	int64_t		P0;				/* positives and negatives in play */
@@ -570,6 +571,39 @@ settle(Search *s, const Program *pg)
 	nx_rel_clear(&f);
 }
 
+/*
+ * Is helper relation h used by a rule of the program before rule 'upto'
+ * (atom 'atom' of rule 'upto' excluded and later ones)?  Helpers are
+ * defined once per program, so their clauses are counted and printed at
+ * their first use.
+ */
+static bool
+helper_used_before(const Program *pg, int h, int upto, int atom)
+{
+	for (int i = 0; i <= upto && i < pg->n; i++)
+		for (int j = 0; j < pg->rules[i].natoms && (i < upto || j < atom); j++)
+			if (pg->rules[i].atoms[j].pred == h)
+				return true;
+	return false;
+}
+
+/* Literals of the definitions of the helpers the program uses, each once. */
+static int
+helper_literals(const NxWorld *w, const Program *pg)
+{
+	int			n = 0;
+
+	for (int i = 0; i < pg->n; i++)
+		for (int j = 0; j < pg->rules[i].natoms; j++)
+		{
+			int			h = pg->rules[i].atoms[j].pred;
+
+			if (w->rels[h].helper != NX_HELPER_NONE && !helper_used_before(pg, h, i, j))
+				n += nx_helper_literals(&w->rels[h]);
+		}
+	return n;
+}
+
 /* Examples of all the program's rules: tp and fp over all examples. */
 static void
 program_score(Search *s, Program *pg)
@@ -604,6 +638,7 @@ program_score(Search *s, Program *pg)
 				cov[buf[k]] = true;
 			pg->atoms += pg->rules[i].natoms + 1;
 		}
+	pg->atoms += helper_literals(w, pg);
 	pg->tp = pg->fp = 0;
 	for (int32_t i = 0; i < nex; i++)
 		if (cov[i])
@@ -821,6 +856,16 @@ cover_all(Search *s, int max_rules, Program *pg)
 	program_score(s, pg);
 }
 
+/* Does a scored program fit: exact, or with noise within noise x the examples? */
+static bool
+program_fits(const Search *s, const Program *pg)
+{
+	const NxWorld *w = s->w;
+
+	return (pg->tp == w->npos && pg->fp == 0) ||
+		(s->noise > 0 && (w->npos - pg->tp) + pg->fp <= s->noise * (w->npos + w->nneg));
+}
+
 /* Is program a better than b: more examples right, then fewer atoms? */
 static bool
 better(const NxWorld *w, const Program *a, const Program *b)
@@ -1023,6 +1068,28 @@ ilp_refine_needed(const GdlIlpProblem *prob, const GdlIlpParams *params)
 	return false;
 }
 
+/* Clauses of the helpers rule i uses first in the program, or NULL. */
+static char *
+rule_aux(const NxWorld *w, const Program *pg, int i)
+{
+	GdlBuf		b;
+
+	gdl_buf_init(&b);
+	for (int j = 0; j < pg->rules[i].natoms; j++)
+	{
+		int			h = pg->rules[i].atoms[j].pred;
+
+		if (w->rels[h].helper != NX_HELPER_NONE && !helper_used_before(pg, h, i, j))
+			gdl_buf_append(&b, "%s%s", b.len ? "\n" : "", nx_helper_text(w, h));
+	}
+	if (b.len == 0)
+	{
+		gdl_free(b.data);
+		return NULL;
+	}
+	return b.data;
+}
+
 /* The result rows of a program: per-rule measures on all examples. */
 static GdlIlpResult *
 make_result(Search *s, const Program *pg, int beam, bool timed_out, double secs)
@@ -1035,10 +1102,12 @@ make_result(Search *s, const Program *pg, int beam, bool timed_out, double secs)
 	double	   *q = gdl_alloc(sizeof(double) * (nex + 1));
 	NxSolver	sv = s->solver;
 	GdlBuf		prog;
+	GdlBuf		aux;			/* clauses of the helpers, first in the program */
 
 	sv.deadline = 0;
 	sv.expired = false;
 	gdl_buf_init(&prog);
+	gdl_buf_init(&aux);
 	if (w->target_rel >= 0)
 		settle(s, pg);			/* each rule's coverage in the finished program */
 	for (int32_t i = 0; i < nex; i++)
@@ -1076,10 +1145,21 @@ make_result(Search *s, const Program *pg, int beam, bool timed_out, double secs)
 		}
 		r->candidate_id = i;
 		r->recursive = nx_rule_recursive(w, &pg->rules[i]);
+		r->aux = rule_aux(w, pg, i);
+		if (r->aux)
+		{
+			gdl_buf_append(&aux, "%s\n", r->aux);
+			res->invented = true;
+		}
 		gdl_buf_append(&prog, "%s\n", r->rule);
 	}
 	res->epochs = 0;
 	res->final_loss = pg->n > 0 ? res->rules[pg->n - 1].loss : 0.0;
+	if (aux.len > 0)
+	{
+		gdl_buf_append(&aux, "%s", prog.data);
+		prog = aux;
+	}
 	res->program = prog.data ? prog.data : gdl_strdup("");
 	res->npositives = w->npos;
 	res->nnegatives = w->nneg;
@@ -1109,60 +1189,55 @@ make_result(Search *s, const Program *pg, int beam, bool timed_out, double secs)
 	return res;
 }
 
-/* Learn with the refinement search; see the file comment. */
-GdlIlpResult *
-ilp_refine_learn(const GdlIlpProblem *prob, const GdlIlpParams *params)
+/*
+ * One anytime search over a world (steps 1-4 of the file comment): the
+ * best program into *best, the beam that found it into *used_beam.  The
+ * search state stays in *s for make_result.
+ */
+static void
+search_world(Search *s, const NxWorld *w, const GdlIlpParams *params, double t0,
+			 double deadline, Program *best)
 {
-	double		t0 = ilp_now();
-	Search		s;
-	NxWorld    *w;
-	Program		best;
-	bool		have = false;
 	int			beam = params->beam > 0 ? params->beam : 64;
-	int			used_beam = beam;
-	double		deadline = params->max_seconds > 0 ? t0 + params->max_seconds : 0;
+	bool		have = false;
 	bool		smaller = false;	/* searching again for a smaller program */
 
-	w = nx_world_build(prob, params->seed, params->neg_per_pos > 0 ? params->neg_per_pos : 4,
-					   params->allow_recursive);
-	memset(&s, 0, sizeof(s));
-	memset(&best, 0, sizeof(best));
-	s.w = w;
-	s.solver.w = w;
-	s.solver.deadline = deadline;
-	s.max_body = params->max_body;
-	s.max_vars = params->max_vars > 0 ? params->max_vars : w->arity + params->max_body;
-	if (s.max_vars > NX_MAX_VARS)
-		s.max_vars = NX_MAX_VARS;
-	if (s.max_vars < w->arity)
-		s.max_vars = w->arity;
-	s.min_support = params->min_support > 0 ? params->min_support : 1;
-	s.noise = params->noise;
-	ilp_keyset_init(&s.seen, 16);
-	ilp_keyset_init(&s.failed, 16);
-	ilp_keyset_init(&s.inprog, 16);
+	memset(s, 0, sizeof(*s));
+	memset(best, 0, sizeof(*best));
+	s->w = w;
+	s->solver.w = w;
+	s->solver.deadline = deadline;
+	s->max_body = params->max_body;
+	s->max_vars = params->max_vars > 0 ? params->max_vars : w->arity + params->max_body;
+	if (s->max_vars > NX_MAX_VARS)
+		s->max_vars = NX_MAX_VARS;
+	if (s->max_vars < w->arity)
+		s->max_vars = w->arity;
+	s->min_support = params->min_support > 0 ? params->min_support : 1;
+	s->noise = params->noise;
+	s->used_beam = beam;
+	ilp_keyset_init(&s->seen, 16);
+	ilp_keyset_init(&s->failed, 16);
+	ilp_keyset_init(&s->inprog, 16);
 	for (;;)
 	{
 		Program		pg;
-		bool		fits;
 
-		s.beam = beam;
-		s.cut = false;
+		s->beam = beam;
+		s->cut = false;
 		ilp_progress("searching", -1, NAN);
-		cover_all(&s, params->max_rules, &pg);
-		if (!s.solver.expired && (pg.n > 1 || (pg.n == 1 && pg.rules[0].natoms > 1)))
-			minimize(&s, &pg);
-		if (!have || better(w, &pg, &best))
+		cover_all(s, params->max_rules, &pg);
+		if (!s->solver.expired && (pg.n > 1 || (pg.n == 1 && pg.rules[0].natoms > 1)))
+			minimize(s, &pg);
+		if (!have || better(w, &pg, best))
 		{
-			best = pg;
-			used_beam = beam;
+			*best = pg;
+			s->used_beam = beam;
 			have = true;
 		}
-		fits = (best.tp == w->npos && best.fp == 0) ||
-			(s.noise > 0 && (w->npos - best.tp) + best.fp <= s.noise * (w->npos + w->nneg));
-		if (s.solver.expired || !s.cut || params->beam > 0 || beam >= 4096 || smaller)
+		if (s->solver.expired || !s->cut || params->beam > 0 || beam >= 4096 || smaller)
 			break;
-		if (fits)
+		if (program_fits(s, best))
 		{
 			/*
 			 * Popper returns the smallest program that fits: one search
@@ -1176,20 +1251,95 @@ ilp_refine_learn(const GdlIlpProblem *prob, const GdlIlpParams *params)
 			if (deadline == 0 || (now - t0) * 6 > params->max_seconds)
 				break;
 			smaller = true;
-			s.solver.deadline = now + (deadline - now) * 0.75;
+			s->solver.deadline = now + (deadline - now) * 0.75;
 		}
 		beam *= 4;
 	}
 	if (smaller)
 	{
 		/* the wider search was optional: its running out is not the call's */
-		s.solver.deadline = deadline;
-		s.solver.expired = false;
+		s->solver.deadline = deadline;
+		s->solver.expired = false;
 	}
-	ilp_keyset_free(&s.seen);
-	alt_clear(&s);
-	ilp_keyset_free(&s.failed);
-	ilp_keyset_free(&s.inprog);
-	nx_rel_clear(&s.fix);
-	return make_result(&s, &best, used_beam, s.solver.expired, ilp_now() - t0);
+	ilp_keyset_free(&s->seen);
+	alt_clear(s);
+	ilp_keyset_free(&s->failed);
+	ilp_keyset_free(&s->inprog);
+	nx_rel_clear(&s->fix);
+}
+
+/*
+ * Should the search run again with invented helpers (ilp_ninvent.c), and
+ * until when (*until, 0 for no limit)?  Only with allow_recursive and
+ * invent, when time is left, and when a helper could help: the program does
+ * not fit (then with all the time left), or it is larger than the smallest
+ * program with a helper (one one-atom rule and a union: 6 literals) — then,
+ * like the wider search, within about four times what the search took.
+ */
+static bool
+want_helpers(const Search *s, const Program *pg, const GdlIlpParams *params, double t0,
+			 double deadline, double *until)
+{
+	double		now = ilp_now();
+
+	*until = deadline;
+	if (!params->allow_recursive || !params->invent || s->solver.expired)
+		return false;
+	if (deadline > 0 && now >= deadline)
+		return false;
+	if (!program_fits(s, pg))
+		return true;
+	if (pg->atoms <= 6)
+		return false;
+	*until = now + 4 * (now - t0) + 1.0;
+	if (deadline > 0 && *until > deadline)
+		*until = deadline;
+	return true;
+}
+
+/* Learn with the refinement search; see the file comment. */
+GdlIlpResult *
+ilp_refine_learn(const GdlIlpProblem *prob, const GdlIlpParams *params)
+{
+	double		t0 = ilp_now();
+	double		deadline = params->max_seconds > 0 ? t0 + params->max_seconds : 0;
+	int			npp = params->neg_per_pos > 0 ? params->neg_per_pos : 4;
+	Search		s;
+	Program		best;
+	NxWorld    *w;
+	bool		timed_out;
+	double		until;
+
+	w = nx_world_build(prob, params->seed, npp, params->allow_recursive, false);
+	search_world(&s, w, params, t0, deadline, &best);
+	timed_out = s.solver.expired;
+	if (want_helpers(&s, &best, params, t0, deadline, &until))
+	{
+		/*
+		 * Predicate invention: the same search over a world with helpers;
+		 * its program replaces this one only when better (more examples
+		 * right, then fewer literals, the helpers' clauses counted).  Its
+		 * running out of time is the call's only when it had all the time
+		 * left.
+		 */
+		NxWorld    *wh = nx_world_build(prob, params->seed, npp, params->allow_recursive, true);
+		Search		sh;
+		Program		besth;
+		int64_t		nodes = s.nodes;
+
+		if (wh->nrels > w->nrels)
+		{
+			search_world(&sh, wh, params, t0, until, &besth);
+			sh.nodes += nodes;
+			timed_out = sh.solver.expired && until == deadline && deadline > 0;
+			if (better(wh, &besth, &best))
+			{
+				s = sh;
+				best = besth;
+			}
+			else
+				s.nodes = sh.nodes;
+		}
+	}
+	return make_result(&s, &best, s.used_beam, timed_out, ilp_now() - t0);
 }

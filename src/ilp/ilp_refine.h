@@ -8,6 +8,7 @@
  *   ilp_nsolve.c   does a rule derive a head tuple (a join driven from it)
  *   ilp_nrule.c    refinements under the bias, canonical keys
  *   ilp_nfix.c     a candidate program's fixpoint by the engine (recursion)
+ *   ilp_ninvent.c  invented helpers: closures and unions of binary relations
  *   ilp_refine.c   beam refinement and sequential covering (the driver)
  *
  * Values stay the caller's 64-bit encoded values; relations are kept
@@ -24,11 +25,18 @@
 #define NX_MAX_ATOMS	GDL_ILP_MAX_BODY
 #define NX_MAX_VARS		12
 
+/* What a relation of the world is: data, or an invented helper (ilp_ninvent.c). */
+#define NX_HELPER_NONE		0
+#define NX_HELPER_CLOSURE	1	/* base[0]'s transitive closure */
+#define NX_HELPER_UNION		2	/* base[0] union base[1] */
+
 /* A background relation: distinct tuples, and each argument's sort order. */
 typedef struct NxRel
 {
 	char	   *name;
 	int			arity;
+	int8_t		helper;			/* NX_HELPER_*: an invented predicate when not NONE */
+	int16_t		base[2];		/* a helper's relations (indexes into the world's) */
 	int			cls[NX_MAX_ARITY];	/* type class per argument */
 	int64_t		n;
 	int64_t    *col[NX_MAX_ARITY];	/* col[k][t]: argument k of tuple t */
@@ -129,7 +137,10 @@ typedef struct NxSolver
 } NxSolver;
 
 extern NxWorld *nx_world_build(const GdlIlpProblem *prob, int64_t seed, int neg_per_pos,
-							   bool recursive);
+							   bool recursive, bool helpers);
+extern int	nx_world_add_helpers(NxWorld *w);
+extern int	nx_helper_literals(const NxRel *r);
+extern char *nx_helper_text(const NxWorld *w, int i);
 extern void nx_rel_set(NxRel *r, const GdlColumns *rows);
 extern void nx_rel_clear(NxRel *r);
 extern bool nx_rel_has(const NxRel *r, const int64_t *tuple);

@@ -8,6 +8,10 @@
  *               load and store rules read the target twice
  *   grid        reachability moving east or north (west and south given as
  *               distractors)
+ *   invention   a helper the program needs or is smaller with: grandparent
+ *               over a union of father and mother, and mutual reachability
+ *               (same strongly connected component) over a recursive helper,
+ *               the closure of the edges
  *
  * Each task is generated from a seed twice: a training world whose every
  * fact of the target is a positive and every other pair a negative, and a
@@ -92,7 +96,7 @@ world_free(World *w)
 /* Learn the target from every pair of the world: facts positive, the rest negative. */
 static GdlIlpResult *
 learn_with(World *w, const char *target, int max_body, int max_vars, bool recursive,
-		   GdlIlpMethod method)
+		   GdlIlpMethod method, bool invent)
 {
 	static Tab	pos,
 				neg;
@@ -133,6 +137,7 @@ learn_with(World *w, const char *target, int max_body, int max_vars, bool recurs
 	gdl_ilp_params_default(&params);
 	params.method = method;
 	params.allow_recursive = recursive;
+	params.invent = invent;
 	params.max_body = max_body;
 	params.max_vars = max_vars;
 	params.max_seconds = 60;
@@ -143,7 +148,7 @@ learn_with(World *w, const char *target, int max_body, int max_vars, bool recurs
 static GdlIlpResult *
 learn(World *w, const char *target, int max_body, int max_vars, bool recursive)
 {
-	return learn_with(w, target, max_body, max_vars, recursive, GDL_ILP_REFINE);
+	return learn_with(w, target, max_body, max_vars, recursive, GDL_ILP_REFINE, true);
 }
 
 /* ------------------------------------------- the program on another world */
@@ -249,8 +254,8 @@ check_learned(const char *task, GdlIlpResult *r, World *heldout, const char *tar
 
 	for (int i = 0; i < r->nrules; i++)
 		nrec += r->rules[i].recursive;
-	printf("  %s: %d rules (%d recursive), train precision %.3f recall %.3f: %s",
-		   task, r->nrules, nrec, r->train_precision, r->train_recall, r->program);
+	printf("  %s: %d rules (%d recursive), train precision %.3f recall %.3f (%s): %s",
+		   task, r->nrules, nrec, r->train_precision, r->train_recall, r->message, r->program);
 	CHECK_MSG(r->train_precision == 1.0 && r->train_recall == 1.0, "%s: %s", task, r->message);
 	CHECK_MSG(nrec > 0 && nrec < r->nrules, "%s: a recursive rule and a base case", task);
 	CHECK_MSG(r->nrules <= max_rules, "%s: %d rules, the solution needs %d", task, r->nrules,
@@ -403,7 +408,7 @@ test_pointsto(void)
 	 * pt twice; with explicit negatives and allow_recursive the refinement
 	 * search is tried and wins
 	 */
-	r = learn_with(&train, "pt", 3, 4, true, GDL_ILP_AUTO);
+	r = learn_with(&train, "pt", 3, 4, true, GDL_ILP_AUTO, true);
 	CHECK_MSG(strcmp(r->method, "refine") == 0 && strstr(r->message, "the bulk path fitted") != NULL,
 			  "auto: %s", r->message);
 	check_learned("points-to (auto)", r, &held, "pt", 4);
@@ -466,6 +471,128 @@ test_grid(void)
 	world_free(&held);
 }
 
+/* ------------------------------------------------------------ invention */
+
+/* How many clauses of the program start with stem (a helper's head). */
+static int
+helpers_defined(const char *program, const char *stem)
+{
+	int			n = 0;
+
+	for (const char *p = program; (p = strstr(p, stem)) != NULL; p++)
+		if (p == program || p[-1] == '\n')
+			n++;
+	return n;
+}
+
+/* grandparent(X, Y) over father and mother: one rule over an invented union. */
+static void
+test_invent_union(void)
+{
+	World		train,
+				held;
+	GdlIlpResult *r;
+	int64_t		wrong = -1;
+
+	make_family(&train, 4, 10, 31);
+	make_family(&held, 6, 12, 32);
+	/* the target: two generations apart (father or mother at each step) */
+	for (World *w = &train; w; w = w == &train ? &held : NULL)
+	{
+		bool	   *par = calloc((size_t) w->n * w->n, 1);
+
+		for (int k = 0; k < 2; k++)
+			for (size_t i = 0; i < w->rels[k].n; i++)
+				par[w->rels[k].c[0][i] * w->n + w->rels[k].c[1][i]] = true;
+		memset(w->target, 0, (size_t) w->n * w->n);
+		for (int x = 0; x < w->n; x++)
+			for (int z = 0; z < w->n; z++)
+				if (par[x * w->n + z])
+					for (int y = 0; y < w->n; y++)
+						if (par[z * w->n + y])
+							w->target[x * w->n + y] = true;
+		free(par);
+	}
+	r = learn(&train, "grandparent", 2, 3, true);
+	printf("  invention (union): %d rules, precision %.3f recall %.3f: %s", r->nrules,
+		   r->train_precision, r->train_recall, r->program);
+	CHECK_MSG(r->train_precision == 1.0 && r->train_recall == 1.0, "union: %s", r->message);
+	CHECK_MSG(r->nrules == 1 && r->invented && r->rules[0].aux != NULL &&
+			  strstr(r->program, "father_or_mother(X, Y) :- father(X, Y).") != NULL,
+			  "union: one rule over the helper, not four: %s", r->program);
+	CHECK_MSG(derives_exactly(&held, r->program, "grandparent", &wrong),
+			  "union: on the held-out world %lld pairs wrong", (long long) wrong);
+	/* without invent: the four rules over father and mother, no helper */
+	r = learn_with(&train, "grandparent", 2, 3, true, GDL_ILP_REFINE, false);
+	CHECK_MSG(r->nrules == 4 && !r->invented && strstr(r->program, "_or_") == NULL,
+			  "no invent: %s", r->program);
+	world_free(&train);
+	world_free(&held);
+}
+
+/*
+ * A random directed graph with cycles; the target: X and Y on a common
+ * cycle (each reaches the other), which no rule over the edges and the
+ * target alone expresses.
+ */
+static void
+make_scc(World *w, int n, uint64_t seed)
+{
+	bool	   *reach;
+
+	memset(w, 0, sizeof(*w));
+	rng_state = seed;
+	w->nrels = 2;
+	w->rels[0].name = "edge";
+	w->rels[1].name = "color";	/* a distractor over the same nodes */
+	w->n = n;
+	for (int i = 0; i < n + n / 3; i++)
+		put(&w->rels[0], rng(n), rng(n));
+	for (int i = 0; i < n; i++)
+		put(&w->rels[1], i, rng(3));
+	reach = calloc((size_t) n * n, 1);
+	for (size_t i = 0; i < w->rels[0].n; i++)
+		reach[w->rels[0].c[0][i] * n + w->rels[0].c[1][i]] = true;
+	for (int z = 0; z < n; z++)
+		for (int x = 0; x < n; x++)
+			if (reach[x * n + z])
+				for (int y = 0; y < n; y++)
+					if (reach[z * n + y])
+						reach[x * n + y] = true;
+	w->target = calloc((size_t) n * n, 1);
+	for (int x = 0; x < n; x++)
+		for (int y = 0; y < n; y++)
+			w->target[x * n + y] = reach[x * n + y] && reach[y * n + x];
+	free(reach);
+}
+
+/* same_scc(X, Y) :- edge_plus(X, Y), edge_plus(Y, X): a recursive helper. */
+static void
+test_invent_closure(void)
+{
+	World		train,
+				held;
+	GdlIlpResult *r;
+	int64_t		wrong = -1;
+
+	make_scc(&train, 30, 41);
+	make_scc(&held, 50, 42);
+	r = learn(&train, "same_scc", 2, 3, true);
+	printf("  invention (closure): %d rules, precision %.3f recall %.3f: %s", r->nrules,
+		   r->train_precision, r->train_recall, r->program);
+	CHECK_MSG(r->train_precision == 1.0 && r->train_recall == 1.0, "closure: %s", r->message);
+	CHECK_MSG(r->invented && helpers_defined(r->program, "edge_plus(X, Y) :- ") == 2 &&
+			  strstr(r->program, "edge_plus(X, Y) :- edge(X, Z), edge_plus(Z, Y).") != NULL,
+			  "closure: the recursive helper defined once: %s", r->program);
+	CHECK_MSG(derives_exactly(&held, r->program, "same_scc", &wrong),
+			  "closure: on the held-out world %lld pairs wrong", (long long) wrong);
+	/* without invent: no helper (what the target alone can fit on these examples, if anything) */
+	r = learn_with(&train, "same_scc", 2, 3, true, GDL_ILP_REFINE, false);
+	CHECK_MSG(!r->invented && strstr(r->program, "_plus") == NULL, "no invent: %s", r->program);
+	world_free(&train);
+	world_free(&held);
+}
+
 int
 main(void)
 {
@@ -473,5 +600,7 @@ main(void)
 	test_ancestor();
 	test_pointsto();
 	test_grid();
+	test_invent_union();
+	test_invent_closure();
 	return gdl_test_summary("test_ilp_recursive");
 }
