@@ -3,7 +3,9 @@
 -- from the examples of one family and checked on a second family the
 -- learner never saw (the committed program must derive exactly the
 -- ancestors there too); a base case comes with every recursive program;
--- without allow_recursive no rule reads the target.
+-- without allow_recursive no rule reads the target; predicate invention:
+-- grandparent over an invented union of father and mother, committed with
+-- the helper's clauses.
 SET client_min_messages = warning;
 CREATE SCHEMA rec;
 -- two families, five and six generations of six people; the parents of a
@@ -75,4 +77,27 @@ SELECT count(*) AS derived,
        count(*) FILTER (WHERE (x, y) NOT IN (SELECT x, y FROM rec.ancestor_truth)) AS wrong
   FROM gpudl_query('rec/names', '"/people/person/ancestor-of"(X, Y)') AS t(x text, y text);
 SELECT gpudl_drop_program('rec/names');
+
+-- predicate invention: grandparent is one rule over a helper, the union of
+-- the two parent relations (its clauses come with the rule, are committed
+-- first, and are named from the relations' last path segments)
+CREATE VIEW rec.grandparent_truth AS
+  WITH p AS (SELECT * FROM rec.father UNION SELECT * FROM rec.mother)
+  SELECT DISTINCT a.parent AS x, b.child AS y FROM p a JOIN p b ON b.parent = a.child;
+CREATE TABLE rec.gpos AS SELECT x, y FROM rec.grandparent_truth WHERE x LIKE '1\_%';
+CREATE TABLE rec.gneg AS
+  SELECT a.name AS x, b.name AS y FROM rec.person a, rec.person b
+   WHERE a.f = 1 AND b.f = 1 AND (a.name, b.name) NOT IN (SELECT x, y FROM rec.gpos);
+SELECT gpudl_create_program('rec/pi');
+SELECT gpudl_bind('rec/pi', '/people/person/father', 'rec.father');
+SELECT gpudl_bind('rec/pi', '/people/person/mother', 'rec.mother');
+SELECT rank, rule, "precision", recall FROM gpudl_learn('rec/pi', 'grandparent', 'SELECT * FROM rec.gpos',
+                                   'SELECT * FROM rec.gneg', max_body => 2, max_vars => 3,
+                                   method => 'refine', allow_recursive => true, commit => true)
+ ORDER BY rank;
+SELECT count(*) AS derived,
+       (SELECT count(*) FROM rec.grandparent_truth) AS truth,
+       count(*) FILTER (WHERE (x, y) NOT IN (SELECT x, y FROM rec.grandparent_truth)) AS wrong
+  FROM gpudl_query('rec/pi', 'grandparent(X, Y)') AS t(x text, y text);
+SELECT gpudl_drop_program('rec/pi');
 DROP SCHEMA rec CASCADE;

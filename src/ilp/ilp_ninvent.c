@@ -11,6 +11,8 @@
  *            father_or_mother(X, Y) :- mother(X, Y).
  *            (a disjunction the target's rules would otherwise repeat)
  *
+ * A helper's name says what it is, made an identifier from the last part
+ * of its relations' names ("/people/person/father" gives "father_plus").
  * Each is materialised as a relation of the world, so the joins, the
  * coverage and the fixpoints read it like any other; its clauses are printed
  * with the program that uses it and counted in the program's size (5 and 4
@@ -166,6 +168,19 @@ union_rows(const NxRel *a, const NxRel *b, GdlColumns *rows)
 	}
 }
 
+/*
+ * The part of a relation's name a helper's name is made of: after the last
+ * '/' when there is one (knowledge graphs spell relations as paths,
+ * "/people/person/father"), else the whole.
+ */
+static const char *
+short_name(const char *name)
+{
+	const char *slash = strrchr(name, '/');
+
+	return slash && slash[1] ? slash + 1 : name;
+}
+
 /* A helper's name: the stem made an identifier, unique among the world's relations. */
 static char *
 helper_name(const NxWorld *w, const NxRel *rels, int nrels, const char *stem)
@@ -273,7 +288,7 @@ nx_world_add_helpers(NxWorld *w)
 		}
 		left -= (int64_t) rows.nrows;
 		add_helper(w, &rels, &n, &cap, NX_HELPER_CLOSURE, i, i,
-				   gdl_sprintf("%s_plus", rels[i].name), &rows);
+				   gdl_sprintf("%s_plus", short_name(rels[i].name)), &rows);
 	}
 	for (int i = 0; i < nbase; i++)
 		for (int j = i + 1; j < nbase && nunions < NX_MAX_UNIONS; j++)
@@ -287,7 +302,7 @@ nx_world_add_helpers(NxWorld *w)
 			left -= rels[i].n + rels[j].n;
 			union_rows(&rels[i], &rels[j], &rows);
 			add_helper(w, &rels, &n, &cap, NX_HELPER_UNION, i, j,
-					   gdl_sprintf("%s_or_%s", rels[i].name, rels[j].name), &rows);
+					   gdl_sprintf("%s_or_%s", short_name(rels[i].name), short_name(rels[j].name)), &rows);
 			nunions++;
 		}
 	gdl_free(w->rels);
