@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""bench/popper/make_recursive.py — three recursive ILP tasks in Popper's format.
+"""bench/popper/make_recursive.py — recursive ILP tasks in Popper's format.
 
     python3 make_recursive.py OUTDIR [SEED]
 
-Writes OUTDIR/{ancestor,pointsto,grid-path}/ with bias.pl (head_pred,
+Writes OUTDIR/{ancestor,pointsto,grid-path,grandparent-pi,scc-pi}/ with bias.pl (head_pred,
 body_pred, max_body, max_vars, enable_recursion), bk.pl and exs.pl, so that
 bench/popper/run.sh learns them through its own loader like any Popper task:
 
@@ -13,6 +13,10 @@ bench/popper/run.sh learns them through its own loader like any Popper task:
   pointsto    pt/2 from addr/2, assgn/2, load/2, store/2 of a random C-like
               program (Andersen's analysis: load and store read pt twice)
   grid-path   reach/2 on a 6 x 6 grid moving east or north (west/south given)
+  grandparent-pi  grandparent/2 from father/2 and mother/2: smallest with an
+              invented helper (the union of the two)
+  scc-pi      same_scc/2 (each node reaches the other) from edge/2 of a
+              random directed graph: needs a recursive helper (the closure)
 
 The solutions (not given to the learner):
   ancestor(A,B) :- father(A,B).   ancestor(A,B) :- mother(A,B).
@@ -20,6 +24,8 @@ The solutions (not given to the learner):
   pt(A,B) :- addr(A,B).   pt(A,B) :- assgn(A,C), pt(C,B).
   pt(A,B) :- load(A,C), pt(C,D), pt(D,B).   pt(A,B) :- store(C,D), pt(C,A), pt(D,B).
   reach(A,B) :- east(A,B).   reach(A,B) :- north(A,B).   reach(A,B) :- reach(A,C), reach(C,B).
+  grandparent(A,B) :- inv(A,C), inv(C,B).   inv(A,B) :- father(A,B).   inv(A,B) :- mother(A,B).
+  same_scc(A,B) :- inv(A,B), inv(B,A).   inv(A,B) :- edge(A,B).   inv(A,B) :- edge(A,C), inv(C,B).
 """
 import os
 import random
@@ -119,12 +125,40 @@ def grid(out, rng):
                 "south": [(b, a) for a, b in north]}, reach, neg)
 
 
+def grandparent(out, rng):
+    father, mother, people = [], [], []
+    for fam in (1, 2):
+        gens = [["g%d_%d_%d" % (fam, g, i) for i in range(6)] for g in range(4)]
+        people.append([p for g in gens for p in g])
+        for g in range(1, 4):
+            for c in gens[g]:
+                father.append((gens[g - 1][2 * rng.randrange(3)], c))
+                mother.append((gens[g - 1][2 * rng.randrange(3) + 1], c))
+    par = father + mother
+    gp = {(a, d) for (a, b) in par for (c, d) in par if b == c}
+    neg = {(a, b) for fam in people for a in fam for b in fam if (a, b) not in gp}
+    write_task(out, "grandparent-pi", "grandparent", ["father", "mother"], 2, 3,
+               {"father": father, "mother": mother}, gp, neg)
+
+
+def scc(out, rng):
+    n = 30
+    node = ["n%d" % i for i in range(n)]
+    edge = sorted({(rng.choice(node), rng.choice(node)) for _ in range(n + n // 3)})
+    reach = closure(edge)
+    pos = {(a, b) for (a, b) in reach if (b, a) in reach}
+    neg = {(a, b) for a in node for b in node if (a, b) not in pos}
+    write_task(out, "scc-pi", "same_scc", ["edge"], 2, 3, {"edge": edge}, pos, neg)
+
+
 def main():
     out = sys.argv[1]
     rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 1)
     ancestor(out, rng)
     pointsto(out, rng)
     grid(out, rng)
+    grandparent(out, rng)
+    scc(out, rng)
 
 
 if __name__ == "__main__":

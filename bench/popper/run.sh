@@ -63,14 +63,15 @@ ANALYZE d;
 SELECT 'ACC=' || round(((SELECT count(*) FROM $s.pos x WHERE EXISTS (SELECT 1 FROM d WHERE $match)) +
                         (SELECT count(*) FROM $s.neg x WHERE NOT EXISTS (SELECT 1 FROM d WHERE $match)))::numeric /
                        ((SELECT count(*) FROM $s.pos) + (SELECT count(*) FROM $s.neg)), 3);
-SELECT 'RULE=' || rule FROM r ORDER BY rank;
+SELECT 'RULE=' || replace(rule, E'\n', ' ') FROM r ORDER BY rank;
 SQL
 )
   acc=$(echo "$out" | sed -n 's/^ACC=//p'); secs=$(echo "$out" | sed -n 's/^SECS=\([0-9.]*\).*/\1/p')
   to=$(echo "$out" | sed -n 's/.*TIMEDOUT=//p')
   [ "$to" = "true" ] && secs="$secs*"
   rules=$(echo "$out" | sed -n 's/^RULE=//p')
-  nrules=$(echo "$rules" | grep -c .)
+  # rules: every clause, an invented helper's included (one ':-' each)
+  nrules=$(echo "$rules" | grep -o ':-' | wc -l)
   # literals: the head and each body atom (one opening parenthesis each)
   nlits=$(echo "$rules" | tr -cd '(' | wc -c)
   printf "%-32s %-8s %-8s %-6s %-8s %s\n" "$t" "${acc:-error}" "${secs:--}" "$nrules" "$nlits" "$(echo "$rules" | paste -sd' ' -)"

@@ -465,6 +465,32 @@ result_right(const GdlIlpResult *r)
 }
 
 /*
+ * Literals of a result's program: its atoms, heads included, the clauses
+ * of invented predicates counted once (rules hold only atoms over
+ * variables, so an atom is a '(' outside a quoted name).
+ */
+static int
+result_literals(const GdlIlpResult *r)
+{
+	int			n = 0;
+	char		quote = 0;
+
+	for (const char *c = r->program ? r->program : ""; *c; c++)
+	{
+		if (quote)
+		{
+			if (*c == quote)
+				quote = 0;
+		}
+		else if (*c == '"' || *c == '\'')
+			quote = *c;
+		else if (*c == '(')
+			n++;
+	}
+	return n;
+}
+
+/*
  * With allow_recursive, explicit negatives and method auto, a bulk result
  * that does not fit the examples is tried again by the refinement search,
  * whose recursion goes through the target itself (a base case and rules
@@ -473,7 +499,11 @@ result_right(const GdlIlpResult *r)
  * closures of background relations: ancestor over father and mother is
  * two base cases and one recursive rule, not mother+.  The result that
  * gets more examples right wins (the bulk one on a tie), within what is
- * left of max_seconds.
+ * left of max_seconds.  A bulk result that fits but is larger than a
+ * program with an invented helper can be (6 literals) is tried too, for a
+ * smaller program (grandparent over father_or_mother): like the refinement
+ * search's own wider search, within about four times the time spent so
+ * far, and the smaller program wins only when it is as right.
  */
 static GdlIlpResult *
 recursive_fallback(const GdlIlpProblem *prob, const GdlIlpParams *p, GdlIlpResult *bulk,
@@ -481,19 +511,33 @@ recursive_fallback(const GdlIlpProblem *prob, const GdlIlpParams *p, GdlIlpResul
 {
 	GdlIlpParams q = *p;
 	GdlIlpResult *ref;
+	bool		fits = bulk->train_precision == 1.0 && bulk->train_recall == 1.0;
+	double		spent = ilp_now() - t0;
 
 	if (!p->allow_recursive || p->method != GDL_ILP_AUTO || prob->negatives == NULL ||
 		prob->negatives->nrows == 0 || bulk->timed_out ||
-		(bulk->train_precision == 1.0 && bulk->train_recall == 1.0))
+		(fits && (!p->invent || result_literals(bulk) <= 6)))
 		return bulk;
 	if (p->max_seconds > 0)
 	{
-		q.max_seconds = p->max_seconds - (ilp_now() - t0);
+		q.max_seconds = p->max_seconds - spent;
 		if (q.max_seconds < 0.5)
 			return bulk;
 	}
+	if (fits && (q.max_seconds <= 0 || q.max_seconds > 4 * spent + 1.0))
+		q.max_seconds = 4 * spent + 1.0;	/* optional: bounded by the time spent */
 	q.method = GDL_ILP_REFINE;
 	ref = ilp_refine_learn(prob, &q);
+	if (fits)
+	{
+		if (result_right(ref) + 0.5 < result_right(bulk) ||
+			result_literals(ref) >= result_literals(bulk))
+			return bulk;
+		ref->message = gdl_sprintf("%s (smaller than the bulk path's %d rules, %d literals)",
+								   ref->message, bulk->nrules, result_literals(bulk));
+		ref->timed_out = false; /* the search was optional */
+		return ref;
+	}
 	if (result_right(ref) > result_right(bulk) + 0.5)
 	{
 		ref->message = gdl_sprintf("%s (the bulk path fitted %.0f of %lld examples)", ref->message,

@@ -341,7 +341,9 @@ alt_clear(Search *s)
  * Are a rule's body atoms one component (linked by shared variables, head
  * ones included)?  A recursive rule whose body falls apart, t(X, Y) :-
  * t(X, Z), t(W, Y), derives a product of its parts at the fixpoint; it is
- * never offered.
+ * never offered, and with recursion neither is a base case that falls
+ * apart (t(X, Y) :- father(X, Z), father(W, Y): a product the recursion
+ * would build on; Popper's clauses are connected too).
  */
 static bool
 body_connected(const NxRule *r)
@@ -390,7 +392,7 @@ offer(Search *s, const Node *n)
 		/* some positive it derives must still be in play */
 		if (recursive_mode(s) && n->nfresh < s->min_support)
 			return;
-		if (nx_rule_recursive(s->w, &n->r) && !body_connected(&n->r))
+		if (!body_connected(&n->r))
 			return;
 	}
 	sc = rule_score(s, n);

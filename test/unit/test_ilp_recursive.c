@@ -522,6 +522,11 @@ test_invent_union(void)
 			  "union: one rule over the helper, not four: %s", r->program);
 	CHECK_MSG(derives_exactly(&held, r->program, "grandparent", &wrong),
 			  "union: on the held-out world %lld pairs wrong", (long long) wrong);
+	/* method auto: the bulk path fits with four rules; the refinement search's helper is smaller */
+	r = learn_with(&train, "grandparent", 2, 3, true, GDL_ILP_AUTO, true);
+	CHECK_MSG(strcmp(r->method, "refine") == 0 && r->nrules == 1 && r->invented &&
+			  strstr(r->message, "smaller than the bulk path's 4 rules, 12 literals") != NULL,
+			  "auto: %s: %s", r->message, r->program);
 	/* without invent: the four rules over father and mother, no helper */
 	r = learn_with(&train, "grandparent", 2, 3, true, GDL_ILP_REFINE, false);
 	CHECK_MSG(r->nrules == 4 && !r->invented && strstr(r->program, "_or_") == NULL,
