@@ -33,6 +33,10 @@
  *   4. Minimal: each program found is shrunk (minimize: rules and body
  *      atoms the examples do not need dropped, with recursion atoms
  *      generalised to the target), judged at the fixpoint when recursive.
+ *   5. Invention: with allow_recursive and invent, when the program does
+ *      not fit or has more than 6 literals, steps 1-4 run again over a
+ *      world with invented helpers (ilp_ninvent.c: closures and unions),
+ *      whose clauses count in a program's size; the better program wins.
  *
  * With allow_recursive the target is a relation of the world (issue 22;
  * docs/DESIGN.md): FOIL's oracle while searching, the engine's fixpoint
