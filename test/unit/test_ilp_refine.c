@@ -285,7 +285,7 @@ test_canonical(void)
 	rels[1] = rel_of("b", &b);
 	pc = rel_of("pos", &a).rows;
 	prob = problem("t", 2, rels, 2, &pc, NULL);
-	w = nx_world_build(&prob, 0, 2, false);
+	w = nx_world_build(&prob, 0, 2, false, false);
 	memset(&x, -1, sizeof(x));
 	memset(&y, -1, sizeof(y));
 	/* t(X, Y) :- a(X, Z), b(Z, W), a(W, Y)  vs  a(W', Y), a(X, Z'), b(Z', W') */
@@ -523,7 +523,7 @@ test_memo_cover(void)
 			   *got;
 
 	puzzle_problem(&prob, rels, &pc, &nc);
-	w = nx_world_build(&prob, 0, 4, false);
+	w = nx_world_build(&prob, 0, 4, false, false);
 	CHECK(w->npos + w->nneg == 1080 && w->npos > 60);
 	all = gdl_alloc(sizeof(int32_t) * (w->npos + w->nneg));
 	got = gdl_alloc(sizeof(int32_t) * (w->npos + w->nneg));
