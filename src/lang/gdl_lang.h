@@ -263,6 +263,13 @@ typedef struct GdlAnalysis
  */
 extern GdlAnalysis *gdl_analyze(GdlProgram *prog, GdlResolveFn resolve, void *resolve_arg);
 
+/*
+ * Closures written non-linearly (T(A, C) :- T(A, B), T(B, C)) are made
+ * linear by gdl_analyze (lang_linear.c) while this is true (the default;
+ * tests turn it off to exercise the engine's non-linear evaluation).
+ */
+extern bool gdl_linearize_closures;
+
 /* Find a predicate by name; -1 if absent. */
 extern int	gdl_analysis_find_pred(const GdlAnalysis *a, const char *name);
 

@@ -1,5 +1,6 @@
 /*
- * lang_analyze.c — the analysis driver: runs resolution, safety, typing and
+ * lang_analyze.c — the analysis driver: makes closures written non-linearly
+ * linear (lang_linear.c), then runs resolution, safety, typing and
  * stratification in that order over a parsed program, and looks predicates
  * up by name afterwards.
  */
@@ -17,6 +18,7 @@ gdl_analyze(GdlProgram *prog, GdlResolveFn resolve, void *resolve_arg)
 {
 	GdlAnalysis *a = gdl_alloc(sizeof(GdlAnalysis));
 
+	gdl_lang_linearize(prog);	/* closures written non-linearly run linearly */
 	a->prog = prog;
 	gdl_lang_resolve(a, resolve, resolve_arg);
 	if (a->preds == NULL)

@@ -99,6 +99,7 @@ extern const char *gdl_itype_name(int t);
 extern char *gdl_clause_where(const GdlClause *c);
 
 /* The passes of gdl_analyze, in the order it runs them. */
+extern void gdl_lang_linearize(GdlProgram *p);
 extern void gdl_lang_resolve(GdlAnalysis *a, GdlResolveFn resolve, void *arg);
 extern void gdl_lang_safety(GdlAnalysis *a);
 extern void gdl_lang_types(GdlAnalysis *a);

@@ -6,6 +6,7 @@
  */
 #include "test_host.h"
 #include "../../src/lang/gdl_lang.h"
+#include "../../src/lang/lang_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -729,6 +730,85 @@ test_explain(void)
 	CHECK(a && a->npreds == 0 && a->nstrata == 0 && gdl_explain_strata(a, &lines) == 0);
 }
 
+/* ------------------------------------------------ closures made linear */
+
+/* The analysed program's clause texts, one per line. */
+static char *
+clause_texts(const GdlAnalysis *a)
+{
+	GdlBuf		b;
+
+	gdl_buf_init(&b);
+	for (int i = 0; i < a->prog->nitems; i++)
+		if (a->prog->items[i].kind == GDL_ITEM_CLAUSE)
+			gdl_buf_append(&b, "%s\n", a->prog->items[i].clause->text);
+	return b.data;
+}
+
+/* Is src analysed into exactly the clauses want (one per line)? */
+static void
+check_linear(const char *src, const char *want)
+{
+	GdlAnalysis *a = analyze_ok(src);
+	char	   *got = a ? clause_texts(a) : NULL;
+
+	CHECK_MSG(got && strcmp(got, want) == 0, "<%s>\n gave <%s>\n want <%s>", src,
+			  got ? got : "(error)", want);
+	/* again: idempotent */
+	if (a)
+	{
+		gdl_lang_linearize(a->prog);
+		CHECK(strcmp(clause_texts(a), want) == 0);
+	}
+}
+
+/*
+ * Closures written non-linearly become linear (lang_linear.c); anything
+ * else that reads the target twice is left as written.
+ */
+static void
+test_linearize(void)
+{
+	GdlAnalysis *a;
+
+	check_linear("tc(X, Y) :- edge(X, Y). tc(X, Z) :- tc(X, Y), tc(Y, Z).",
+				 "tc(X, Y) :- edge(X, Y).\ntc(X, Z) :- tc(X, Y), edge(Y, Z).\n");
+	/* either body order; names of any kind */
+	check_linear("\"/a/b\"(P, Q) :- edge(P, Q). \"/a/b\"(A, C) :- \"/a/b\"(B, C), \"/a/b\"(A, B).",
+				 "\"/a/b\"(P, Q) :- edge(P, Q).\n\"/a/b\"(A, C) :- \"/a/b\"(A, B), edge(B, C).\n");
+	/* two base rules, one of them a join with a filter: one linear rule each */
+	check_linear("anc(X, Y) :- edge(X, Y), node(X). anc(X, Y) :- edge(X, W), edge(W, Y), W > 1.\n"
+				 "anc(X, Z) :- anc(X, Y), anc(Y, Z).",
+				 "anc(X, Y) :- edge(X, Y), node(X).\n"
+				 "anc(X, Y) :- edge(X, W), edge(W, Y), W > 1.\n"
+				 "anc(X, Z) :- anc(X, Y), edge(Y, Z), node(Y).\n"
+				 "anc(X, Z) :- anc(X, Y), edge(Y, W_3), edge(W_3, Z), W_3 > 1.\n");
+	/*
+	 * left as written: a fact of the target, another recursive rule, a head
+	 * that is not two variables, a base case that depends on the target, a
+	 * concatenation that is not one, a wider arity
+	 */
+	check_linear("tc(1, 2). tc(X, Y) :- edge(X, Y). tc(X, Z) :- tc(X, Y), tc(Y, Z).",
+				 "tc(1, 2).\ntc(X, Y) :- edge(X, Y).\ntc(X, Z) :- tc(X, Y), tc(Y, Z).\n");
+	check_linear("tc(X, Y) :- edge(X, Y). tc(X, Z) :- tc(X, Y), edge(Y, Z). tc(X, Z) :- tc(X, Y), tc(Y, Z).",
+				 "tc(X, Y) :- edge(X, Y).\ntc(X, Z) :- tc(X, Y), edge(Y, Z).\ntc(X, Z) :- tc(X, Y), tc(Y, Z).\n");
+	check_linear("tc(X, X) :- edge(X, _). tc(X, Z) :- tc(X, Y), tc(Y, Z).",
+				 "tc(X, X) :- edge(X, _).\ntc(X, Z) :- tc(X, Y), tc(Y, Z).\n");
+	check_linear("tc(X, Y) :- edge(X, Y), u(X). u(X) :- node(X). u(X) :- tc(X, _). tc(X, Z) :- tc(X, Y), tc(Y, Z).",
+				 "tc(X, Y) :- edge(X, Y), u(X).\nu(X) :- node(X).\nu(X) :- tc(X, _).\ntc(X, Z) :- tc(X, Y), tc(Y, Z).\n");
+	check_linear("tc(X, Y) :- edge(X, Y). tc(X, Z) :- tc(X, Y), tc(Z, Y).",
+				 "tc(X, Y) :- edge(X, Y).\ntc(X, Z) :- tc(X, Y), tc(Z, Y).\n");
+	check_linear("t(X, Y, W) :- edge(X, Y), node(W). t(X, Z, W) :- t(X, Y, W), t(Y, Z, W).",
+				 "t(X, Y, W) :- edge(X, Y), node(W).\nt(X, Z, W) :- t(X, Y, W), t(Y, Z, W).\n");
+	/* the engine's non-linear evaluation stays reachable */
+	gdl_linearize_closures = false;
+	check_linear("tc(X, Y) :- edge(X, Y). tc(X, Z) :- tc(X, Y), tc(Y, Z).",
+				 "tc(X, Y) :- edge(X, Y).\ntc(X, Z) :- tc(X, Y), tc(Y, Z).\n");
+	gdl_linearize_closures = true;
+	a = analyze_ok("tc(X, Y) :- edge(X, Y). tc(X, Z) :- tc(X, Y), tc(Y, Z).");
+	CHECK(a && a->nclauses == 2 && a->clauses[1].recursive);
+}
+
 /* ---------------------------------------------------- quoted predicate names */
 
 /* Quoted names in heads, bodies, negation, .decl; printing them back. */
@@ -872,6 +952,7 @@ main(void)
 	test_safety();
 	test_stratify();
 	test_explain();
+	test_linearize();
 	test_quoted_names();
 	test_quoted_roundtrip();
 	test_no_leak();
