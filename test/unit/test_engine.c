@@ -964,6 +964,8 @@ test_programs(void)
 		int			edges = trial < 3 ? 20 : 55;
 
 		gdl_engine_set_threads(trial % 2 ? 2 : 1);
+		/* non-linear closures as written (the engine's non-linear rounds) or made linear */
+		gdl_linearize_closures = trial % 2 == 0;
 		/* small batches: rules run over slices of their driving relation */
 		gdl_engine_set_batch_rows(trial % 3 == 2 ? 64 : (INT64_C(32) << 20));
 		count_limited = trial % 3 != 2;
@@ -977,6 +979,7 @@ test_programs(void)
 		gdl_test_reset();
 	}
 	gdl_engine_set_threads(0);
+	gdl_linearize_closures = true;
 	gdl_engine_set_batch_rows(INT64_C(32) << 20);
 	/* the limited runs really ran in slices */
 	CHECK_MSG(limited_batches > 100, "memory-limited runs ran %lld slices", (long long) limited_batches);
@@ -1190,7 +1193,11 @@ test_larger_partitioned(void)
 	gdl_engine_set_partitions(3);
 	for (p = 0; p < 6; p++)
 	{
-		GdlAnalysis *a = analyze(progs[p % 3]);
+		GdlAnalysis *a;
+
+		/* the non-linear closure made linear (p = 1), then as written (p = 4) */
+		gdl_linearize_closures = p < 3;
+		a = analyze(progs[p % 3]);
 		GdlDict    *dict = gdl_dict_create();
 		GdlGoal		goal;
 		GdlResult  *res;
@@ -1227,6 +1234,7 @@ test_larger_partitioned(void)
 		CHECK(bad == 0);
 		gdl_test_reset();
 	}
+	gdl_linearize_closures = true;
 	free(reach);
 	gdl_engine_set_partitions(0);
 	gdl_engine_set_part_min_rows(100000);
@@ -1243,6 +1251,7 @@ test_larger_limited(void)
 	static const char *const progs[] = {
 		"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), e(Y, Z).",
 		"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), path(Y, Z).",
+		"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), path(Y, Z).",
 	};
 	int			nodes = 900,
 				p;
@@ -1251,9 +1260,9 @@ test_larger_limited(void)
 
 	random_ints("e", 2, 1500, nodes);
 	reach = bfs_closure(nodes, &n);
-	for (p = 0; p < 2; p++)
+	for (p = 0; p < 3; p++)
 	{
-		GdlAnalysis *a = analyze(progs[p]);
+		GdlAnalysis *a;
 		GdlGoal		goal;
 		GdlResult  *res;
 		GdlError   *err;
@@ -1262,6 +1271,9 @@ test_larger_limited(void)
 					bad = 0;
 		int			lim;
 
+		/* the non-linear closure made linear (p = 1), then as written (p = 2) */
+		gdl_linearize_closures = p < 2;
+		a = analyze(progs[p]);
 		memset(&goal, 0, sizeof(goal));
 		goal.pred = gdl_analysis_find_pred(a, "path");
 		for (lim = 0; lim < (test_device == GDL_DEVICE_GPU ? 3 : 2); lim++)
@@ -1304,6 +1316,7 @@ test_larger_limited(void)
 		run_memory_limit = 0;
 		gdl_test_reset();
 	}
+	gdl_linearize_closures = true;
 	free(reach);
 }
 
@@ -1445,8 +1458,11 @@ test_explain(void)
 				anti = false;
 
 	random_graphs(10, 20);
+	/* the non-linear closure as written: both delta versions, one over old */
+	gdl_linearize_closures = false;
 	a = analyze("path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), path(Y, Z). "
 				"node(X) :- e(X, _). un(X, Y) :- node(X), node(Y), !path(X, Y), X < Y.");
+	gdl_linearize_closures = true;
 	plan = gdl_plan_compile(a);
 	n = gdl_plan_explain(plan, &lines);
 	for (i = 0; i < n; i++)
