@@ -1,7 +1,7 @@
 -- 13_partitions: the partitioned fixpoint (issue 14) through SQL.  With
 -- gpudl.partitions = 3 a run is spread over three backend contexts (on the
 -- CPU here, as on one GPU), tuples exchanged between them; every predicate
--- of a program with linear, non-linear and mutual recursion, same
+-- of a program with linear, non-linear (made linear, and as written) and mutual recursion, same
 -- generation, negation and aggregates gives the rows of gpudl.partitions =
 -- 1.  EXPLAIN ANALYZE shows a line per partition; gpudl_device_info() a row
 -- per partition of the last partitioned run.
@@ -24,6 +24,8 @@ SELECT gpudl_create_program('part13', $$
   ltc(X, Z) :- edge(X, Y), ltc(Y, Z).
   nl(X, Y) :- edge(X, Y).
   nl(X, Z) :- nl(X, Y), nl(Y, Z).
+  nlx(X, Y) :- edge(X, Y).
+  nlx(X, Z) :- nlx(X, Y), nlx(Y, Z), X != Z.
   sg(X, Y) :- edge(P, X), edge(P, Y), X != Y.
   sg(X, Y) :- edge(A, X), sg(A, B), edge(B, Y).
   odd(X, Y) :- edge(X, Y).
@@ -35,7 +37,7 @@ $$) IS NOT NULL AS created;
 
 CREATE TABLE goals(goal text, cols text);
 INSERT INTO goals VALUES ('tc(X, Y)', 'a int, b int'), ('ltc(X, Y)', 'a int, b int'),
-  ('nl(X, Y)', 'a int, b int'), ('sg(X, Y)', 'a int, b int'), ('odd(X, Y)', 'a int, b int'),
+  ('nl(X, Y)', 'a int, b int'), ('nlx(X, Y)', 'a int, b int'), ('sg(X, Y)', 'a int, b int'), ('odd(X, Y)', 'a int, b int'),
   ('ev(X, Y)', 'a int, b int'), ('unreach(X, Y)', 'a int, b int'), ('reach(X, N)', 'a int, n bigint'),
   ('tc(5, Y)', 'a int, b int');
 
@@ -65,11 +67,15 @@ SELECT g.goal, (SELECT count(*) FROM answers WHERE parts = 1 AND goal = g.goal) 
        coalesce(bad.n, 0) AS differing_rows_2_3_4
 FROM goals g LEFT JOIN bad USING (goal) ORDER BY g.goal;
 
--- EXPLAIN ANALYZE: a line per partition (tuples and bytes are the same on every machine)
+-- EXPLAIN ANALYZE: a line per partition (tuples and bytes are the same on every machine);
+-- nl is a closure written non-linearly, which runs linearly (the edges
+-- replicated, nothing to exchange), nlx really non-linear (tuples exchanged)
 SET gpudl.explain_machine_details = off;
 SET gpudl.partitions = 3;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
   SELECT * FROM gpudl_query('part13', 'nl(X, Y)') AS t(a int, b int);
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  SELECT * FROM gpudl_query('part13', 'nlx(X, Y)') AS t(a int, b int);
 -- an aggregate runs unpartitioned: no partition lines
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
   SELECT * FROM gpudl_query('part13', 'reach(X, N)') AS t(a int, n bigint);
