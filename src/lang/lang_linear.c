@@ -2,15 +2,18 @@
  * lang_linear.c — closures written non-linearly, evaluated linearly
  * (issue 23).
  *
- * A binary predicate T whose only recursive rules are concatenations,
+ * A binary predicate T whose rules that read T are all concatenations,
  *
  *     T(A, C) :- T(A, B), T(B, C).
  *
- * and whose other rules do not depend on T is the transitive closure R+ of
- * what those base rules derive (R).  The least fixpoints of T = R ∪ T∘T and
- * of T = R ∪ T∘R are both R+, so each concatenation rule is replaced by one
- * linear rule per base rule, that rule's body standing in for the second
- * atom:
+ * is the transitive closure R+ of what its other rules derive (R), even
+ * when those read T through other predicates (CSPA's valueFlow through
+ * memoryAlias): the least fixpoints of T = R ∪ T∘T and of T = R ∪ T∘R are
+ * both R+ (each is a prefixpoint of the other's operator, R monotone in T
+ * as stratification makes it), so each concatenation rule is replaced by
+ * one linear rule per base rule, that rule's body standing in for the
+ * second atom; a reflexive base rule T(X, X) :- ... needs none (composing
+ * with pairs (y, y) adds nothing):
  *
  *     tc(X, Y) :- edge(X, Y).   tc(X, Z) :- tc(X, Y), tc(Y, Z).
  *  →  tc(X, Y) :- edge(X, Y).   tc(X, Z) :- tc(X, Y), edge(Y, Z).
@@ -24,8 +27,9 @@
  *
  * Conditions (else the program is left as written): T has arity 2, is not
  * declared with an aggregate, has no facts; every rule of T whose body
- * depends on T is a concatenation over three distinct variables (either
- * body order); every other rule of T has a head of two distinct variables.
+ * reads T is a concatenation over three distinct variables (either body
+ * order); every other rule of T has a head of two variables (the same one
+ * twice: reflexive) and at least one has two distinct ones.
  * The rewritten clauses keep the concatenation's catalog rule id and
  * location, and their text is the linear rule (gpudl_explain shows what
  * runs).  The rewrite is idempotent: a program already linear is unchanged.
@@ -81,44 +85,24 @@ is_concat(const GdlClause *c, const char *name, int *first)
 	return false;
 }
 
-/* Does predicate 'name' depend on 'target' (through the bodies of its clauses)? */
+/* Does a body literal of clause c read predicate name? */
 static bool
-depends_on(const GdlProgram *p, const char *name, const char *target, bool *seen, int depth)
+body_mentions(const GdlClause *c, const char *name)
 {
-	if (strcmp(name, target) == 0)
-		return true;
-	if (depth > p->nitems)
-		return false;
-	for (int i = 0; i < p->nitems; i++)
-	{
-		const GdlClause *c = p->items[i].clause;
-
-		if (p->items[i].kind != GDL_ITEM_CLAUSE || seen[i] || strcmp(c->head.name, name) != 0)
-			continue;
-		seen[i] = true;
-		for (int l = 0; l < c->nbody; l++)
-			if (c->body[l].kind != GDL_LIT_CMP &&
-				depends_on(p, c->body[l].atom.name, target, seen, depth + 1))
-				return true;
-	}
+	for (int l = 0; l < c->nbody; l++)
+		if (c->body[l].kind != GDL_LIT_CMP && strcmp(c->body[l].atom.name, name) == 0)
+			return true;
 	return false;
 }
 
-/* Does the body of clause c depend on target? */
+/* Is clause c's head T(X, X) (a reflexive base rule)? */
 static bool
-body_depends_on(const GdlProgram *p, const GdlClause *c, const char *target)
+reflexive_head(const GdlClause *c)
 {
-	bool	   *seen = gdl_alloc(sizeof(bool) * (p->nitems + 1));
-	bool		dep = false;
+	int			v0,
+				v1;
 
-	for (int l = 0; l < c->nbody && !dep; l++)
-		if (c->body[l].kind != GDL_LIT_CMP)
-		{
-			memset(seen, 0, sizeof(bool) * (p->nitems + 1));
-			dep = depends_on(p, c->body[l].atom.name, target, seen, 0);
-		}
-	gdl_free(seen);
-	return dep;
+	return binary_vars(&c->head, &v0, &v1) && v0 == v1;
 }
 
 /* A copy of term t with its variables renamed by map (variable of the base rule -> new). */
@@ -223,11 +207,11 @@ closure_shaped(const GdlProgram *p, const char *name)
 				return false;
 		if (is_concat(it->clause, name, &first))
 			ncat++;
-		else if (body_depends_on(p, it->clause, name))
-			return false;		/* another recursive rule */
-		else if (!binary_vars(&it->clause->head, &v0, &v1) || v0 == v1)
+		else if (body_mentions(it->clause, name))
+			return false;		/* another rule reading T itself */
+		else if (!binary_vars(&it->clause->head, &v0, &v1))
 			return false;
-		else
+		else if (v0 != v1)
 			nbase++;
 	}
 	return ncat > 0 && nbase > 0;
@@ -270,8 +254,9 @@ gdl_lang_linearize(GdlProgram *p)
 				const GdlItem *bi = &p->items[b];
 				int			f2;
 
+				/* a reflexive base rule adds nothing composed: T∘{(y, y)} ⊆ T */
 				if (bi->kind != GDL_ITEM_CLAUSE || strcmp(bi->clause->head.name, name) != 0 ||
-					is_concat(bi->clause, name, &f2))
+					is_concat(bi->clause, name, &f2) || reflexive_head(bi->clause))
 					continue;
 				items[n] = *it;
 				items[n].clause = linear_rule(it->clause, first, bi->clause);
