@@ -163,6 +163,7 @@ extern char *ilp_rule_text(const IlpRule *r, const IlpWorld *w);
 extern char *ilp_rule_template(const IlpRule *r, const IlpWorld *w);
 extern char *ilp_rule_aux(const IlpRule *r, const IlpWorld *w);
 extern char *ilp_closure_text(const IlpWorld *w, int pred);
+extern char *ilp_identifier(const char *name);
 
 /* A set of rules keyed by canonical form (open addressing). */
 typedef struct IlpRuleSet

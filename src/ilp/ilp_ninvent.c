@@ -189,23 +189,7 @@ helper_name(const NxWorld *w, const NxRel *rels, int nrels, const char *stem)
 	size_t		len;
 
 	gdl_buf_init(&b);
-	for (const char *s = stem; *s; s++)
-	{
-		char		c = *s;
-
-		if (c >= 'A' && c <= 'Z')
-			c = c - 'A' + 'a';
-		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
-			c = '_';
-		gdl_buf_putc(&b, c);
-	}
-	if (b.len == 0 || !(b.data[0] >= 'a' && b.data[0] <= 'z'))
-	{
-		char	   *t = gdl_sprintf("p%s", b.data ? b.data : "");
-
-		gdl_buf_init(&b);
-		gdl_buf_append(&b, "%s", t);
-	}
+	gdl_buf_append(&b, "%s", ilp_identifier(stem));
 	len = b.len;
 	for (int k = 1;; k++)
 	{

@@ -195,15 +195,18 @@ rel_from_columns(const IlpWorld *w, const GdlColumns *rows, const int *cls, int 
 	return r;
 }
 
-/* A predicate name for an invented closure: base name made an identifier, "_plus", unique. */
-static char *
-closure_name(const IlpPred *preds, int npreds, const char *base)
+/*
+ * A name made an identifier: lower case, every other character '_', a
+ * leading 'p' when it would not start with a letter (invented predicates,
+ * here and in ilp_ninvent.c).
+ */
+char *
+ilp_identifier(const char *name)
 {
 	GdlBuf		b;
-	size_t		stem;
 
 	gdl_buf_init(&b);
-	for (const char *s = base; *s; s++)
+	for (const char *s = name; *s; s++)
 	{
 		char		c = *s;
 
@@ -217,10 +220,21 @@ closure_name(const IlpPred *preds, int npreds, const char *base)
 	{
 		char	   *t = gdl_sprintf("p%s", b.data);
 
-		gdl_buf_init(&b);
-		gdl_buf_append(&b, "%s", t);
+		gdl_free(b.data);
+		return t;
 	}
-	gdl_buf_append(&b, "_plus");
+	return b.data;
+}
+
+/* A predicate name for an invented closure: base name made an identifier, "_plus", unique. */
+static char *
+closure_name(const IlpPred *preds, int npreds, const char *base)
+{
+	GdlBuf		b;
+	size_t		stem;
+
+	gdl_buf_init(&b);
+	gdl_buf_append(&b, "%s_plus", ilp_identifier(base));
 	stem = b.len;
 	for (int k = 1;; k++)
 	{
