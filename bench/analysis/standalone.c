@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include "../../src/exec/gdl_engine.h"
+#include "../common/gpu_load.h"
 #include "../../src/exec/gdl_backend.h"
 
 #include <dlfcn.h>
@@ -228,29 +229,6 @@ run_goal(const char *src, const char *name, double *secs, const char *dump)
 	return n;
 }
 
-/* Register the CUDA module lib as the GPU backend (exits when it cannot). */
-static void
-load_gpu(const char *lib)
-{
-	void	   *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-	GdlBackendEntryFn entry;
-	const GdlBackend *b;
-
-	if (h == NULL)
-	{
-		fprintf(stderr, "cannot load %s: %s\n", lib, dlerror());
-		exit(2);
-	}
-	entry = (GdlBackendEntryFn) dlsym(h, GDL_BACKEND_ENTRY_SYMBOL);
-	if (entry == NULL || (b = entry()) == NULL || b->abi != GDL_BACKEND_ABI)
-	{
-		fprintf(stderr, "%s is not a gpudl backend of ABI %d\n", lib, GDL_BACKEND_ABI);
-		exit(2);
-	}
-	gdl_backend_register(GDL_DEVICE_GPU, b);
-	run_device = GDL_DEVICE_GPU;
-}
-
 /* qsort comparison of doubles. */
 static int
 cmp_double(const void *x, const void *y)
@@ -273,7 +251,10 @@ main(int argc, char **argv)
 	}
 	gdl_test_host_install();
 	if (getenv("GDL_DEVICE") && strcmp(getenv("GDL_DEVICE"), "gpu") == 0)
-		load_gpu(getenv("GDL_CUDA_LIB") ? getenv("GDL_CUDA_LIB") : "cuda/gpudl_cuda.so");
+	{
+		bench_load_gpu(getenv("GDL_CUDA_LIB") ? getenv("GDL_CUDA_LIB") : "cuda/gpudl_cuda.so");
+		run_device = GDL_DEVICE_GPU;
+	}
 	if (getenv("GDL_THREADS"))
 		gdl_engine_set_threads(atoi(getenv("GDL_THREADS")));
 	facts_dir = argv[1];

@@ -35,6 +35,7 @@
 
 #include "../../src/exec/gdl_backend.h"
 #include "../../src/exec/gdl_engine.h"
+#include "../common/gpu_load.h"
 #include "../../src/exec/gdl_part.h"
 
 static int64_t *edge_src;
@@ -125,28 +126,6 @@ now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Load the CUDA backend module and register it. */
-static void
-load_gpu(const char *lib)
-{
-	void	   *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-	GdlBackendEntryFn entry;
-	const GdlBackend *b;
-
-	if (h == NULL)
-	{
-		fprintf(stderr, "cannot load %s: %s\n", lib, dlerror());
-		exit(2);
-	}
-	entry = (GdlBackendEntryFn) dlsym(h, GDL_BACKEND_ENTRY_SYMBOL);
-	if (entry == NULL || (b = entry()) == NULL || b->abi != GDL_BACKEND_ABI)
-	{
-		fprintf(stderr, "%s is not a gpudl backend of ABI %d\n", lib, GDL_BACKEND_ABI);
-		exit(2);
-	}
-	gdl_backend_register(GDL_DEVICE_GPU, b);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -232,7 +211,7 @@ main(int argc, char **argv)
 	}
 	gdl_test_host_install();
 	if (device == GDL_DEVICE_GPU)
-		load_gpu(cuda_lib ? cuda_lib : "./gpudl_cuda.so");
+		bench_load_gpu(cuda_lib ? cuda_lib : "./gpudl_cuda.so");
 	gdl_engine_set_threads(threads);
 	gdl_engine_set_partitions(partitions);
 	read_graph(graph);
