@@ -168,6 +168,9 @@ typedef struct GdlMineOptions
 	double		max_seconds;	/* anytime: > 0 stops at this budget with the
 								 * rules of the levels completed (below); 0:
 								 * none */
+	bool		object_identity;	/* no variable of a rule without constants
+									 * binds the entity of X (AnyBURL's object
+									 * identity, on X); default false */
 } GdlMineOptions;
 
 /* Phases of a mining run, for benchmarks and EXPLAIN-like reporting. */
@@ -235,6 +238,9 @@ typedef struct GdlPredictOptions
 	double		smoothing;		/* confidence = support / (denominator + smoothing); default 5 */
 	bool		exclude_known;	/* leave out answers already in the graph */
 	int64_t		limit;			/* at most this many answers; 0: all */
+	bool		object_identity;	/* as GdlMineOptions.object_identity: in a
+									 * rule without constants no other variable
+									 * binds X's entity; default false */
 } GdlPredictOptions;
 
 /* r(value, ?) when subject_bound, else r(?, value). */

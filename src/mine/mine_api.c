@@ -26,6 +26,7 @@ gdl_mine_options_init(GdlMineOptions *o)
 	o->max_body_constants = 0;
 	o->constants_min_head_coverage = -1;
 	o->max_seconds = 0;
+	o->object_identity = false;
 }
 
 /* qsort order of rules (mine_rule_cmp). */

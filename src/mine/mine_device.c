@@ -111,6 +111,13 @@ mine_device_count(const GdlMineGraph *g, const GdlMineOptions *o,
 		snprintf(mine_dev_error, sizeof(mine_dev_error), "no mining device is registered");
 		return false;
 	}
+	if (o->object_identity)
+	{
+		/* the device's walk counts Datalog's semantics only (cuda/mine_walk.cuh) */
+		snprintf(mine_dev_error, sizeof(mine_dev_error),
+				 "object identity is counted on the CPU (the device's walk has no object identity)");
+		return false;
+	}
 	mine_device_input(g, o, &in);
 	in.stop = device_stop;
 	if (dev->mine(&in, &out, &nout, sec, mine_dev_error, sizeof(mine_dev_error)) != 0)

@@ -202,6 +202,8 @@ typedef struct MineRun
 	int			pass;			/* 1 or 2 */
 	int			maxb;
 	int			target;
+	bool		oi;				/* object identity (x-identity): no other
+								 * variable binds X's entity */
 	int			nthreads;
 	int32_t		round_from;
 	int32_t		round_to;
@@ -250,6 +252,10 @@ typedef struct Worker
 	int64_t		pycap;
 	uint64_t   *hits;			/* expand_hits's gathering */
 	int64_t		hcap;
+	int32_t    *oiys;			/* emit's ys without x (object identity) */
+	int64_t		oicap;
+	int32_t    *oiz;			/* a Z frontier without x */
+	int64_t		oizcap;
 	bool		oom;
 	bool		stop;			/* an interrupt is pending: leave the round */
 	uint32_t	polls;			/* emits since the last interrupt poll */
@@ -451,6 +457,85 @@ expand(Worker *w, const int32_t *F, int64_t nF, Groups *out, const uint64_t *mas
 	return true;
 }
 
+/*
+ * Object identity: drop entity x from every group of an expansion (a Z or
+ * W frontier may not bind X's entity).  Groups that point into the graph
+ * (a one-entity expansion) are copied into the groups' own buffer first.
+ */
+static bool
+groups_drop(Groups *gr, int32_t x)
+{
+	int64_t		need = 0,
+				fill = 0;
+
+	for (int i = 0; i < gr->ng; i++)
+		for (int64_t k = 0; k < gr->len[i]; k++)
+			if (gr->ptr[i][k] == x)
+			{
+				if (gr->ys != NULL && gr->ptr[i] >= gr->ys && gr->ptr[i] < gr->ys + gr->ycap)
+				{
+					/* our own buffer: remove in place */
+					int32_t    *v = (int32_t *) gr->ptr[i];
+
+					memmove(v + k, v + k + 1, sizeof(int32_t) * (gr->len[i] - k - 1));
+					gr->len[i]--;
+				}
+				else
+					need += gr->len[i];
+				break;
+			}
+	if (need == 0)
+		return true;
+	if (!grow((void **) &gr->ys, &gr->ycap, need, sizeof(int32_t)))
+		return false;
+	for (int i = 0; i < gr->ng; i++)
+	{
+		int64_t		k;
+
+		for (k = 0; k < gr->len[i] && gr->ptr[i][k] != x; k++)
+			;
+		if (k == gr->len[i])
+			continue;
+		memcpy(gr->ys + fill, gr->ptr[i], sizeof(int32_t) * k);
+		memcpy(gr->ys + fill + k, gr->ptr[i] + k + 1, sizeof(int32_t) * (gr->len[i] - k - 1));
+		gr->ptr[i] = gr->ys + fill;
+		gr->len[i]--;
+		fill += gr->len[i];
+	}
+	return true;
+}
+
+/* Has the parallel-pair group [p, q) a z other than x (object identity)? */
+static inline bool
+pairs_other_than(const GdlMineGraph *g, int64_t p, int64_t q, int32_t x)
+{
+	for (; p < q; p++)
+		if (g->ppz[p] != x)
+			return true;
+	return false;
+}
+
+/*
+ * v[0..n) without x (object identity: a Z may not be X's entity), in the
+ * worker's buffer when x is there; *n is updated.  NULL when out of memory.
+ */
+static const int32_t *
+without_x(Worker *w, const int32_t *v, int64_t *n, int32_t x)
+{
+	int64_t		k;
+
+	for (k = 0; k < *n && v[k] != x; k++)
+		;
+	if (k == *n)
+		return v;
+	if (!grow((void **) &w->oiz, &w->oizcap, *n, sizeof(int32_t)))
+		return NULL;
+	memcpy(w->oiz, v, sizeof(int32_t) * k);
+	memcpy(w->oiz + k, v + k + 1, sizeof(int32_t) * (*n - k - 1));
+	(*n)--;
+	return w->oiz;
+}
+
 /* qsort order of 64-bit unsigned keys. */
 static int
 cmp_u64(const void *a, const void *b)
@@ -549,6 +634,28 @@ emit(Worker *w, uint64_t key, const int32_t *ys, int64_t n)
 	}
 	if (w->oom)
 		return;
+	if (run->oi)
+	{
+		/* y == x: under object identity Y is not X's entity */
+		int64_t		k;
+
+		for (k = 0; k < n && ys[k] != x; k++)
+			;
+		if (k < n)
+		{
+			if (!grow((void **) &w->oiys, &w->oicap, n, sizeof(int32_t)))
+			{
+				w->oom = true;
+				return;
+			}
+			memcpy(w->oiys, ys, sizeof(int32_t) * k);
+			memcpy(w->oiys + k, ys + k + 1, sizeof(int32_t) * (n - k - 1));
+			ys = w->oiys;
+			n--;
+			if (n == 0)
+				return;
+		}
+	}
 	if (run->pass == 1)
 	{
 		int64_t		xa = g->aoff[x],
@@ -607,7 +714,7 @@ enum_paths(Worker *w, uint32_t s1, const int32_t *Z, int64_t nZ)
 	Groups	   *G2 = &w->g2,
 			   *G3 = &w->g3;
 
-	if (!expand(w, Z, nZ, G2, NULL))
+	if (!expand(w, Z, nZ, G2, NULL) || (run->oi && !groups_drop(G2, x)))
 	{
 		w->oom = true;
 		return;
@@ -758,8 +865,21 @@ enum_x(Worker *w, int32_t x)
 			{
 				int32_t		y = g->anb[j];
 
-				for (int64_t p = g->cpoff[y]; p < g->cpoff[y + 1]; p++)
-					emit(w, mine_key(MINE_SH_CYL, g->asig[j], g->cpa[p], g->cpb[p]), &g->anb[j], 1);
+				if (!run->oi)
+					for (int64_t p = g->cpoff[y]; p < g->cpoff[y + 1]; p++)
+						emit(w, mine_key(MINE_SH_CYL, g->asig[j], g->cpa[p], g->cpb[p]), &g->anb[j], 1);
+				else
+					for (int64_t p = g->ppoff[y]; p < g->ppoff[y + 1];)
+					{
+						/* object identity: the cycle's Z may not be x */
+						int64_t		q = p;
+
+						while (q < g->ppoff[y + 1] && g->ppa[q] == g->ppa[p] && g->ppb[q] == g->ppb[p])
+							q++;
+						if (pairs_other_than(g, p, q, x))
+							emit(w, mine_key(MINE_SH_CYL, g->asig[j], g->ppa[p], g->ppb[p]), &g->anb[j], 1);
+						p = q;
+					}
 			}
 		/* a cycle X-Z-X with a link on (X, Y), or with a path Z-Y */
 		for (int64_t p = g->ppoff[x]; p < g->ppoff[x + 1] && !w->oom;)
@@ -770,6 +890,12 @@ enum_x(Worker *w, int32_t x)
 
 			while (q < g->ppoff[x + 1] && g->ppa[q] == (int32_t) a && g->ppb[q] == (int32_t) b)
 				q++;
+			if (run->oi && !pairs_other_than(g, p, q, x))
+			{
+				/* object identity: the cycle's only Z is x itself (self-loops) */
+				p = q;
+				continue;
+			}
 			if (want(run, MINE_SH_CXL))
 				for (int64_t k = g->soff[x]; k < g->soff[x + 1]; k++)
 					emit(w, mine_key(MINE_SH_CXL, a, b, (uint32_t) g->ssig[k]),
@@ -777,8 +903,12 @@ enum_x(Worker *w, int32_t x)
 			if (run->pass == 1 ||
 				(run->has_shape[MINE_SH_PP2] && keyidx_get(&run->need_pp, mine_key(0, a, b, 0)) >= 0))
 			{
-				if (!(run->pass == 1 ? expand_hits(w, g->ppz + p, q - p, &w->g3)
-					  : expand(w, g->ppz + p, q - p, &w->g3, NULL)))
+				int64_t		nz = q - p;
+				const int32_t *zs = run->oi ? without_x(w, g->ppz + p, &nz, x) : g->ppz + p;
+
+				if (zs == NULL ||
+					!(run->pass == 1 ? expand_hits(w, zs, nz, &w->g3)
+					  : expand(w, zs, nz, &w->g3, NULL)))
 				{
 					w->oom = true;
 					return;
@@ -793,7 +923,15 @@ enum_x(Worker *w, int32_t x)
 	/* paths X-Z-Y and X-Z-W-Y and their three-atom variants */
 	for (int64_t k = g->soff[x]; k < g->soff[x + 1] && !w->oom; k++)
 		if (run->pass == 1 || run->need_p1[g->ssig[k]])
-			enum_paths(w, (uint32_t) g->ssig[k], g->anb + g->sbeg[k], g->send[k] - g->sbeg[k]);
+		{
+			int64_t		nz = g->send[k] - g->sbeg[k];
+			const int32_t *zs = g->anb + g->sbeg[k];
+
+			if (run->oi && (zs = without_x(w, zs, &nz, x)) == NULL)
+				w->oom = true;
+			else if (nz > 0)
+				enum_paths(w, (uint32_t) g->ssig[k], zs, nz);
+		}
 }
 
 /* Chunk of entities a worker takes at a time. */
@@ -849,6 +987,8 @@ mine_task(void *arg, int tid, int ntasks)
 	free(w.pairs);
 	free(w.pys);
 	free(w.hits);
+	free(w.oiys);
+	free(w.oiz);
 }
 
 /* Free the workers' pass-1 maps (malloc'd). */
@@ -963,6 +1103,7 @@ run_init(MineRun *run, const GdlMineGraph *g, const GdlMineOptions *o, int threa
 	run->deadline = deadline;
 	run->g = g;
 	run->pass = pass;
+	run->oi = o->object_identity;
 	run->maxb = o->max_body < 1 ? 1 : o->max_body > GDL_MINE_MAX_BODY ? GDL_MINE_MAX_BODY : o->max_body;
 	run->target = o->target;
 	run->nthreads = threads < 1 ? 1 : threads > GDL_MAX_THREADS ? GDL_MAX_THREADS : threads;

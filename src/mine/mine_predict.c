@@ -22,12 +22,17 @@
  *
  * Why clusters: max ranks an answer by its best rule alone, so ten
  * independent pieces of evidence count as one; noisy-or adds them up but
- * also adds up rules that say the same thing (r(X, "c") :- s(X, "d1") and
- * r(X, "c") :- s(X, "d2") when d1 and d2 go together; a path and its
- * longer variants).  SAFRAN clusters rules by the overlap of their
- * predictions on the training graph; here a cluster is the set of rules
- * over the same body relations (whatever their constants, directions and
- * variables), which needs no pass over the graph and no tuned threshold.
+ * also adds up rules that say the same thing (a path and its longer
+ * variants; every "X has some l-link" rule proposing the popular c).
+ * SAFRAN clusters rules by the overlap of their predictions on the
+ * training graph; here a cluster is a kind of evidence (rule_cluster):
+ * the rules over variables of one body length, the open rules, and each
+ * (body relations, constants) of the rules with constants — no pass over
+ * the graph and no tuned threshold.
+ *
+ * Object identity (options.object_identity): in a rule without constants
+ * no other variable binds X's entity, the semantics gdl_mine counts with
+ * the same option, so that measures and answers agree.
  */
 #include "mine_int.h"
 
@@ -43,6 +48,7 @@ gdl_predict_options_init(GdlPredictOptions *o)
 	o->smoothing = 5.0;
 	o->exclude_known = false;
 	o->limit = 0;
+	o->object_identity = false;
 }
 
 /* One derivation: an answer entity, a rule and its confidence. */
@@ -73,6 +79,7 @@ typedef struct PredSearch
 	double		conf;
 	bool		threaded;		/* on a worker thread: malloc, no gdl_* calls */
 	bool		failed;			/* threaded: out of memory */
+	bool		oi;				/* object identity on X for this rule */
 } PredSearch;
 
 /*
@@ -139,6 +146,24 @@ arg_value(const PredSearch *s, int i, int arg)
 }
 
 /*
+ * Object identity on X (options.object_identity, as gdl_mine counts it):
+ * in a rule without constants no other variable binds X's entity.  Would
+ * binding variable var to e break it?
+ */
+static inline bool
+oi_clash(const PredSearch *s, int var, int32_t e)
+{
+	if (!s->oi)
+		return false;
+	if (var != GDL_MINE_X)
+		return s->val[GDL_MINE_X] == e;
+	for (int v = GDL_MINE_Y; v <= GDL_MINE_W; v++)
+		if (s->val[v] == e)
+			return true;
+	return false;
+}
+
+/*
  * Match the remaining atoms (depth of them done): the next atom is one with
  * a bound argument (both bound: a lookup); with none, its first argument
  * ranges over every entity.  When all are matched the free variable's value
@@ -200,6 +225,8 @@ pred_search(PredSearch *s, int depth)
 			if (mine_graph_links(g, e, sig, &beg, &end))
 				for (int64_t k = beg; k < end; k++)
 				{
+					if (oi_clash(s, other, g->anb[k]))
+						continue;
 					s->val[other] = g->anb[k];
 					pred_search(s, depth + 1);
 				}
@@ -211,6 +238,8 @@ pred_search(PredSearch *s, int depth)
 			s->used[pick] = false;
 			for (int32_t e = 0; e < g->nent; e++)
 			{
+				if (oi_clash(s, at->a, e))
+					continue;
 				s->val[(int) at->a] = e;
 				pred_search(s, depth);
 			}
@@ -247,15 +276,31 @@ static __thread const PredHit *rank_hits;	/* for the qsort comparators (per thre
 static __thread GdlPredictAggregation rank_agg;
 
 /*
- * The cluster of a rule (cluster_noisy_or): its body relations, sorted and
- * packed (never 0: every rule has a body atom).
+ * The cluster of a rule (cluster_noisy_or), never 0 (a hash-set key):
+ *   - rules without constants, one cluster per body length: paths between
+ *     X and Y of one length say the same thing (a film's genre through its
+ *     director and through its writer), so they count once;
+ *   - open rules r(X, c) :- l(X, Z) together: each says "X has some l-link"
+ *     and they all propose the popular c;
+ *   - rules with a body constant, one per (body relations, constants):
+ *     r(X, c) :- l(X, d1) and r(X, c) :- l(X, d2) are two pieces of evidence
+ *     (X's l-links d1 and d2), while the directions of one are one.
+ * Chosen on FB15k-237's valid split (docs/BENCHMARKS.md: +0.021 MRR over
+ * one cluster per set of body relations).
  */
 static uint64_t
 rule_cluster(const GdlMineRule *r)
 {
 	uint64_t	rel[GDL_MINE_MAX_BODY] = {0};
 	uint64_t	key = 0;
+	bool		has_const = false;
 
+	for (int k = 0; k < r->nbody; k++)
+		has_const |= r->body[k].a == GDL_MINE_C || r->body[k].b == GDL_MINE_C;
+	if (r->head_const != GDL_MINE_HEAD_VARS && r->nbody == 1 && !has_const)
+		return 1;
+	if (r->head_const == GDL_MINE_HEAD_VARS && !has_const)
+		return 2 + (uint64_t) r->nbody;
 	for (int k = 0; k < r->nbody; k++)
 	{
 		uint64_t	v = (uint64_t) r->body[k].rel + 1;
@@ -270,7 +315,16 @@ rule_cluster(const GdlMineRule *r)
 	}
 	for (int k = 0; k < r->nbody; k++)
 		key = (key << 21) | (rel[k] & ((1u << 21) - 1));
-	return key;
+	for (int k = 0; k < r->nbody; k++)
+		if (r->body[k].a == GDL_MINE_C || r->body[k].b == GDL_MINE_C)
+		{
+			uint64_t	z = key ^ ((uint64_t) r->body[k].value * 0x9E3779B97F4A7C15ull);
+
+			z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+			key = z ^ (z >> 27);
+		}
+	/* 1 .. 2 + GDL_MINE_MAX_BODY are the clusters above */
+	return key < 8 ? key + 8 : key;
 }
 
 /*
@@ -469,6 +523,9 @@ predict_query(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 			}
 		}
 		s.r = r;
+		s.oi = o->object_identity && r->head_const == GDL_MINE_HEAD_VARS;
+		for (int k = 0; k < r->nbody; k++)
+			s.oi &= s.cval[k] < 0;
 		s.rule = (int32_t) i;
 		s.conf = den > 0 ? (double) r->support / den : 0.0;
 		s.stamp++;

@@ -308,7 +308,7 @@ parse_aggregation(const char *s)
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("invalid aggregation \"%s\"", s),
 			 errhint("Use 'max' (the best rule's confidence, ties broken by the next best), 'noisy_or' or "
-					 "'cluster_noisy_or' (noisy-or over clusters of rules with the same body relations).")));
+					 "'cluster_noisy_or' (noisy-or over clusters of redundant rules).")));
 	return GDL_PREDICT_MAX;		/* not reached */
 }
 
