@@ -44,11 +44,15 @@ SELECT answer, round(score::numeric, 4) AS score, rank
 SELECT answer, round(score::numeric, 4) AS score, rank
   FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', aggregation => 'noisy_or', exclude_known => false,
                      max_body => 1, smoothing => 0, confidence => 'pca');
--- cluster_noisy_or: kinds of evidence add up as in noisy_or, rules of one
--- kind count once; one-atom rules over variables are one kind (X and Y
--- linked), so with max_body 1 it ranks as max (test_mine has mixed kinds)
+-- cluster_noisy_or (0.5): rules over different body relations add up as in
+-- noisy_or; equal scores are then ordered as by max (the best rule first)
 SELECT answer, round(score::numeric, 4) AS score, rank
   FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', aggregation => 'cluster_noisy_or', exclude_known => false,
+                     max_body => 1, smoothing => 0, confidence => 'pca');
+-- kind_noisy_or: kinds of evidence; the one-atom rules over variables are
+-- one kind (X and Y linked), so with max_body 1 it ranks as max does
+SELECT answer, round(score::numeric, 4) AS score, rank
+  FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', aggregation => 'kind_noisy_or', exclude_known => false,
                      max_body => 1, smoothing => 0, confidence => 'pca');
 -- the defaults (std confidence, smoothing 20): 3/25, 2/25, 2/25 (e ahead of h by its second rule)
 SELECT answer, round(score::numeric, 4) AS score, rank

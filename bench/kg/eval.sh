@@ -20,7 +20,7 @@
 #   MAX_BODY_CONST, CONST_HC: gpudl_mine's max_body_constants and
 #               constants_min_head_coverage (default NULL: max_body, min_head_coverage)
 #   MAX_SECONDS gpudl_mine's anytime budget (default NULL: none)
-#   AGG (max | noisy_or), CONF (pca | std), SMOOTH: gpudl_predict's scoring
+#   AGG (max | noisy_or | cluster_noisy_or | kind_noisy_or), CONF (pca | std), SMOOTH: gpudl_predict's scoring
 # Unset, the settings are those chosen on the valid split (RESULTS.md):
 #   family   MAX_BODY=2 MIN_CONF=0.1 CONF=std SMOOTH=20 AGG=max
 #   kinship  MAX_BODY=3 MIN_CONF=0.4 CONF=std SMOOTH=20 AGG=max

@@ -10,7 +10,7 @@
  *
  *   kg_eval DIR [-x valid|test] [-b MAX_BODY] [-H HC] [-C PCA_CONF] [-s SUP]
  *           [-K] [-B MAX_BODY_CONST] [-h CONST_HC] [-T THREADS]
- *           [-a max,noisy_or,cluster] [-p] [-S SMOOTH[,SMOOTH...]] [-r] [-O] [-o]
+ *           [-a max,noisy_or,cluster,kind] [-p] [-S SMOOTH[,SMOOTH...]] [-r] [-O] [-o]
  *           [-w RULES_FILE | -l RULES_FILE]
  *
  * DIR holds train.txt, valid.txt, test.txt (each may be .txt.gz; facts.txt
@@ -588,7 +588,8 @@ main(int argc, char **argv)
 
 				gdl_predict_options_init(&po);
 				po.aggregation = strcmp(tok, "max") == 0 ? GDL_PREDICT_MAX :
-					strcmp(tok, "noisy_or") == 0 ? GDL_PREDICT_NOISY_OR : GDL_PREDICT_CLUSTER_NOISY_OR;
+					strcmp(tok, "noisy_or") == 0 ? GDL_PREDICT_NOISY_OR :
+					strcmp(tok, "kind") == 0 ? GDL_PREDICT_KIND_NOISY_OR : GDL_PREDICT_CLUSTER_NOISY_OR;
 				po.use_pca = use_pca;
 				po.smoothing = smooth[si];
 				po.exclude_known = true;

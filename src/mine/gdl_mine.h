@@ -224,11 +224,15 @@ typedef enum GdlPredictAggregation
 {
 	GDL_PREDICT_MAX,			/* best confidence; ties broken by the next best */
 	GDL_PREDICT_NOISY_OR,		/* 1 - prod(1 - confidence) */
-	GDL_PREDICT_CLUSTER_NOISY_OR	/* noisy-or over clusters of redundant
+	GDL_PREDICT_CLUSTER_NOISY_OR,	/* noisy-or over clusters of redundant
 									 * rules, each cluster its best rule's
 									 * confidence (SAFRAN's shape; a cluster:
 									 * the rules over the same body
 									 * relations); ties broken as by max */
+	GDL_PREDICT_KIND_NOISY_OR	/* the same over kinds of evidence: rules
+								 * over variables by body length, open rules
+								 * together, rules with constants by body
+								 * relations and constants */
 } GdlPredictAggregation;
 
 typedef struct GdlPredictOptions

@@ -25,10 +25,9 @@
  * also adds up rules that say the same thing (a path and its longer
  * variants; every "X has some l-link" rule proposing the popular c).
  * SAFRAN clusters rules by the overlap of their predictions on the
- * training graph; here a cluster is a kind of evidence (rule_cluster):
- * the rules over variables of one body length, the open rules, and each
- * (body relations, constants) of the rules with constants — no pass over
- * the graph and no tuned threshold.
+ * training graph; here a cluster is either the rules over the same body
+ * relations (cluster_noisy_or) or a kind of evidence (kind_noisy_or; see
+ * rule_cluster) — no pass over the graph and no tuned threshold.
  *
  * Object identity (options.object_identity): in a rule without constants
  * no other variable binds X's entity, the semantics gdl_mine counts with
@@ -275,32 +274,13 @@ typedef struct PredAns
 static __thread const PredHit *rank_hits;	/* for the qsort comparators (per thread) */
 static __thread GdlPredictAggregation rank_agg;
 
-/*
- * The cluster of a rule (cluster_noisy_or), never 0 (a hash-set key):
- *   - rules without constants, one cluster per body length: paths between
- *     X and Y of one length say the same thing (a film's genre through its
- *     director and through its writer), so they count once;
- *   - open rules r(X, c) :- l(X, Z) together: each says "X has some l-link"
- *     and they all propose the popular c;
- *   - rules with a body constant, one per (body relations, constants):
- *     r(X, c) :- l(X, d1) and r(X, c) :- l(X, d2) are two pieces of evidence
- *     (X's l-links d1 and d2), while the directions of one are one.
- * Chosen on FB15k-237's valid split (docs/BENCHMARKS.md: +0.021 MRR over
- * one cluster per set of body relations).
- */
+/* Sorted, packed body relations of a rule (never 0: every rule has a body atom). */
 static uint64_t
-rule_cluster(const GdlMineRule *r)
+body_relations_key(const GdlMineRule *r)
 {
 	uint64_t	rel[GDL_MINE_MAX_BODY] = {0};
 	uint64_t	key = 0;
-	bool		has_const = false;
 
-	for (int k = 0; k < r->nbody; k++)
-		has_const |= r->body[k].a == GDL_MINE_C || r->body[k].b == GDL_MINE_C;
-	if (r->head_const != GDL_MINE_HEAD_VARS && r->nbody == 1 && !has_const)
-		return 1;
-	if (r->head_const == GDL_MINE_HEAD_VARS && !has_const)
-		return 2 + (uint64_t) r->nbody;
 	for (int k = 0; k < r->nbody; k++)
 	{
 		uint64_t	v = (uint64_t) r->body[k].rel + 1;
@@ -315,6 +295,43 @@ rule_cluster(const GdlMineRule *r)
 	}
 	for (int k = 0; k < r->nbody; k++)
 		key = (key << 21) | (rel[k] & ((1u << 21) - 1));
+	return key;
+}
+
+/*
+ * The cluster of a rule, never 0 (a hash-set key).
+ *
+ * cluster_noisy_or: the rules over the same body relations (whatever their
+ * constants, directions and variables).
+ *
+ * kind_noisy_or, a kind of evidence:
+ *   - rules without constants, one cluster per body length: paths between
+ *     X and Y of one length say the same thing (a film's genre through its
+ *     director and through its writer), so they count once;
+ *   - open rules r(X, c) :- l(X, Z) together: each says "X has some l-link"
+ *     and they all propose the popular c;
+ *   - rules with a body constant, one per (body relations, constants):
+ *     r(X, c) :- l(X, d1) and r(X, c) :- l(X, d2) are two pieces of evidence
+ *     (X's l-links d1 and d2), while the directions of one are one.
+ * On FB15k-237's valid split kinds are +0.024 MRR over body relations; on
+ * Kinship (dense, its evidence paths over many relations) -0.03: auto.sh
+ * chooses per graph (docs/BENCHMARKS.md).
+ */
+static uint64_t
+rule_cluster(const GdlMineRule *r, GdlPredictAggregation agg)
+{
+	uint64_t	key;
+	bool		has_const = false;
+
+	if (agg != GDL_PREDICT_KIND_NOISY_OR)
+		return body_relations_key(r);
+	for (int k = 0; k < r->nbody; k++)
+		has_const |= r->body[k].a == GDL_MINE_C || r->body[k].b == GDL_MINE_C;
+	if (r->head_const != GDL_MINE_HEAD_VARS && r->nbody == 1 && !has_const)
+		return 1;
+	if (r->head_const == GDL_MINE_HEAD_VARS && !has_const)
+		return 2 + (uint64_t) r->nbody;
+	key = body_relations_key(r);
 	for (int k = 0; k < r->nbody; k++)
 		if (r->body[k].a == GDL_MINE_C || r->body[k].b == GDL_MINE_C)
 		{
@@ -335,7 +352,7 @@ rule_cluster(const GdlMineRule *r)
  */
 static double
 cluster_noisy_or(const GdlMineRule *rules, const PredHit *hits, int64_t from, int64_t to,
-				 uint64_t *set)
+				 uint64_t *set, GdlPredictAggregation agg)
 {
 	int64_t		size = 2;
 	double		prod = 1.0;
@@ -345,7 +362,7 @@ cluster_noisy_or(const GdlMineRule *rules, const PredHit *hits, int64_t from, in
 	memset(set, 0, sizeof(uint64_t) * size);
 	for (int64_t k = from; k < to; k++)
 	{
-		uint64_t	key = rule_cluster(&rules[hits[k].rule]);
+		uint64_t	key = rule_cluster(&rules[hits[k].rule], agg);
 		uint64_t	h = (key * 0x9E3779B97F4A7C15ull) >> 17;
 		bool		seen = false;
 
@@ -553,7 +570,8 @@ predict_query(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 	}
 	qsort(s.hits, s.nhits, sizeof(PredHit), cmp_hit);
 	ans = pred_alloc(threaded, sizeof(PredAns) * s.nhits);
-	if (o->aggregation == GDL_PREDICT_CLUSTER_NOISY_OR && ans != NULL)
+	if ((o->aggregation == GDL_PREDICT_CLUSTER_NOISY_OR || o->aggregation == GDL_PREDICT_KIND_NOISY_OR) &&
+		ans != NULL)
 	{
 		cset = pred_alloc(threaded, sizeof(uint64_t) * (4 * s.nhits + 2));
 		if (cset == NULL)
@@ -592,7 +610,8 @@ predict_query(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 		ans[nans].from = i;
 		ans[nans].n = (int32_t) (j - i);
 		ans[nans].score = o->aggregation == GDL_PREDICT_NOISY_OR ? 1.0 - prod
-			: o->aggregation == GDL_PREDICT_CLUSTER_NOISY_OR ? cluster_noisy_or(rules, s.hits, i, j, cset)
+			: (o->aggregation == GDL_PREDICT_CLUSTER_NOISY_OR || o->aggregation == GDL_PREDICT_KIND_NOISY_OR)
+			? cluster_noisy_or(rules, s.hits, i, j, cset, o->aggregation)
 			: s.hits[i].conf;
 		nans++;
 		i = j;

@@ -304,11 +304,14 @@ parse_aggregation(const char *s)
 		return GDL_PREDICT_NOISY_OR;
 	if (strcmp(s, "cluster_noisy_or") == 0)
 		return GDL_PREDICT_CLUSTER_NOISY_OR;
+	if (strcmp(s, "kind_noisy_or") == 0)
+		return GDL_PREDICT_KIND_NOISY_OR;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("invalid aggregation \"%s\"", s),
-			 errhint("Use 'max' (the best rule's confidence, ties broken by the next best), 'noisy_or' or "
-					 "'cluster_noisy_or' (noisy-or over clusters of redundant rules).")));
+			 errhint("Use 'max' (the best rule's confidence, ties broken by the next best), 'noisy_or', "
+					 "'cluster_noisy_or' (noisy-or over clusters of rules with the same body relations) or "
+					 "'kind_noisy_or' (over kinds of evidence).")));
 	return GDL_PREDICT_MAX;		/* not reached */
 }
 

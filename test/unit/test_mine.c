@@ -986,12 +986,10 @@ test_predict(void)
 	}
 
 	/*
-	 * cluster_noisy_or, with a fifth rule over friend(X, Y) again (conf .5):
-	 * the one-atom rules over variables are one cluster (R0, R1 and it) and
-	 * the two-atom path another, so 5 (R3 .875 and R1 .5: .9375), then 4
-	 * (.875), then 2 (R0 .75; R1 and the fifth not counted beside it), 3 and
-	 * 6 (.75), 2 first by its next rule; plain noisy-or would count every
-	 * rule (2: .9375, 3 and 6: .875)
+	 * cluster_noisy_or, with a fifth rule over friend(X, Y) again (conf .5,
+	 * R0's cluster: not counted beside R0): 5 (.9375), then 4 and 2 (.875
+	 * each, 4 first by its best rule .875 > .75), then 3 = 6 (.75); plain
+	 * noisy-or would count it (2: .9375, 3 and 6: .875)
 	 */
 	{
 		GdlMineRule five[5];
@@ -1005,13 +1003,61 @@ test_predict(void)
 		{
 			int64_t		v[] = {5, 4, 2, 3, 6},
 						rk[] = {1, 2, 3, 4, 4};
-			double		sc[] = {0.9375, 0.875, 0.75, 0.75, 0.75};
+			double		sc[] = {0.9375, 0.875, 0.875, 0.75, 0.75};
 
 			for (int i = 0; i < 5; i++)
 				CHECK_MSG(p->answers[i].value == v[i] && p->answers[i].rank == rk[i] &&
 						  p->answers[i].score == sc[i], "cluster noisy-or answer %d: %ld rank %ld score %g", i,
 						  (long) p->answers[i].value, (long) p->answers[i].rank, p->answers[i].score);
 			CHECK(p->answers[2].nrules == 3);
+		}
+
+		/*
+		 * kind_noisy_or: the one-atom rules over variables are one kind (R0,
+		 * R1 and the fifth), the two-atom path another, so 5 (R3 .875 and R1
+		 * .5: .9375), then 4 (.875), then 2 (R0 .75; R1 and the fifth not
+		 * counted beside it), 3 and 6 (.75), 2 first by its next rule
+		 */
+		o.aggregation = GDL_PREDICT_KIND_NOISY_OR;
+		p = gdl_predict(g, five, 5, &q, &o);
+		CHECK(p->nanswers == 5);
+		if (p->nanswers == 5)
+		{
+			int64_t		v[] = {5, 4, 2, 3, 6},
+						rk[] = {1, 2, 3, 4, 4};
+			double		sc[] = {0.9375, 0.875, 0.75, 0.75, 0.75};
+
+			for (int i = 0; i < 5; i++)
+				CHECK_MSG(p->answers[i].value == v[i] && p->answers[i].rank == rk[i] &&
+						  p->answers[i].score == sc[i], "kind noisy-or answer %d: %ld rank %ld score %g", i,
+						  (long) p->answers[i].value, (long) p->answers[i].rank, p->answers[i].score);
+		}
+		{
+			/* rules with constants: one kind per body constant, the open rules one */
+			GdlMineAtom c1[] = {{1, GDL_MINE_X, GDL_MINE_C, 0, 3}};
+			GdlMineAtom c2[] = {{1, GDL_MINE_X, GDL_MINE_C, 0, 6}};
+			GdlMineAtom op1[] = {{1, GDL_MINE_X, GDL_MINE_Z}};
+			GdlMineAtom op2[] = {{2, GDL_MINE_X, GDL_MINE_Z}};
+			GdlMineRule cr[4];
+			GdlPredictQuery cq = {0, true, 1};
+
+			cr[0] = hand_rule(0, 1, c1, 1, 2, 2);	/* likes(X, 4) :- friend(X, 3): .5 */
+			cr[1] = hand_rule(0, 1, c2, 1, 2, 2);	/* likes(X, 4) :- friend(X, 6): .5 */
+			cr[2] = hand_rule(0, 1, op1, 1, 2, 2);	/* likes(X, 5) :- friend(X, Z): .5 */
+			cr[3] = hand_rule(0, 1, op2, 1, 2, 2);	/* likes(X, 5) :- knows(X, Z): .5 */
+			for (int i = 0; i < 4; i++)
+			{
+				cr[i].head_const = GDL_MINE_HEAD_OBJECT;
+				cr[i].head_value = i < 2 ? 4 : 5;
+			}
+			p = gdl_predict(g, cr, 4, &cq, &o);
+			/* 4: two constants, two kinds (.75); 5: two open rules, one kind (.5) */
+			CHECK(p->nanswers == 2);
+			if (p->nanswers == 2)
+				CHECK_MSG(p->answers[0].value == 4 && p->answers[0].score == 0.75 &&
+						  p->answers[1].value == 5 && p->answers[1].score == 0.5,
+						  "kind noisy-or with constants: %ld %g, %ld %g", (long) p->answers[0].value,
+						  p->answers[0].score, (long) p->answers[1].value, p->answers[1].score);
 		}
 		o.aggregation = GDL_PREDICT_NOISY_OR;
 		p = gdl_predict(g, five, 5, &q, &o);
