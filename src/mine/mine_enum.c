@@ -516,11 +516,12 @@ pairs_other_than(const GdlMineGraph *g, int64_t p, int64_t q, int32_t x)
 }
 
 /*
- * v[0..n) without x (object identity: a Z may not be X's entity), in the
- * worker's buffer when x is there; *n is updated.  NULL when out of memory.
+ * v[0..n) without x (object identity: a Z or Y may not be X's entity): v
+ * itself when x is not there, else a copy in *buf; *n is updated.  NULL
+ * when out of memory.
  */
 static const int32_t *
-without_x(Worker *w, const int32_t *v, int64_t *n, int32_t x)
+without_x(int32_t **buf, int64_t *cap, const int32_t *v, int64_t *n, int32_t x)
 {
 	int64_t		k;
 
@@ -528,12 +529,12 @@ without_x(Worker *w, const int32_t *v, int64_t *n, int32_t x)
 		;
 	if (k == *n)
 		return v;
-	if (!grow((void **) &w->oiz, &w->oizcap, *n, sizeof(int32_t)))
+	if (!grow((void **) buf, cap, *n, sizeof(int32_t)))
 		return NULL;
-	memcpy(w->oiz, v, sizeof(int32_t) * k);
-	memcpy(w->oiz + k, v + k + 1, sizeof(int32_t) * (*n - k - 1));
+	memcpy(*buf, v, sizeof(int32_t) * k);
+	memcpy(*buf + k, v + k + 1, sizeof(int32_t) * (*n - k - 1));
 	(*n)--;
-	return w->oiz;
+	return *buf;
 }
 
 /* qsort order of 64-bit unsigned keys. */
@@ -637,24 +638,13 @@ emit(Worker *w, uint64_t key, const int32_t *ys, int64_t n)
 	if (run->oi)
 	{
 		/* y == x: under object identity Y is not X's entity */
-		int64_t		k;
-
-		for (k = 0; k < n && ys[k] != x; k++)
-			;
-		if (k < n)
+		if ((ys = without_x(&w->oiys, &w->oicap, ys, &n, x)) == NULL)
 		{
-			if (!grow((void **) &w->oiys, &w->oicap, n, sizeof(int32_t)))
-			{
-				w->oom = true;
-				return;
-			}
-			memcpy(w->oiys, ys, sizeof(int32_t) * k);
-			memcpy(w->oiys + k, ys + k + 1, sizeof(int32_t) * (n - k - 1));
-			ys = w->oiys;
-			n--;
-			if (n == 0)
-				return;
+			w->oom = true;
+			return;
 		}
+		if (n == 0)
+			return;
 	}
 	if (run->pass == 1)
 	{
@@ -904,7 +894,7 @@ enum_x(Worker *w, int32_t x)
 				(run->has_shape[MINE_SH_PP2] && keyidx_get(&run->need_pp, mine_key(0, a, b, 0)) >= 0))
 			{
 				int64_t		nz = q - p;
-				const int32_t *zs = run->oi ? without_x(w, g->ppz + p, &nz, x) : g->ppz + p;
+				const int32_t *zs = run->oi ? without_x(&w->oiz, &w->oizcap, g->ppz + p, &nz, x) : g->ppz + p;
 
 				if (zs == NULL ||
 					!(run->pass == 1 ? expand_hits(w, zs, nz, &w->g3)
@@ -927,7 +917,7 @@ enum_x(Worker *w, int32_t x)
 			int64_t		nz = g->send[k] - g->sbeg[k];
 			const int32_t *zs = g->anb + g->sbeg[k];
 
-			if (run->oi && (zs = without_x(w, zs, &nz, x)) == NULL)
+			if (run->oi && (zs = without_x(&w->oiz, &w->oizcap, zs, &nz, x)) == NULL)
 				w->oom = true;
 			else if (nz > 0)
 				enum_paths(w, (uint32_t) g->ssig[k], zs, nz);
