@@ -5,7 +5,7 @@
 #   make unit                     standalone core tests (no database)
 #   make check-all                everything, as CI runs it (test/run_all.sh)
 EXTENSION    = gpudl
-EXTVERSION   = 0.6
+EXTVERSION   = 0.7
 MODULE_big   = gpudl
 
 # every layer's C sources: src/core, src/lang, src/plan, src/exec, src/cpu,

@@ -4,6 +4,7 @@
  * into a table, created with the inferred column types when missing).
  */
 #include "gpudl_run.h"
+#include "gpudl_maint.h"
 
 #include "access/heapam.h"
 #include "access/table.h"
@@ -100,8 +101,8 @@ gpudl_count(PG_FUNCTION_ARGS)
 }
 
 /* Create the target table with one column per argument of the predicate. */
-static void
-create_target(const char *target, const GdlPred *p)
+void
+gpudl_target_create(const char *target, const GdlPred *p)
 {
 	StringInfoData sql;
 	int			i;
@@ -124,8 +125,8 @@ create_target(const char *target, const GdlPred *p)
 }
 
 /* Empty the target for mode 'replace' (DELETE: works with the INSERT-style rights). */
-static void
-empty_target(Oid relid)
+void
+gpudl_target_empty(Oid relid)
 {
 	SPI_connect();
 	if (SPI_execute(psprintf("DELETE FROM %s", quote_qualified_identifier(
@@ -139,8 +140,8 @@ empty_target(Oid relid)
  * Append rows with table_multi_insert when the table is a plain heap
  * without indexes or triggers, else through the executor (SPI INSERT).
  */
-static void
-insert_rows(Oid relid, GpudlRun *run)
+void
+gpudl_target_insert_rows(Oid relid, GpudlRun *run)
 {
 	Relation	rel = table_open(relid, RowExclusiveLock);
 	TupleDesc	desc = RelationGetDescr(rel);
@@ -258,6 +259,7 @@ gpudl_materialize(PG_FUNCTION_ARGS)
 	char	   *target = gpudl_text_arg(fcinfo, 2, "target");
 	char	   *mode = PG_ARGISNULL(3) ? "replace" : text_to_cstring(PG_GETARG_TEXT_PP(3));
 	bool		replace;
+	bool		maintain = false;
 	MemoryContext percall;
 	MemoryContext old;
 	GpudlRun   *run;
@@ -277,11 +279,16 @@ gpudl_materialize(PG_FUNCTION_ARGS)
 		replace = true;
 	else if (strcmp(mode, "append") == 0)
 		replace = false;
+	else if (strcmp(mode, "maintain") == 0)
+	{
+		replace = maintain = true;
+		gpudl_maint_require_catalog();
+	}
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid mode \"%s\"", mode),
-				 errhint("Use 'replace' or 'append'.")));
+				 errhint("Use 'replace', 'append' or 'maintain'.")));
 
 	gpudl_memory_reset();
 	percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl materialize", ALLOCSET_DEFAULT_SIZES);
@@ -313,16 +320,23 @@ gpudl_materialize(PG_FUNCTION_ARGS)
 				 errhint("Name a table of your own, or a new one to create.")));
 	run = gpudl_run_goal(program, goal.data, true);
 	gpudl_progress_phase("writing");
+	if (OidIsValid(relid) && !maintain)
+		gpudl_maint_stop(relid);
 	if (!OidIsValid(relid))
 	{
-		create_target(quote_qualified_identifier(rv->schemaname, rv->relname), &a->preds[p]);
+		gpudl_target_create(quote_qualified_identifier(rv->schemaname, rv->relname), &a->preds[p]);
 		relid = RangeVarGetRelid(rv, NoLock, false);
 		CommandCounterIncrement();
 	}
 	else if (replace)
-		empty_target(relid);
-	insert_rows(relid, run);
+		gpudl_target_empty(relid);
+	gpudl_target_insert_rows(relid, run);
 	written = (int64) run->result->rows.nrows;
+	if (maintain)
+	{
+		CommandCounterIncrement();
+		written = gpudl_maint_setup(program, predicate, relid);
+	}
 	gpudl_progress_end(token);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(percall);

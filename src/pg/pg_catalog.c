@@ -10,6 +10,7 @@
  * caller's memory context, never in SPI's.
  */
 #include "gpudl_pg.h"
+#include "gpudl_maint.h"
 
 #include "access/relation.h"
 #include "access/table.h"
@@ -140,6 +141,7 @@ gpudl_bump_version(const char *name)
 				  "updated_at = pg_catalog.now() WHERE name OPERATOR(pg_catalog.=) $1", name, false);
 	SPI_finish();
 	SetUserIdAndSecContext(save_userid, save_sec);
+	gpudl_maint_program_changed(name);
 }
 
 /* Load a program's enabled rules (parsed) and its bindings. */

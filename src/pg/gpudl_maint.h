@@ -1,0 +1,122 @@
+/*
+ * gpudl_maint.h — maintained targets (gpudl_materialize mode 'maintain'):
+ * a table kept equal to a derived relation as the program's base tables
+ * change, inside the changing statement's transaction.
+ *
+ *   maint_sql.c      the rules of the target as SQL over its base tables,
+ *                    the target itself and delta tables (semi-naive deltas)
+ *   maint_apply.c    one change applied: delete-and-rederive for deleted
+ *                    rows, semi-naive propagation for inserted ones
+ *   maint_setup.c    setting up, refreshing and forgetting a target; the
+ *                    catalog row; the triggers on the base tables
+ *   maint_trigger.c  the statement trigger on base tables, the drop event
+ */
+#ifndef GPUDL_MAINT_H
+#define GPUDL_MAINT_H
+
+#include "gpudl_pg.h"
+#include "lib/stringinfo.h"
+#include "nodes/pg_list.h"
+
+/* Where one body atom of a rule reads from when a delta rule is built. */
+typedef enum GpudlMaintSource
+{
+	GPUDL_MS_CURRENT,			/* the table (or the target) as it is now */
+	GPUDL_MS_BEFORE,			/* a changed base table as it was: now plus the deleted rows */
+	GPUDL_MS_INSERTED,			/* the statement's inserted rows (transition table) */
+	GPUDL_MS_DELETED,			/* the statement's deleted rows (transition table) */
+	GPUDL_MS_DELTA				/* the target's delta of this round (a temporary table) */
+} GpudlMaintSource;
+
+/*
+ * A maintained target's program, compiled for maintenance: the target
+ * predicate's rules, what they read, and whether changes can be applied
+ * incrementally (rules of the target over base tables and the target
+ * itself, without negation, aggregates or values the engine converts).
+ */
+typedef struct GpudlMaintPlan
+{
+	Oid			target;			/* the target table */
+	char	   *target_sql;		/* its quoted qualified name */
+	int			arity;
+	char	  **target_cols;	/* its quoted column names */
+	char	  **target_types;	/* their SQL types */
+	const GdlAnalysis *analysis;
+	int			pred;			/* the target predicate in analysis */
+	int			nclauses;		/* the predicate's defining clauses */
+	const GdlClauseInfo **clauses;
+	List	   *base_relids;	/* every table the predicate depends on (Oids) */
+	bool		incremental;
+	const char *why_recompute;	/* when not incremental: why */
+	char	   *delta_sql;		/* pg_temp tables of this target: the round's delta */
+	char	   *next_sql;		/*  ... the next round's */
+	char	   *gone_sql;		/*  ... rows deleted by the change (over-deleted) */
+} GpudlMaintPlan;
+
+/* maint_sql.c */
+extern GpudlMaintPlan *gpudl_maint_plan(const GdlAnalysis *a, int pred, Oid target);
+extern bool gpudl_maint_rule_select(StringInfo out, const GpudlMaintPlan *mp, int clause,
+									const GpudlMaintSource *sources, const char *restrict_to,
+									bool only_in_target);
+extern bool gpudl_maint_atom_reads(const GpudlMaintPlan *mp, int clause, int lit,
+								   Oid relid, bool *is_target);
+
+/* maint_apply.c: apply one statement's change; returns rows inserted + deleted */
+typedef struct GpudlMaintStats
+{
+	int64		inserted;
+	int64		deleted;
+	int			rounds;
+} GpudlMaintStats;
+extern void gpudl_maint_apply(const GpudlMaintPlan *mp, Oid changed_relid, bool has_deleted,
+							  bool has_inserted, GpudlMaintStats *stats);
+extern void gpudl_maint_temp_tables(const GpudlMaintPlan *mp);
+extern uint64 gpudl_maint_exec(const char *sql, int expect);
+
+/* One row of gpudl.maintained_targets. */
+typedef struct GpudlMaintEntry
+{
+	Oid			target;
+	char	   *program;
+	char	   *predicate;
+	char	   *strategy;
+	Oid			owner;
+	char	   *search_path;
+	int64		version;
+	List	   *base_relids;
+	int64		rows;
+} GpudlMaintEntry;
+
+/* maint_setup.c */
+extern bool gpudl_maint_catalog_present(void);
+extern void gpudl_maint_require_catalog(void);
+extern GpudlMaintEntry *gpudl_maint_read_entry(Oid target, bool lock, MemoryContext into);
+extern List *gpudl_maint_targets_of(Oid relid, MemoryContext into);
+extern GpudlMaintPlan *gpudl_maint_plan_for(const char *program, const char *predicate,
+											Oid target, int64 *version);
+extern void gpudl_maint_record_change(Oid target, const GpudlMaintStats *stats, double ms,
+									  bool rows_set);
+extern int64 gpudl_maint_setup(const char *program, const char *predicate, Oid target);
+extern int64 gpudl_maint_refresh(Oid target, bool as_change, GpudlMaintStats *stats);
+extern void gpudl_maint_program_changed(const char *program);
+extern void gpudl_maint_stop(Oid target);
+extern void gpudl_maint_drop_unused_triggers(List *relids);
+
+/* Run the maintenance of a target as the role that set it up, with a safe search_path. */
+typedef struct GpudlMaintIdentity
+{
+	Oid			save_userid;
+	int			save_sec;
+	int			guc_level;
+} GpudlMaintIdentity;
+extern void gpudl_maint_become(Oid role, GpudlMaintIdentity *id);
+extern void gpudl_maint_become_with_path(Oid role, const char *path, GpudlMaintIdentity *id);
+extern void gpudl_maint_restore(GpudlMaintIdentity *id);
+
+/* The target table's insertion of a run's rows, shared with gpudl_materialize (api_query.c). */
+struct GpudlRun;
+extern void gpudl_target_insert_rows(Oid relid, struct GpudlRun *run);
+extern void gpudl_target_create(const char *target, const GdlPred *p);
+extern void gpudl_target_empty(Oid relid);
+
+#endif							/* GPUDL_MAINT_H */

@@ -1,0 +1,246 @@
+/*
+ * maint_apply.c — one statement's change of a base table applied to a
+ * maintained target, in the statement's transaction.
+ *
+ * Deleted rows (DELETE, the old rows of UPDATE) go by delete-and-rederive:
+ * every target row with a derivation through a deleted row is collected
+ * into a temporary table (over-deletion, to a fixpoint, against the tables
+ * as they were), deleted, and those still derivable from what is left are
+ * put back.  Inserted rows (INSERT, COPY, the new rows of UPDATE) and the
+ * rows put back propagate semi-naively: each round joins only the last
+ * round's new rows with the tables as they are, and keeps only rows the
+ * target does not hold (INSERT ... ON CONFLICT DO NOTHING on the target's
+ * unique index).  Work is proportional to the rows the change reaches.
+ */
+#include "gpudl_maint.h"
+
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+
+/* Run one statement through SPI (connected by the caller); rows processed. */
+uint64
+gpudl_maint_exec(const char *sql, int expect)
+{
+	int			rc = SPI_execute(sql, false, 0);
+
+	if (rc != expect)
+		elog(ERROR, "gpudl: maintenance statement failed (%s): %s", SPI_result_code_string(rc), sql);
+	return SPI_processed;
+}
+
+/* The target's column list "a, b". */
+static char *
+column_list(const GpudlMaintPlan *mp)
+{
+	StringInfoData s;
+	int			k;
+
+	initStringInfo(&s);
+	for (k = 0; k < mp->arity; k++)
+		appendStringInfo(&s, "%s%s", k ? ", " : "", mp->target_cols[k]);
+	return s.data;
+}
+
+/*
+ * The temporary tables of one target in this transaction (created on first
+ * use, dropped at commit), emptied.
+ */
+void
+gpudl_maint_temp_tables(const GpudlMaintPlan *mp)
+{
+	const char *names[3] = {mp->delta_sql, mp->next_sql, mp->gone_sql};
+	int			i;
+
+	for (i = 0; i < 3; i++)
+	{
+		if (gpudl_maint_exec(psprintf("SELECT 1 WHERE pg_catalog.to_regclass(%s) IS NOT NULL",
+									  quote_literal_cstr(names[i])), SPI_OK_SELECT) == 1)
+		{
+			gpudl_maint_exec(psprintf("DELETE FROM %s", names[i]), SPI_OK_DELETE);
+			continue;
+		}
+		gpudl_maint_exec(psprintf("CREATE TABLE %s (LIKE %s) ON COMMIT DROP", names[i],
+								  mp->target_sql), SPI_OK_UTILITY);
+		if (i == 2)
+			gpudl_maint_exec(psprintf("CREATE UNIQUE INDEX ON %s (%s)", names[i], column_list(mp)),
+							 SPI_OK_UTILITY);
+	}
+}
+
+/* What a round joins. */
+typedef enum RoundKind
+{
+	ROUND_GONE_FIRST,			/* over-deletion from the deleted rows */
+	ROUND_GONE_NEXT,			/* over-deletion from the last round's rows */
+	ROUND_REDERIVE,				/* over-deleted rows still derivable */
+	ROUND_ADD_FIRST,			/* the inserted rows (and the delta: rows put back) */
+	ROUND_ADD_NEXT				/* the last round's new rows */
+} RoundKind;
+
+/*
+ * The UNION of one round's rule SELECTs: per rule, one SELECT per body atom
+ * that reads what changed, that atom reading the change and the others the
+ * tables as they are (or were, while over-deleting).  Empty when no rule
+ * reads what changed.
+ */
+static char *
+round_union(const GpudlMaintPlan *mp, RoundKind kind, Oid relid, bool with_delta)
+{
+	StringInfoData u;
+	GpudlMaintSource *src;
+	int			ci;
+
+	initStringInfo(&u);
+	for (ci = 0; ci < mp->nclauses; ci++)
+	{
+		const GdlClause *c = mp->clauses[ci]->clause;
+		int			l,
+					j;
+
+		src = palloc0(sizeof(GpudlMaintSource) * (c->nbody + 1));
+		if (kind == ROUND_REDERIVE)
+		{
+			StringInfoData one;
+
+			initStringInfo(&one);
+			if (gpudl_maint_rule_select(&one, mp, ci, src, mp->gone_sql, false))
+				appendStringInfo(&u, "%s%s", u.len ? " UNION " : "", one.data);
+			continue;
+		}
+		for (j = 0; j < c->nbody; j++)
+		{
+			bool		is_target;
+			bool		reads_base = gpudl_maint_atom_reads(mp, ci, j, relid, &is_target);
+			bool		use;
+			GpudlMaintSource changed;
+			StringInfoData one;
+
+			switch (kind)
+			{
+				case ROUND_GONE_FIRST:
+					use = reads_base;
+					changed = GPUDL_MS_DELETED;
+					break;
+				case ROUND_ADD_FIRST:
+					use = (OidIsValid(relid) && reads_base) || (with_delta && is_target);
+					changed = is_target ? GPUDL_MS_DELTA : GPUDL_MS_INSERTED;
+					break;
+				default:
+					use = is_target;
+					changed = GPUDL_MS_DELTA;
+					break;
+			}
+			if (!use)
+				continue;
+			for (l = 0; l < c->nbody; l++)
+			{
+				bool		t;
+				bool		base = gpudl_maint_atom_reads(mp, ci, l, relid, &t);
+
+				if (l == j)
+					src[l] = changed;
+				else if ((kind == ROUND_GONE_FIRST || kind == ROUND_GONE_NEXT) && base)
+					src[l] = GPUDL_MS_BEFORE;
+				else
+					src[l] = GPUDL_MS_CURRENT;
+			}
+			initStringInfo(&one);
+			if (gpudl_maint_rule_select(&one, mp, ci, src, NULL,
+										kind == ROUND_GONE_FIRST || kind == ROUND_GONE_NEXT))
+				appendStringInfo(&u, "%s%s", u.len ? " UNION " : "", one.data);
+		}
+	}
+	return u.data;
+}
+
+/*
+ * Insert a round's rows into 'into' (the target or the over-deleted set),
+ * keeping only rows it does not hold, and put those into the next delta.
+ */
+static uint64
+insert_new(const GpudlMaintPlan *mp, const char *into, const char *select)
+{
+	char	   *cols = column_list(mp);
+
+	return gpudl_maint_exec(psprintf("WITH gpudl_added AS (INSERT INTO %s (%s) %s ON CONFLICT DO NOTHING "
+									 "RETURNING %s) INSERT INTO %s SELECT * FROM gpudl_added",
+									 into, cols, select, cols, mp->next_sql),
+							SPI_OK_INSERT);
+}
+
+/* The next round's delta is this round's new rows. */
+static void
+advance(const GpudlMaintPlan *mp)
+{
+	gpudl_maint_exec(psprintf("DELETE FROM %s", mp->delta_sql), SPI_OK_DELETE);
+	gpudl_maint_exec(psprintf("INSERT INTO %s SELECT * FROM %s", mp->delta_sql, mp->next_sql),
+					 SPI_OK_INSERT);
+	gpudl_maint_exec(psprintf("DELETE FROM %s", mp->next_sql), SPI_OK_DELETE);
+}
+
+/*
+ * Apply the change of table changed_relid (its transition tables gpudl_old
+ * and gpudl_new registered with SPI, which the caller connected) to the
+ * target of mp, which must be incremental.
+ */
+void
+gpudl_maint_apply(const GpudlMaintPlan *mp, Oid changed_relid, bool has_deleted,
+				  bool has_inserted, GpudlMaintStats *stats)
+{
+	bool		with_delta = false;
+	uint64		n;
+	char	   *sel;
+
+	Assert(mp->incremental);
+	gpudl_maint_temp_tables(mp);
+	if (has_deleted)
+	{
+		StringInfoData del;
+		int			k;
+
+		sel = round_union(mp, ROUND_GONE_FIRST, changed_relid, false);
+		n = sel[0] ? insert_new(mp, mp->gone_sql, sel) : 0;
+		while (n > 0)
+		{
+			CHECK_FOR_INTERRUPTS();
+			advance(mp);
+			stats->rounds++;
+			sel = round_union(mp, ROUND_GONE_NEXT, changed_relid, false);
+			if (!sel[0])
+				break;
+			n = insert_new(mp, mp->gone_sql, sel);
+		}
+		initStringInfo(&del);
+		appendStringInfo(&del, "DELETE FROM %s AS t USING %s AS g WHERE ", mp->target_sql, mp->gone_sql);
+		for (k = 0; k < mp->arity; k++)
+			appendStringInfo(&del, "%st.%s OPERATOR(pg_catalog.=) g.%s", k ? " AND " : "",
+							 mp->target_cols[k], mp->target_cols[k]);
+		stats->deleted += gpudl_maint_exec(del.data, SPI_OK_DELETE);
+		gpudl_maint_exec(psprintf("DELETE FROM %s", mp->delta_sql), SPI_OK_DELETE);
+		gpudl_maint_exec(psprintf("DELETE FROM %s", mp->next_sql), SPI_OK_DELETE);
+
+		/* put back what is still derivable; it propagates as an insertion */
+		sel = round_union(mp, ROUND_REDERIVE, changed_relid, false);
+		if (sel[0] && (n = insert_new(mp, mp->target_sql, sel)) > 0)
+		{
+			stats->inserted += n;
+			advance(mp);
+			with_delta = true;
+		}
+	}
+	sel = round_union(mp, ROUND_ADD_FIRST, has_inserted ? changed_relid : InvalidOid, with_delta);
+	n = sel[0] ? insert_new(mp, mp->target_sql, sel) : 0;
+	stats->inserted += n;
+	while (n > 0)
+	{
+		CHECK_FOR_INTERRUPTS();
+		advance(mp);
+		stats->rounds++;
+		sel = round_union(mp, ROUND_ADD_NEXT, changed_relid, false);
+		if (!sel[0])
+			break;
+		n = insert_new(mp, mp->target_sql, sel);
+		stats->inserted += n;
+	}
+}

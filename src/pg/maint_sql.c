@@ -1,0 +1,354 @@
+/*
+ * maint_sql.c — a maintained target's rules as SQL.
+ *
+ * A rule of the target becomes one SELECT over its body atoms, each read
+ * from a source chosen by the caller: the table as it is now, a changed base
+ * table as it was before the statement, the statement's transition tables,
+ * or the target's delta of the current round.  Semi-naive maintenance runs
+ * one such SELECT per rule and per changed atom; PostgreSQL plans the joins
+ * (the target's indexes make a small delta cost little).  Only rules over
+ * base tables and the target itself, without negation, aggregates and
+ * values the engine converts (numeric, dates, ...) are translated; other
+ * targets are recomputed (why_recompute says why).
+ */
+#include "gpudl_maint.h"
+#include "gpudl_run.h"
+
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+/* Column types whose SQL values compare as the engine's values do. */
+static bool
+direct_type(Oid typid)
+{
+	switch (typid)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case BOOLOID:
+		case FLOAT4OID:
+		case FLOAT8OID:
+		case TEXTOID:
+		case VARCHAROID:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* Is every argument of a body atom a variable, '_' or a constant? */
+static bool
+plain_args(const GdlAtom *atom)
+{
+	int			k;
+
+	for (k = 0; k < atom->nargs; k++)
+		if (atom->args[k]->kind == GDL_TERM_BINOP || atom->args[k]->kind == GDL_TERM_NEG ||
+			atom->args[k]->kind == GDL_TERM_AGG)
+			return false;
+	return true;
+}
+
+/*
+ * Walk the predicates pred depends on: collect the base tables, and say
+ * why the target's rules cannot be maintained incrementally (first reason).
+ */
+static void
+walk_dependencies(GpudlMaintPlan *mp, int pred, bool *seen)
+{
+	const GdlAnalysis *a = mp->analysis;
+	int			ci;
+
+	if (seen[pred])
+		return;
+	seen[pred] = true;
+	for (ci = 0; ci < a->nclauses; ci++)
+	{
+		const GdlClauseInfo *info = &a->clauses[ci];
+		const GdlClause *c = info->clause;
+		int			l;
+
+		if (info->head_pred != pred)
+			continue;
+		if (pred == mp->pred && a->preds[pred].has_agg && mp->why_recompute == NULL)
+			mp->why_recompute = "its rules aggregate";
+		for (l = 0; l < c->nbody; l++)
+		{
+			int			lp = info->lit_pred[l];
+
+			if (pred == mp->pred && mp->why_recompute == NULL)
+			{
+				if (c->body[l].kind == GDL_LIT_NEG)
+					mp->why_recompute = "its rules negate";
+				else if (info->lit_assigns && info->lit_assigns[l])
+					mp->why_recompute = "its rules assign computed values";
+				else if (c->body[l].kind == GDL_LIT_ATOM && !plain_args(&c->body[l].atom))
+					mp->why_recompute = "its rules compute atom arguments";
+			}
+			if (lp < 0)
+				continue;
+			if (a->preds[lp].is_edb)
+			{
+				const GdlRelInfo *rel = &a->preds[lp].rel;
+				int			k;
+
+				if (!list_member_oid(mp->base_relids, (Oid) rel->relid))
+					mp->base_relids = lappend_oid(mp->base_relids, (Oid) rel->relid);
+				if (pred == mp->pred && mp->why_recompute == NULL)
+					for (k = 0; k < rel->ncols; k++)
+					{
+						AttrNumber	att = get_attnum((Oid) rel->relid, rel->colnames[k]);
+						Oid			typid = get_atttype((Oid) rel->relid, att);
+
+						if (!direct_type(typid))
+						{
+							mp->why_recompute = psprintf("column \"%s\" of %s is of type %s, which the engine converts",
+														 rel->colnames[k], rel->display_name,
+														 format_type_be(typid));
+							break;
+						}
+					}
+			}
+			else
+			{
+				if (lp != mp->pred && mp->why_recompute == NULL)
+					mp->why_recompute = psprintf("its rules read the derived predicate \"%s\"",
+												 a->preds[lp].name);
+				walk_dependencies(mp, lp, seen);
+			}
+		}
+	}
+}
+
+/*
+ * Compile the target predicate's rules for maintaining table 'target' (its
+ * first 'arity' columns hold the predicate's arguments).
+ */
+GpudlMaintPlan *
+gpudl_maint_plan(const GdlAnalysis *a, int pred, Oid target)
+{
+	GpudlMaintPlan *mp = palloc0(sizeof(GpudlMaintPlan));
+	bool	   *seen = palloc0(sizeof(bool) * a->npreds);
+	Relation	rel;
+	TupleDesc	desc;
+	int			ci,
+				c,
+				n;
+
+	mp->target = target;
+	mp->analysis = a;
+	mp->pred = pred;
+	mp->arity = a->preds[pred].arity;
+	mp->target_sql = quote_qualified_identifier(get_namespace_name(get_rel_namespace(target)),
+												get_rel_name(target));
+	mp->target_cols = palloc0(sizeof(char *) * (mp->arity + 1));
+	mp->target_types = palloc0(sizeof(char *) * (mp->arity + 1));
+	rel = table_open(target, AccessShareLock);
+	desc = RelationGetDescr(rel);
+	for (c = 0, n = 0; c < desc->natts && n < mp->arity; c++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, c);
+
+		if (att->attisdropped)
+			continue;
+		mp->target_cols[n] = pstrdup(quote_identifier(NameStr(att->attname)));
+		mp->target_types[n] = format_type_be(att->atttypid);
+		n++;
+	}
+	table_close(rel, AccessShareLock);
+	if (n != mp->arity)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("table \"%s\" has %d columns but predicate \"%s\" has %d",
+						get_rel_name(target), n, a->preds[pred].name, mp->arity)));
+
+	mp->clauses = palloc0(sizeof(GdlClauseInfo *) * (a->nclauses + 1));
+	for (ci = 0; ci < a->nclauses; ci++)
+		if (a->clauses[ci].head_pred == pred)
+			mp->clauses[mp->nclauses++] = &a->clauses[ci];
+	walk_dependencies(mp, pred, seen);
+	mp->incremental = (mp->why_recompute == NULL);
+	mp->delta_sql = psprintf("pg_temp.gpudl_delta_%u", target);
+	mp->next_sql = psprintf("pg_temp.gpudl_next_%u", target);
+	mp->gone_sql = psprintf("pg_temp.gpudl_gone_%u", target);
+	return mp;
+}
+
+/*
+ * Does body literal 'lit' of clause 'clause' read table relid (or, with
+ * relid InvalidOid, the target)?  *is_target says which it reads.
+ */
+bool
+gpudl_maint_atom_reads(const GpudlMaintPlan *mp, int clause, int lit, Oid relid, bool *is_target)
+{
+	const GdlClauseInfo *info = mp->clauses[clause];
+	int			lp = info->lit_pred[lit];
+
+	*is_target = false;
+	if (info->clause->body[lit].kind != GDL_LIT_ATOM || lp < 0)
+		return false;
+	if (lp == mp->pred)
+	{
+		*is_target = true;
+		return !OidIsValid(relid);
+	}
+	return mp->analysis->preds[lp].is_edb && OidIsValid(relid) &&
+		(Oid) mp->analysis->preds[lp].rel.relid == relid;
+}
+
+/* A constant term as an SQL literal. */
+static char *
+constant_sql(const GdlTerm *t)
+{
+	switch (t->kind)
+	{
+		case GDL_TERM_INT:
+			return psprintf("(%lld)", (long long) t->ival);
+		case GDL_TERM_FLOAT:
+			return psprintf("'%.17g'::pg_catalog.float8", t->fval);
+		case GDL_TERM_TEXT:
+			return psprintf("%s::pg_catalog.text", quote_literal_cstr(t->text));
+		case GDL_TERM_BOOL:
+			return t->bval ? "true" : "false";
+		default:
+			return NULL;
+	}
+}
+
+/* A term as an SQL expression over the variables' columns (varref). */
+static char *
+term_sql(const GdlTerm *t, char **varref)
+{
+	static const char *ops[] = {"+", "-", "*", "/", "%"};
+
+	switch (t->kind)
+	{
+		case GDL_TERM_VAR:
+			return varref[t->var];
+		case GDL_TERM_BINOP:
+			return psprintf("(%s OPERATOR(pg_catalog.%s) %s)", term_sql(t->left, varref),
+							ops[t->op], term_sql(t->right, varref));
+		case GDL_TERM_NEG:
+			return psprintf("(OPERATOR(pg_catalog.-) %s)", term_sql(t->left, varref));
+		default:
+			return constant_sql(t);
+	}
+}
+
+/* The FROM item one atom reads. */
+static char *
+source_sql(const GpudlMaintPlan *mp, const GdlPred *p, GpudlMaintSource src)
+{
+	const char *table;
+
+	if (!p->is_edb)
+		return src == GPUDL_MS_DELTA ? mp->delta_sql : mp->target_sql;
+	table = quote_qualified_identifier(get_namespace_name(get_rel_namespace((Oid) p->rel.relid)),
+									   get_rel_name((Oid) p->rel.relid));
+	switch (src)
+	{
+		case GPUDL_MS_BEFORE:
+			return psprintf("(SELECT * FROM %s UNION ALL SELECT * FROM gpudl_old)", table);
+		case GPUDL_MS_INSERTED:
+			return "gpudl_new";
+		case GPUDL_MS_DELETED:
+			return "gpudl_old";
+		default:
+			return (char *) table;
+	}
+}
+
+/*
+ * Append to 'out' the SELECT of clause 'clause' of the target (its head's
+ * values, in the target's column order), each body atom read from
+ * sources[literal] (comparisons ignore theirs); restrict_to
+ * (a table with the target's columns) keeps only heads found in it;
+ * only_in_target keeps only heads the target holds.  Returns false when
+ * the clause has nothing to select (a fact with no restriction).
+ */
+bool
+gpudl_maint_rule_select(StringInfo out, const GpudlMaintPlan *mp, int clause,
+						const GpudlMaintSource *sources, const char *restrict_to,
+						bool only_in_target)
+{
+	const GdlClauseInfo *info = mp->clauses[clause];
+	const GdlClause *c = info->clause;
+	const GdlAnalysis *a = mp->analysis;
+	char	  **varref = palloc0(sizeof(char *) * (c->nvars + 1));
+	StringInfoData from,
+				where;
+	int			l,
+				k,
+				natoms = 0;
+
+	initStringInfo(&from);
+	initStringInfo(&where);
+	for (l = 0; l < c->nbody; l++)
+	{
+		const GdlAtom *atom = &c->body[l].atom;
+		const GdlPred *p;
+		char	  **cols;
+
+		if (c->body[l].kind != GDL_LIT_ATOM)
+			continue;
+		p = &a->preds[info->lit_pred[l]];
+		cols = p->is_edb ? p->rel.colnames : mp->target_cols;
+		appendStringInfo(&from, "%s%s AS a%d", natoms++ ? ", " : "",
+						 source_sql(mp, p, sources[l]), l);
+		for (k = 0; k < atom->nargs; k++)
+		{
+			const GdlTerm *t = atom->args[k];
+			char	   *col = p->is_edb ? psprintf("a%d.%s", l, quote_identifier(cols[k]))
+				: psprintf("a%d.%s", l, cols[k]);
+
+			if (t->kind == GDL_TERM_ANON)
+				continue;
+			if (t->kind == GDL_TERM_VAR && varref[t->var] == NULL)
+				varref[t->var] = col;
+			else
+				appendStringInfo(&where, "%s%s OPERATOR(pg_catalog.=) %s",
+								 where.len ? " AND " : "", col, term_sql(t, varref));
+		}
+	}
+	for (l = 0; l < c->nbody; l++)
+	{
+		static const char *cmps[] = {"=", "<>", "<", "<=", ">", ">="};
+
+		if (c->body[l].kind != GDL_LIT_CMP)
+			continue;
+		appendStringInfo(&where, "%s%s OPERATOR(pg_catalog.%s) %s", where.len ? " AND " : "",
+						 term_sql(c->body[l].lhs, varref), cmps[c->body[l].cmp],
+						 term_sql(c->body[l].rhs, varref));
+	}
+	if (restrict_to)
+	{
+		appendStringInfo(&from, "%s%s AS r", natoms ? ", " : "", restrict_to);
+		for (k = 0; k < mp->arity; k++)
+			appendStringInfo(&where, "%sr.%s OPERATOR(pg_catalog.=) %s", where.len ? " AND " : "",
+							 mp->target_cols[k], term_sql(c->head.args[k], varref));
+	}
+	else if (natoms == 0)
+		return false;
+	if (only_in_target)
+	{
+		appendStringInfo(&where, "%sEXISTS (SELECT 1 FROM %s AS t WHERE ", where.len ? " AND " : "",
+						 mp->target_sql);
+		for (k = 0; k < mp->arity; k++)
+			appendStringInfo(&where, "%st.%s OPERATOR(pg_catalog.=) %s", k ? " AND " : "",
+							 mp->target_cols[k], term_sql(c->head.args[k], varref));
+		appendStringInfoChar(&where, ')');
+	}
+	appendStringInfoString(out, "SELECT ");
+	for (k = 0; k < mp->arity; k++)
+		appendStringInfo(out, "%sCAST(%s AS %s)", k ? ", " : "", term_sql(c->head.args[k], varref),
+						 mp->target_types[k]);
+	appendStringInfo(out, " FROM %s", from.data);
+	if (where.len)
+		appendStringInfo(out, " WHERE %s", where.data);
+	return true;
+}
