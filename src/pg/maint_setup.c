@@ -16,6 +16,7 @@
 
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
@@ -30,6 +31,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "nodes/makefuncs.h"
 
@@ -366,7 +368,15 @@ recompute_into(const GpudlMaintPlan *mp, const char *program, const char *predic
 	for (k = 0; k < mp->arity; k++)
 		appendStringInfo(&goal, "%sV%d", k ? ", " : "", k);
 	appendStringInfoChar(&goal, ')');
+	/*
+	 * The engine reads the tables with the active snapshot: in a trigger that
+	 * is the changing statement's, which does not see its own rows yet.
+	 */
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	UpdateActiveSnapshotCommandId();
 	run = gpudl_run_goal(program, goal.data, true);
+	PopActiveSnapshot();
 
 	if (gpudl_maint_exec(psprintf("SELECT 1 WHERE pg_catalog.to_regclass(%s) IS NOT NULL",
 								  quote_literal_cstr(fresh)), SPI_OK_SELECT) == 1)
@@ -513,7 +523,7 @@ gpudl_maint_setup(const char *program, const char *predicate, Oid target)
 	mp = gpudl_maint_plan_for(program, predicate, target, &version);
 	check_base_tables(mp, program);
 	SPI_connect();
-	if (SPI_execute(psprintf("SELECT count(*) FROM %s", mp->target_sql), true, 0) != SPI_OK_SELECT)
+	if (SPI_execute(psprintf("SELECT count(*) FROM %s", mp->target_sql), false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "gpudl: could not count the target's rows");
 	{
 		bool		isnull;

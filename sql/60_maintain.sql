@@ -1,0 +1,175 @@
+-- 60_maintain: tables kept equal to a derived relation (issue 24).
+-- gpudl_materialize(..., mode => 'maintain') writes the target, then every
+-- INSERT, UPDATE, DELETE, COPY and TRUNCATE of a base table changes it in the
+-- same statement; gpudl.maintained says how and what it cost.  Each check
+-- compares the target with what gpudl_query derives from the tables now.
+\set VERBOSITY default
+SET client_min_messages = warning;
+DROP ROLE IF EXISTS mt_owner;
+DROP ROLE IF EXISTS mt_writer;
+CREATE ROLE mt_owner;
+CREATE ROLE mt_writer;
+RESET client_min_messages;
+CREATE SCHEMA mt AUTHORIZATION mt_owner;
+GRANT USAGE ON SCHEMA mt TO mt_writer;
+
+-- rows in the target but not derived, or derived but missing (0 and 0: equal)
+CREATE FUNCTION mt_diff(prog text, goal text, tgt regclass) RETURNS text AS $$
+DECLARE coldefs text; extra bigint; missing bigint;
+BEGIN
+  SELECT string_agg(quote_ident(attname) || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
+    INTO coldefs FROM pg_attribute WHERE attrelid = tgt AND attnum > 0 AND NOT attisdropped;
+  EXECUTE format('SELECT count(*) FROM (TABLE %s EXCEPT ALL SELECT * FROM gpudl_query(%L, %L) AS t(%s)) d',
+                 tgt, prog, goal, coldefs) INTO extra;
+  EXECUTE format('SELECT count(*) FROM (SELECT * FROM gpudl_query(%L, %L) AS t(%s) EXCEPT ALL TABLE %s) d',
+                 prog, goal, coldefs, tgt) INTO missing;
+  RETURN format('extra %s missing %s', extra, missing);
+END $$ LANGUAGE plpgsql;
+GRANT EXECUTE ON FUNCTION mt_diff(text, text, regclass) TO PUBLIC;
+
+SET ROLE mt_owner;
+CREATE TABLE mt.edge(src int, dst int);
+INSERT INTO mt.edge VALUES (1, 2), (2, 3), (3, 4);
+GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON mt.edge TO mt_writer;
+SELECT gpudl_create_program('mt_tc', 'tc(X, Y) :- mt.edge(X, Y).  tc(X, Z) :- tc(X, Y), mt.edge(Y, Z).');
+SELECT gpudl_materialize('mt_tc', 'tc', 'mt.tc', mode => 'maintain');
+SELECT target, program, predicate, mode, why_recompute, maintained_by, rows, changes, base_tables
+  FROM gpudl.maintained;
+SELECT tgname FROM pg_trigger WHERE tgrelid = 'mt.edge'::regclass ORDER BY 1;
+SELECT indexrelid::regclass AS index, indisunique FROM pg_index WHERE indrelid = 'mt.tc'::regclass ORDER BY 1;
+
+-- a writer who may not read the target changes the edges; the target follows
+RESET ROLE;
+SET ROLE mt_writer;
+SELECT count(*) FROM mt.tc;
+INSERT INTO mt.edge VALUES (4, 5);
+DELETE FROM mt.edge WHERE src = 2;
+UPDATE mt.edge SET dst = 1 WHERE src = 4;
+COPY mt.edge FROM stdin;
+5	6
+2	3
+\.
+RESET ROLE;
+SELECT * FROM mt.tc ORDER BY 1, 2;
+SELECT mt_diff('mt_tc', 'tc(X, Y)', 'mt.tc');
+SELECT rows, changes, last_change_rows, last_change IS NOT NULL AS changed, last_change_ms >= 0 AS timed
+  FROM gpudl.maintained WHERE target = 'mt.tc'::regclass;
+
+-- a rolled-back change leaves nothing, a savepoint's rollback too
+BEGIN;
+INSERT INTO mt.edge VALUES (6, 7), (7, 8);
+SELECT count(*) AS inside FROM mt.tc;
+ROLLBACK;
+BEGIN;
+SAVEPOINT s;
+DELETE FROM mt.edge;
+ROLLBACK TO s;
+INSERT INTO mt.edge VALUES (3, 9);
+COMMIT;
+SELECT mt_diff('mt_tc', 'tc(X, Y)', 'mt.tc');
+
+-- another session's search_path does not change what the rules read
+SET search_path = pg_catalog;
+INSERT INTO mt.edge VALUES (9, 10);
+RESET search_path;
+SELECT mt_diff('mt_tc', 'tc(X, Y)', 'mt.tc');
+
+-- TRUNCATE recomputes; so does gpudl_refresh
+TRUNCATE mt.edge;
+SELECT count(*) FROM mt.tc;
+INSERT INTO mt.edge VALUES (1, 2), (2, 1);
+SET ROLE mt_owner;
+SELECT gpudl_refresh('mt.tc');
+SELECT rows, last_refresh >= last_change AS refreshed_last FROM gpudl.maintained WHERE target = 'mt.tc'::regclass;
+
+-- a rule edit recomputes the target in the same transaction
+SELECT count(*) FROM gpudl_add_rules('mt_tc', 'tc(X, X) :- mt.edge(X, _).');
+SELECT mt_diff('mt_tc', 'tc(X, Y)', 'mt.tc');
+SELECT count(*) FROM mt.tc;
+
+-- a target whose rules negate is recomputed at each change, and says why
+CREATE TABLE mt.blocked(src int, dst int);
+SELECT gpudl_create_program('mt_neg', 'ok(X, Y) :- mt.edge(X, Y), !mt.blocked(X, Y).');
+SELECT gpudl_materialize('mt_neg', 'ok', 'mt.ok', mode => 'maintain');
+SELECT mode, why_recompute FROM gpudl.maintained WHERE target = 'mt.ok'::regclass;
+INSERT INTO mt.blocked VALUES (1, 2);
+SELECT * FROM mt.ok ORDER BY 1, 2;
+SELECT mt_diff('mt_neg', 'ok(X, Y)', 'mt.ok');
+
+-- a maintained target is a base table of another: changes flow through both
+SELECT gpudl_create_program('mt_chain', 'two(X, Z) :- mt.tc(X, Y), mt.tc(Y, Z), X != Z.');
+SELECT gpudl_materialize('mt_chain', 'two', 'mt.two', mode => 'maintain');
+INSERT INTO mt.edge VALUES (2, 3), (3, 4);
+SELECT mt_diff('mt_tc', 'tc(X, Y)', 'mt.tc'), mt_diff('mt_chain', 'two(X, Y)', 'mt.two');
+DELETE FROM mt.edge WHERE src = 2;
+SELECT mt_diff('mt_tc', 'tc(X, Y)', 'mt.tc'), mt_diff('mt_chain', 'two(X, Y)', 'mt.two');
+
+-- names with any characters: a quoted schema, table and predicate
+RESET ROLE;
+CREATE SCHEMA "Graph Data" AUTHORIZATION mt_owner;
+SET ROLE mt_owner;
+CREATE TABLE "Graph Data"."Links/1"("from" text, "to" text);
+INSERT INTO "Graph Data"."Links/1" VALUES ('a b', 'c"d'), ('c"d', 'e''f');
+SELECT gpudl_create_program('mt names');
+SELECT gpudl_bind('mt names', 'link', '"Graph Data"."Links/1"');
+SELECT count(*) FROM gpudl_add_rules('mt names', '''reach/1''(X, Y) :- link(X, Y).  ''reach/1''(X, Z) :- ''reach/1''(X, Y), link(Y, Z).');
+SELECT gpudl_materialize('mt names', 'reach/1', '"Graph Data"."Reach Table"', mode => 'maintain');
+INSERT INTO "Graph Data"."Links/1" VALUES ('e''f', 'a b');
+SELECT * FROM "Graph Data"."Reach Table" ORDER BY 1, 2;
+SELECT mt_diff('mt names', '''reach/1''(X, Y)', '"Graph Data"."Reach Table"');
+
+-- errors: each is refused before anything is written
+SELECT gpudl_materialize('mt_tc', 'tc', 'mt.tc2', mode => 'keep');
+CREATE VIEW mt.edge_view AS SELECT * FROM mt.edge;
+SELECT gpudl_create_program('mt_view', 'r(X, Y) :- mt.edge_view(X, Y).');
+SELECT gpudl_materialize('mt_view', 'r', 'mt.r', mode => 'maintain');
+SELECT to_regclass('mt.r') AS not_created;
+CREATE TEMP TABLE tmp_tc(a int, b int);
+SELECT gpudl_materialize('mt_tc', 'tc', 'tmp_tc', mode => 'maintain');
+DROP TABLE tmp_tc;
+CREATE TABLE mt.selfcopy(a int, b int);
+SELECT gpudl_create_program('mt_self', 'copy(X, Y) :- mt.selfcopy(X, Y).');
+SELECT gpudl_materialize('mt_self', 'copy', 'mt.selfcopy', mode => 'maintain');
+SELECT gpudl_materialize('mt_tc', 'mt.edge', 'mt.edge_copy', mode => 'maintain');
+SELECT gpudl_refresh('mt.edge');
+RESET ROLE;
+-- only the target's owner sets it up or refreshes it
+CREATE TABLE public.mt_foreign(a int, b int);
+GRANT INSERT, DELETE, SELECT ON public.mt_foreign TO mt_owner;
+SET ROLE mt_owner;
+SELECT gpudl_materialize('mt_tc', 'tc', 'public.mt_foreign', mode => 'maintain');
+RESET ROLE;
+SET ROLE mt_writer;
+SELECT gpudl_refresh('mt.tc');
+RESET ROLE;
+-- setting up needs the right to put triggers on every base table
+CREATE TABLE public.mt_locked(a int, b int);
+GRANT SELECT ON public.mt_locked TO mt_owner;
+SET ROLE mt_owner;
+SELECT gpudl_create_program('mt_locked', 'l(X, Y) :- public.mt_locked(X, Y).');
+SELECT gpudl_materialize('mt_locked', 'l', 'mt.l', mode => 'maintain');
+SELECT to_regclass('mt.l') AS not_created;
+SELECT count(*) AS maintained FROM gpudl.maintained;
+
+-- writing a maintained target in another mode stops its maintenance
+SELECT gpudl_materialize('mt_neg', 'ok', 'mt.ok');
+SELECT count(*) AS maintained FROM gpudl.maintained WHERE target = 'mt.ok'::regclass;
+SELECT count(*) AS triggers_left FROM pg_trigger WHERE tgrelid = 'mt.blocked'::regclass;
+
+-- dropping a base table, the program or the target forgets the target
+DROP TABLE "Graph Data"."Links/1" CASCADE;
+SELECT count(*) AS maintained FROM gpudl.maintained WHERE target = '"Graph Data"."Reach Table"'::regclass;
+SELECT gpudl_drop_program('mt_chain');
+SELECT count(*) AS triggers_left FROM pg_trigger WHERE tgrelid = 'mt.tc'::regclass;
+DROP TABLE mt.tc;
+SELECT count(*) AS maintained, (SELECT count(*) FROM pg_trigger WHERE tgrelid = 'mt.edge'::regclass) AS triggers_left
+  FROM gpudl.maintained;
+RESET ROLE;
+
+DROP SCHEMA "Graph Data" CASCADE;
+DROP SCHEMA mt CASCADE;
+DROP TABLE public.mt_foreign, public.mt_locked;
+SELECT gpudl_drop_program(name) FROM gpudl.programs WHERE name LIKE 'mt%' ORDER BY name;
+DROP FUNCTION mt_diff(text, text, regclass);
+DROP ROLE mt_owner;
+DROP ROLE mt_writer;
