@@ -6,7 +6,7 @@
 \pset pager off
 SET client_min_messages = warning;
 LOAD 'gpudl';  -- settings exist once the library is loaded
-SELECT plan(123);
+SELECT plan(133);
 
 -- schema layout: functions in the extension's schema, catalog in gpudl
 SELECT has_schema('gpudl');
@@ -55,11 +55,11 @@ SELECT set_eq(
     $$SELECT unnest(extconfig)::regclass::text FROM pg_extension WHERE extname = 'gpudl'$$,
     ARRAY['gpudl.programs', 'gpudl.rules', 'gpudl.rules_id_seq', 'gpudl.bindings',
           'gpudl.learn_runs', 'gpudl.learn_runs_id_seq', 'gpudl.learned_rules',
-          'gpudl.mined_rules', 'gpudl.mined_rules_id_seq'],
+          'gpudl.mined_rules', 'gpudl.mined_rules_id_seq', 'gpudl.maintained_targets'],
     'catalog tables are registered with pg_extension_config_dump');
 SELECT is((SELECT extrelocatable FROM pg_extension WHERE extname = 'gpudl'), false,
     'the extension is not relocatable');
-SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'gpudl'), '0.6', 'version 0.6');
+SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'gpudl'), '0.7', 'version 0.7');
 
 -- ownership (PRODUCT.md section 7): row-level security on the catalog
 SELECT ok((SELECT bool_and(relrowsecurity) FROM pg_class
@@ -185,6 +185,28 @@ SELECT is(pg_get_function_arguments('gpudl_kg_cache_status()'::regprocedure),
     'OUT rules bigint, OUT bytes bigint, OUT hits bigint, OUT built_at timestamp with time zone',
     'gpudl_kg_cache_status columns');
 SELECT has_trigger('gpudl', 'mined_rules', 'gpudl_cache_invalidate', 'the changes of gpudl.mined_rules are counted');
+
+-- 0.7: maintained tables
+SELECT function_returns('public', 'gpudl_refresh', ARRAY['regclass'], 'bigint');
+SELECT is(pg_get_function_arguments('gpudl_materialize(text,text,text,text)'::regprocedure),
+    'program text, predicate text, target text, mode text DEFAULT ''replace''::text',
+    'gpudl_materialize keeps its arguments (mode maintain is a value)');
+SELECT columns_are('gpudl', 'maintained_targets',
+    ARRAY['target', 'program', 'predicate', 'strategy', 'why_recompute', 'maintained_by', 'search_path',
+          'program_version', 'base_tables', 'rows', 'changes', 'last_change', 'last_change_ms',
+          'last_change_rows', 'last_refresh', 'last_refresh_ms']);
+SELECT col_type_is('gpudl', 'maintained_targets', 'target', 'regclass', 'maintained target is a regclass');
+SELECT col_type_is('gpudl', 'maintained_targets', 'base_tables', 'regclass[]', 'base tables are regclass[]');
+SELECT has_view('gpudl', 'maintained', 'the view gpudl.maintained exists');
+SELECT columns_are('gpudl', 'maintained',
+    ARRAY['target', 'program', 'predicate', 'mode', 'why_recompute', 'maintained_by', 'rows', 'changes',
+          'last_change', 'last_change_ms', 'last_change_rows', 'last_refresh', 'last_refresh_ms', 'base_tables']);
+SELECT ok(has_table_privilege('public', 'gpudl.maintained', 'SELECT')
+          AND NOT has_table_privilege('public', 'gpudl.maintained_targets', 'INSERT'),
+    'everyone reads gpudl.maintained; only gpudl writes its table');
+SELECT has_trigger('gpudl', 'maintained_targets', 'maintained_forget', 'forgotten targets lose their triggers');
+SELECT ok(EXISTS (SELECT 1 FROM pg_event_trigger WHERE evtname = 'gpudl_maintained_on_drop' AND evtevent = 'sql_drop'),
+    'dropping a target or a base table forgets the target');
 SELECT is(current_setting('gpudl.kg_cache'), 'on', 'gpudl.kg_cache defaults to on');
 SELECT function_returns('public', 'gpudl_commit_rule', ARRAY['text', 'text'], 'bigint');
 SELECT function_returns('public', 'gpudl_sample_false_positives', ARRAY['text', 'text', 'text', 'integer'], 'setof record');
