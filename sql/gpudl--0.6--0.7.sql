@@ -45,6 +45,10 @@ GRANT SELECT ON gpudl.maintained TO PUBLIC;
 -- maintained target (INSERT, UPDATE, DELETE with transition tables, TRUNCATE).
 CREATE FUNCTION gpudl._maintain() RETURNS trigger
     AS 'MODULE_PATHNAME', 'gpudl_maintain_trigger' LANGUAGE C;
+-- Its BEFORE ... FOR EACH STATEMENT twin: the table is changing until then
+-- (targets are updated from all their base tables' changes at once).
+CREATE FUNCTION gpudl._maintain_begin() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'gpudl_maintain_begin' LANGUAGE C;
 
 -- Forget a maintained target when it, or one of its base tables, is dropped.
 CREATE FUNCTION gpudl._maintained_on_drop() RETURNS event_trigger

@@ -23,10 +23,20 @@ typedef enum GpudlMaintSource
 {
 	GPUDL_MS_CURRENT,			/* the table (or the target) as it is now */
 	GPUDL_MS_BEFORE,			/* a changed base table as it was: now plus the deleted rows */
-	GPUDL_MS_INSERTED,			/* the statement's inserted rows (transition table) */
-	GPUDL_MS_DELETED,			/* the statement's deleted rows (transition table) */
+	GPUDL_MS_INSERTED,			/* the change's inserted rows (that are still there) */
+	GPUDL_MS_DELETED,			/* the change's deleted rows */
 	GPUDL_MS_DELTA				/* the target's delta of this round (a temporary table) */
 } GpudlMaintSource;
+
+/* One base table's change waiting to be applied to a target (maint_pending.c). */
+typedef struct GpudlMaintChange
+{
+	Oid			relid;
+	bool		deleted;		/* rows in its pending table of deleted rows */
+	bool		inserted;		/* ... of inserted rows */
+	bool		truncated;		/* emptied: recompute */
+	int			statements;		/* statements merged into it */
+} GpudlMaintChange;
 
 /*
  * A maintained target's program, compiled for maintenance: the target
@@ -51,6 +61,7 @@ typedef struct GpudlMaintPlan
 	char	   *delta_sql;		/* pg_temp tables of this target: the round's delta */
 	char	   *next_sql;		/*  ... the next round's */
 	char	   *gone_sql;		/*  ... rows deleted by the change (over-deleted) */
+	List	   *changes;		/* the changes being applied (GpudlMaintChange *) */
 } GpudlMaintPlan;
 
 /* maint_sql.c */
@@ -58,8 +69,8 @@ extern GpudlMaintPlan *gpudl_maint_plan(const GdlAnalysis *a, int pred, Oid targ
 extern bool gpudl_maint_rule_select(StringInfo out, const GpudlMaintPlan *mp, int clause,
 									const GpudlMaintSource *sources, const char *restrict_to,
 									bool only_in_target);
-extern bool gpudl_maint_atom_reads(const GpudlMaintPlan *mp, int clause, int lit,
-								   Oid relid, bool *is_target);
+extern const GpudlMaintChange *gpudl_maint_atom_change(const GpudlMaintPlan *mp, int clause,
+													   int lit, bool *is_target);
 
 /* maint_apply.c: apply one statement's change; returns rows inserted + deleted */
 typedef struct GpudlMaintStats
@@ -68,8 +79,7 @@ typedef struct GpudlMaintStats
 	int64		deleted;
 	int			rounds;
 } GpudlMaintStats;
-extern void gpudl_maint_apply(const GpudlMaintPlan *mp, Oid changed_relid, bool has_deleted,
-							  bool has_inserted, GpudlMaintStats *stats);
+extern void gpudl_maint_apply(const GpudlMaintPlan *mp, GpudlMaintStats *stats);
 extern void gpudl_maint_temp_tables(const GpudlMaintPlan *mp);
 extern uint64 gpudl_maint_exec(const char *sql, int expect);
 
@@ -86,6 +96,15 @@ typedef struct GpudlMaintEntry
 	List	   *base_relids;
 	int64		rows;
 } GpudlMaintEntry;
+
+/* maint_pending.c */
+struct TriggerData;
+extern void gpudl_maint_statement_ended(Oid relid);
+extern bool gpudl_maint_any_changing(List *relids);
+extern char *gpudl_maint_pending_sql(Oid target, Oid relid, bool deleted);
+extern void gpudl_maint_pending_add(Oid target, struct TriggerData *td);
+extern List *gpudl_maint_pending_of(Oid target);
+extern void gpudl_maint_pending_done(Oid target);
 
 /* maint_setup.c */
 extern bool gpudl_maint_catalog_present(void);

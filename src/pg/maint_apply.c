@@ -85,7 +85,7 @@ typedef enum RoundKind
  * reads what changed.
  */
 static char *
-round_union(const GpudlMaintPlan *mp, RoundKind kind, Oid relid, bool with_delta)
+round_union(const GpudlMaintPlan *mp, RoundKind kind, bool with_delta)
 {
 	StringInfoData u;
 	GpudlMaintSource *src;
@@ -111,7 +111,7 @@ round_union(const GpudlMaintPlan *mp, RoundKind kind, Oid relid, bool with_delta
 		for (j = 0; j < c->nbody; j++)
 		{
 			bool		is_target;
-			bool		reads_base = gpudl_maint_atom_reads(mp, ci, j, relid, &is_target);
+			const GpudlMaintChange *ch = gpudl_maint_atom_change(mp, ci, j, &is_target);
 			bool		use;
 			GpudlMaintSource changed;
 			StringInfoData one;
@@ -119,11 +119,11 @@ round_union(const GpudlMaintPlan *mp, RoundKind kind, Oid relid, bool with_delta
 			switch (kind)
 			{
 				case ROUND_GONE_FIRST:
-					use = reads_base;
+					use = ch != NULL && ch->deleted;
 					changed = GPUDL_MS_DELETED;
 					break;
 				case ROUND_ADD_FIRST:
-					use = (OidIsValid(relid) && reads_base) || (with_delta && is_target);
+					use = (ch != NULL && ch->inserted) || (with_delta && is_target);
 					changed = is_target ? GPUDL_MS_DELTA : GPUDL_MS_INSERTED;
 					break;
 				default:
@@ -135,12 +135,9 @@ round_union(const GpudlMaintPlan *mp, RoundKind kind, Oid relid, bool with_delta
 				continue;
 			for (l = 0; l < c->nbody; l++)
 			{
-				bool		t;
-				bool		base = gpudl_maint_atom_reads(mp, ci, l, relid, &t);
-
 				if (l == j)
 					src[l] = changed;
-				else if ((kind == ROUND_GONE_FIRST || kind == ROUND_GONE_NEXT) && base)
+				else if (kind == ROUND_GONE_FIRST || kind == ROUND_GONE_NEXT)
 					src[l] = GPUDL_MS_BEFORE;
 				else
 					src[l] = GPUDL_MS_CURRENT;
@@ -180,17 +177,20 @@ advance(const GpudlMaintPlan *mp)
 }
 
 /*
- * Apply the change of table changed_relid (its transition tables gpudl_old
- * and gpudl_new registered with SPI, which the caller connected) to the
- * target of mp, which must be incremental.
+ * Apply mp->changes (their rows in the target's pending tables) to the
+ * target of mp, which must be incremental.  SPI connected.
  */
 void
-gpudl_maint_apply(const GpudlMaintPlan *mp, Oid changed_relid, bool has_deleted,
-				  bool has_inserted, GpudlMaintStats *stats)
+gpudl_maint_apply(const GpudlMaintPlan *mp, GpudlMaintStats *stats)
 {
 	bool		with_delta = false;
+	bool		has_deleted = false;
 	uint64		n;
 	char	   *sel;
+	ListCell   *lc;
+
+	foreach(lc, mp->changes)
+		has_deleted |= ((GpudlMaintChange *) lfirst(lc))->deleted;
 
 	Assert(mp->incremental);
 	gpudl_maint_temp_tables(mp);
@@ -199,14 +199,14 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, Oid changed_relid, bool has_deleted,
 		StringInfoData del;
 		int			k;
 
-		sel = round_union(mp, ROUND_GONE_FIRST, changed_relid, false);
+		sel = round_union(mp, ROUND_GONE_FIRST, false);
 		n = sel[0] ? insert_new(mp, mp->gone_sql, sel) : 0;
 		while (n > 0)
 		{
 			CHECK_FOR_INTERRUPTS();
 			advance(mp);
 			stats->rounds++;
-			sel = round_union(mp, ROUND_GONE_NEXT, changed_relid, false);
+			sel = round_union(mp, ROUND_GONE_NEXT, false);
 			if (!sel[0])
 				break;
 			n = insert_new(mp, mp->gone_sql, sel);
@@ -221,7 +221,7 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, Oid changed_relid, bool has_deleted,
 		gpudl_maint_exec(psprintf("DELETE FROM %s", mp->next_sql), SPI_OK_DELETE);
 
 		/* put back what is still derivable; it propagates as an insertion */
-		sel = round_union(mp, ROUND_REDERIVE, changed_relid, false);
+		sel = round_union(mp, ROUND_REDERIVE, false);
 		if (sel[0] && (n = insert_new(mp, mp->target_sql, sel)) > 0)
 		{
 			stats->inserted += n;
@@ -229,7 +229,7 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, Oid changed_relid, bool has_deleted,
 			with_delta = true;
 		}
 	}
-	sel = round_union(mp, ROUND_ADD_FIRST, has_inserted ? changed_relid : InvalidOid, with_delta);
+	sel = round_union(mp, ROUND_ADD_FIRST, with_delta);
 	n = sel[0] ? insert_new(mp, mp->target_sql, sel) : 0;
 	stats->inserted += n;
 	while (n > 0)
@@ -237,7 +237,7 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, Oid changed_relid, bool has_deleted,
 		CHECK_FOR_INTERRUPTS();
 		advance(mp);
 		stats->rounds++;
-		sel = round_union(mp, ROUND_ADD_NEXT, changed_relid, false);
+		sel = round_union(mp, ROUND_ADD_NEXT, false);
 		if (!sel[0])
 			break;
 		n = insert_new(mp, mp->target_sql, sel);

@@ -39,13 +39,14 @@ PG_FUNCTION_INFO_V1(gpudl_refresh);
 
 static const char *const trigger_names[] = {
 	"gpudl_maintain_insert", "gpudl_maintain_update", "gpudl_maintain_delete",
-	"gpudl_maintain_truncate"
+	"gpudl_maintain_truncate", "gpudl_maintain_begin"
 };
 static const char *const trigger_specs[] = {
-	"AFTER INSERT ON %s REFERENCING NEW TABLE AS gpudl_new",
-	"AFTER UPDATE ON %s REFERENCING OLD TABLE AS gpudl_old NEW TABLE AS gpudl_new",
-	"AFTER DELETE ON %s REFERENCING OLD TABLE AS gpudl_old",
-	"AFTER TRUNCATE ON %s"
+	"AFTER INSERT ON %s REFERENCING NEW TABLE AS gpudl_new FOR EACH STATEMENT EXECUTE FUNCTION gpudl._maintain()",
+	"AFTER UPDATE ON %s REFERENCING OLD TABLE AS gpudl_old NEW TABLE AS gpudl_new FOR EACH STATEMENT EXECUTE FUNCTION gpudl._maintain()",
+	"AFTER DELETE ON %s REFERENCING OLD TABLE AS gpudl_old FOR EACH STATEMENT EXECUTE FUNCTION gpudl._maintain()",
+	"AFTER TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION gpudl._maintain()",
+	"BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION gpudl._maintain_begin()"
 };
 
 /* A table's quoted qualified name. */
@@ -228,8 +229,8 @@ install_triggers(Oid relid)
 
 	for (i = 0; i < lengthof(trigger_names); i++)
 		if (!has_trigger(relid, trigger_names[i]))
-			gpudl_maint_exec(psprintf("CREATE TRIGGER %s %s FOR EACH STATEMENT EXECUTE FUNCTION gpudl._maintain()",
-									  trigger_names[i], psprintf(trigger_specs[i], table_sql(relid))),
+			gpudl_maint_exec(psprintf("CREATE TRIGGER %s %s", trigger_names[i],
+									  psprintf(trigger_specs[i], table_sql(relid))),
 							 SPI_OK_UTILITY);
 }
 
@@ -571,6 +572,7 @@ gpudl_maint_refresh(Oid target, bool as_change, GpudlMaintStats *stats)
 				 errmsg("table \"%s\" is not maintained", get_rel_name(target)),
 				 errhint("Set it up with gpudl_materialize(program, predicate, target, mode => 'maintain').")));
 	gpudl_maint_become_with_path(e->owner, e->search_path, &id);
+	gpudl_maint_pending_done(target);	/* the recompute covers them */
 	mp = gpudl_maint_plan_for(e->program, e->predicate, target, &version);
 	check_base_tables(mp, e->program);
 	rows = recompute_into(mp, e->program, e->predicate, stats);

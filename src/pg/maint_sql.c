@@ -180,25 +180,35 @@ gpudl_maint_plan(const GdlAnalysis *a, int pred, Oid target)
 }
 
 /*
- * Does body literal 'lit' of clause 'clause' read table relid (or, with
- * relid InvalidOid, the target)?  *is_target says which it reads.
+ * The change being applied to the table body literal 'lit' of clause
+ * 'clause' reads (NULL when it reads no changed table); *is_target says
+ * whether it reads the target itself.
  */
-bool
-gpudl_maint_atom_reads(const GpudlMaintPlan *mp, int clause, int lit, Oid relid, bool *is_target)
+const GpudlMaintChange *
+gpudl_maint_atom_change(const GpudlMaintPlan *mp, int clause, int lit, bool *is_target)
 {
 	const GdlClauseInfo *info = mp->clauses[clause];
 	int			lp = info->lit_pred[lit];
+	ListCell   *lc;
 
 	*is_target = false;
 	if (info->clause->body[lit].kind != GDL_LIT_ATOM || lp < 0)
-		return false;
+		return NULL;
 	if (lp == mp->pred)
 	{
 		*is_target = true;
-		return !OidIsValid(relid);
+		return NULL;
 	}
-	return mp->analysis->preds[lp].is_edb && OidIsValid(relid) &&
-		(Oid) mp->analysis->preds[lp].rel.relid == relid;
+	if (!mp->analysis->preds[lp].is_edb)
+		return NULL;
+	foreach(lc, mp->changes)
+	{
+		const GpudlMaintChange *c = lfirst(lc);
+
+		if (c->relid == (Oid) mp->analysis->preds[lp].rel.relid)
+			return c;
+	}
+	return NULL;
 }
 
 /* A constant term as an SQL literal. */
@@ -240,24 +250,48 @@ term_sql(const GdlTerm *t, char **varref)
 	}
 }
 
-/* The FROM item one atom reads. */
+/*
+ * The FROM item one atom reads.  A changed table as it was is the table
+ * with the deleted rows added back (rows inserted since make it larger than
+ * it was, which only makes over-deletion delete more, and rederivation put
+ * back).  Inserted rows are those still there when the change merged
+ * several statements (a row may have been inserted, then deleted).
+ */
 static char *
-source_sql(const GpudlMaintPlan *mp, const GdlPred *p, GpudlMaintSource src)
+source_sql(const GpudlMaintPlan *mp, int clause, int lit, const GdlPred *p, GpudlMaintSource src)
 {
 	const char *table;
+	const GpudlMaintChange *c;
+	bool		is_target;
 
 	if (!p->is_edb)
 		return src == GPUDL_MS_DELTA ? mp->delta_sql : mp->target_sql;
 	table = quote_qualified_identifier(get_namespace_name(get_rel_namespace((Oid) p->rel.relid)),
 									   get_rel_name((Oid) p->rel.relid));
+	c = gpudl_maint_atom_change(mp, clause, lit, &is_target);
 	switch (src)
 	{
 		case GPUDL_MS_BEFORE:
-			return psprintf("(SELECT * FROM %s UNION ALL SELECT * FROM gpudl_old)", table);
+			if (c == NULL || !c->deleted)
+				return (char *) table;
+			return psprintf("(SELECT * FROM %s UNION ALL SELECT * FROM %s)", table,
+							gpudl_maint_pending_sql(mp->target, c->relid, true));
 		case GPUDL_MS_INSERTED:
-			return "gpudl_new";
+			if (c->statements > 1 && c->deleted)
+			{
+				StringInfoData same;
+				int			k;
+
+				initStringInfo(&same);
+				for (k = 0; k < p->rel.ncols; k++)
+					appendStringInfo(&same, " AND b.%s IS NOT DISTINCT FROM i.%s",
+									 quote_identifier(p->rel.colnames[k]), quote_identifier(p->rel.colnames[k]));
+				return psprintf("(SELECT * FROM %s AS i WHERE EXISTS (SELECT 1 FROM %s AS b WHERE true%s))",
+								gpudl_maint_pending_sql(mp->target, c->relid, false), table, same.data);
+			}
+			return gpudl_maint_pending_sql(mp->target, c->relid, false);
 		case GPUDL_MS_DELETED:
-			return "gpudl_old";
+			return gpudl_maint_pending_sql(mp->target, c->relid, true);
 		default:
 			return (char *) table;
 	}
@@ -299,7 +333,7 @@ gpudl_maint_rule_select(StringInfo out, const GpudlMaintPlan *mp, int clause,
 		p = &a->preds[info->lit_pred[l]];
 		cols = p->is_edb ? p->rel.colnames : mp->target_cols;
 		appendStringInfo(&from, "%s%s AS a%d", natoms++ ? ", " : "",
-						 source_sql(mp, p, sources[l]), l);
+						 source_sql(mp, clause, l, p, sources[l]), l);
 		for (k = 0; k < atom->nargs; k++)
 		{
 			const GdlTerm *t = atom->args[k];

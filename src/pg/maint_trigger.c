@@ -3,8 +3,10 @@
  *
  * gpudl._maintain() is the AFTER ... FOR EACH STATEMENT trigger gpudl puts
  * on every base table of a maintained target (INSERT, UPDATE and DELETE
- * with transition tables, TRUNCATE).  For each target reading the table it
- * locks the target's catalog row (writers of one target's base tables
+ * with transition tables, TRUNCATE; gpudl._maintain_begin() is its BEFORE
+ * twin, maint_pending.c).  It adds the statement's rows to the pending
+ * changes of each target reading the table; for each target none of whose
+ * base tables is still changing it locks the target's catalog row (writers of one target's base tables
  * serialize there: under READ COMMITTED the later one waits and then sees
  * the earlier one's rows; under REPEATABLE READ or SERIALIZABLE it gets a
  * serialization failure to retry), then applies the change as the target's
@@ -48,40 +50,50 @@ same_relids(List *a, List *b)
 	return true;
 }
 
-/* Apply this statement's change of a base table to one maintained target. */
+/*
+ * Bring one target up to date from its pending changes, unless one of its
+ * base tables is still being changed by a statement (whose AFTER trigger
+ * comes back here).  Locks the target's catalog row first.
+ */
 static void
-maintain_target(TriggerData *td, Oid target)
+maintain_target(Oid target)
 {
-	Oid			relid = RelationGetRelid(td->tg_relation);
 	GpudlMaintStats stats = {0};
 	GpudlMaintEntry *e;
 	GpudlMaintIdentity id;
 	GpudlMaintPlan *mp;
+	List	   *changes;
+	ListCell   *lc;
+	bool		recompute = false;
 	int64		version;
 	instr_time	start,
 				now;
 
 	INSTR_TIME_SET_CURRENT(start);
 	SPI_connect();
-	if (SPI_register_trigger_data(td) != SPI_OK_TD_REGISTER)
-		elog(ERROR, "gpudl: could not register the trigger's transition tables");
 	e = gpudl_maint_read_entry(target, true, CurrentMemoryContext);
-	if (e == NULL)
+	changes = gpudl_maint_pending_of(target);
+	if (e == NULL || changes == NIL || gpudl_maint_any_changing(e->base_relids))
 	{
-		SPI_finish();			/* forgotten meanwhile */
+		SPI_finish();			/* forgotten meanwhile, nothing to do, or not yet */
 		return;
 	}
+	foreach(lc, changes)
+		recompute |= ((GpudlMaintChange *) lfirst(lc))->truncated;
 	gpudl_maint_become_with_path(e->owner, e->search_path, &id);
 	mp = gpudl_maint_plan_for(e->program, e->predicate, target, &version);
-	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event) || !mp->incremental || version != e->version ||
+	mp->changes = changes;
+	if (recompute || !mp->incremental || version != e->version ||
 		!same_relids(mp->base_relids, e->base_relids) || strcmp(e->strategy, "incremental") != 0)
 	{
+		gpudl_maint_pending_done(target);
 		gpudl_maint_restore(&id);
 		SPI_finish();
 		(void) gpudl_maint_refresh(target, true, &stats);
 		return;
 	}
-	gpudl_maint_apply(mp, relid, td->tg_oldtable != NULL, td->tg_newtable != NULL, &stats);
+	gpudl_maint_apply(mp, &stats);
+	gpudl_maint_pending_done(target);
 	gpudl_maint_restore(&id);
 	INSTR_TIME_SET_CURRENT(now);
 	INSTR_TIME_SUBTRACT(now, start);
@@ -91,8 +103,10 @@ maintain_target(TriggerData *td, Oid target)
 
 /*
  * AFTER INSERT/UPDATE/DELETE/TRUNCATE FOR EACH STATEMENT on a base table:
- * bring every target reading it up to date, in Oid order (two writers lock
- * the targets they share in the same order).
+ * add the statement's rows to the pending changes of every target reading
+ * the table (as each target's maintainer), then bring those targets up to
+ * date in Oid order (two writers lock the targets they share in the same
+ * order).
  */
 Datum
 gpudl_maintain_trigger(PG_FUNCTION_ARGS)
@@ -111,10 +125,24 @@ gpudl_maintain_trigger(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("gpudl._maintain must be an AFTER ... FOR EACH STATEMENT trigger")));
+	gpudl_maint_statement_ended(RelationGetRelid(td->tg_relation));
 	if (!gpudl_maint_catalog_present())
 		return PointerGetDatum(NULL);
 	SPI_connect();
 	targets = gpudl_maint_targets_of(RelationGetRelid(td->tg_relation), caller);
+	if (targets != NIL && SPI_register_trigger_data(td) != SPI_OK_TD_REGISTER)
+		elog(ERROR, "gpudl: could not register the trigger's transition tables");
+	foreach(lc, targets)
+	{
+		GpudlMaintEntry *e = gpudl_maint_read_entry(lfirst_oid(lc), false, CurrentMemoryContext);
+		GpudlMaintIdentity id;
+
+		if (e == NULL)
+			continue;
+		gpudl_maint_become(e->owner, &id);
+		gpudl_maint_pending_add(e->target, td);
+		gpudl_maint_restore(&id);
+	}
 	SPI_finish();
 	if (targets == NIL)
 		return PointerGetDatum(NULL);
@@ -122,7 +150,7 @@ gpudl_maintain_trigger(PG_FUNCTION_ARGS)
 	foreach(lc, targets)
 	{
 		CHECK_FOR_INTERRUPTS();
-		maintain_target(td, lfirst_oid(lc));
+		maintain_target(lfirst_oid(lc));
 	}
 	return PointerGetDatum(NULL);
 }
