@@ -30,6 +30,9 @@ SELECT gpudl_grant('moms', 'dump_bob', 'modify');
 SELECT gpudl_grant('moms', 'public', 'use');
 GRANT SELECT ON parent TO dump_bob;
 INSERT INTO gpudl.learn_runs(program, target, status, run_by) VALUES ('family', 'anc', 'failed', 'dump_bob');
+-- a maintained table (0.7)
+SELECT gpudl_materialize('family', 'anc', 'anc_kept', mode => 'maintain');
+INSERT INTO parent VALUES ('c', 'd');
 SQL
 pg_dump -d $src >/tmp/gpudl_dump.sql
 q="SELECT p.name, p.description, r.id, r.rule, r.head, r.learned, r.enabled FROM gpudl.programs p JOIN gpudl.rules r ON r.program = p.name ORDER BY r.id;
@@ -37,7 +40,10 @@ q="SELECT p.name, p.description, r.id, r.rule, r.head, r.learned, r.enabled FROM
    SELECT program, target, status, params, run_by FROM gpudl.learn_runs ORDER BY id;
    SELECT rank, rule, probability FROM gpudl.learned_rules;
    SELECT name, owner, acl FROM gpudl.programs ORDER BY name;
-   SELECT * FROM gpudl.program_privileges ORDER BY 1, 3, 4;"
+   SELECT * FROM gpudl.program_privileges ORDER BY 1, 3, 4;
+   SELECT target, program, predicate, mode, maintained_by, rows, base_tables FROM gpudl.maintained;
+   SELECT * FROM anc_kept ORDER BY 1, 2;
+   SELECT tgname FROM pg_trigger WHERE tgrelid = 'parent'::regclass ORDER BY 1;"
 a=$(psql -X -At -d $src -c "$q")
 # the roles come back with new OIDs before the restore, as pg_dumpall -g would make them
 dropdb $src
@@ -52,14 +58,21 @@ fi
 echo "$b" | grep -q '^moms|dump_alice|{dump_bob=wU/dump_alice,=U/dump_alice}$' \
   || { echo "owner and grants of moms not restored"; echo "$b"; exit 1; }
 # the restored grant works: dump_bob may query family, not change it
-[ "$(psql -X -q -At -d $dst -c "SET ROLE dump_bob" -c "SELECT gpudl_count('family', 'anc(X, Y)')")" = 3 ] \
+[ "$(psql -X -q -At -d $dst -c "SET ROLE dump_bob" -c "SELECT gpudl_count('family', 'anc(X, Y)')")" = 6 ] \
   || { echo "dump_bob cannot use family after the restore"; exit 1; }
 if psql -X -q -v ON_ERROR_STOP=1 -d $dst -c "SET ROLE dump_bob" -c "SELECT gpudl_add_rules('family', 'x(1).')" 2>/dev/null; then
   echo "dump_bob changed family after the restore"; exit 1
 fi
+# the restored maintained table is still maintained
+kept_diff="SELECT (SELECT count(*) FROM (TABLE anc_kept EXCEPT SELECT * FROM gpudl_query('family', 'anc(X, Y)') AS t(a text, b text)) d)
+             + (SELECT count(*) FROM (SELECT * FROM gpudl_query('family', 'anc(X, Y)') AS t(a text, b text) EXCEPT TABLE anc_kept) d)"
+psql -X -q -v ON_ERROR_STOP=1 -d $dst -c "INSERT INTO parent VALUES ('d', 'e')" -c "DELETE FROM parent WHERE p = 'a'"
+[ "$(psql -X -At -d $dst -c "$kept_diff")" = 0 ] || { echo "the maintained table is stale after the restore"; exit 1; }
+[ "$(psql -X -At -d $dst -c "SELECT count(*) FROM anc_kept")" = 6 ] || { echo "anc_kept lost rows after the restore"; exit 1; }
 # the restored programs still analyse, and new rules get fresh ids
 psql -X -At -v ON_ERROR_STOP=1 -d $dst -c "SELECT count(*) FROM gpudl_explain('family')" | grep -qv '^0$'
 psql -X -At -v ON_ERROR_STOP=1 -d $dst -c "SELECT gpudl_add_rules('family', 'root(X) :- parent(X, _), !parent(_, X).')" >/dev/null
+[ "$(psql -X -At -d $dst -c "$kept_diff")" = 0 ] || { echo "the maintained table is stale after a rule edit"; exit 1; }
 dropdb $dst
 psql -X -q -d postgres -c "DROP ROLE dump_alice" -c "DROP ROLE dump_bob"
-echo "dump and restore: catalog identical, owners and grants kept"
+echo "dump and restore: catalog identical, owners and grants kept, maintained tables maintained"
