@@ -79,7 +79,8 @@ typedef struct GpudlMaintStats
 	int64		deleted;
 	int			rounds;
 } GpudlMaintStats;
-extern void gpudl_maint_apply(const GpudlMaintPlan *mp, GpudlMaintStats *stats);
+extern bool gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats);
+extern double gpudl_maintain_recompute_share;
 extern void gpudl_maint_temp_tables(const GpudlMaintPlan *mp);
 extern uint64 gpudl_maint_exec(const char *sql, int expect);
 
@@ -96,6 +97,11 @@ typedef struct GpudlMaintEntry
 	List	   *base_relids;
 	int64		rows;
 } GpudlMaintEntry;
+
+/* maint_diff.c */
+struct GpudlRun;
+extern void gpudl_maint_apply_result(const GpudlMaintPlan *mp, struct GpudlRun *run,
+									 GpudlMaintStats *stats);
 
 /* maint_pending.c */
 struct TriggerData;

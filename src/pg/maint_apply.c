@@ -174,17 +174,22 @@ advance(const GpudlMaintPlan *mp)
 	gpudl_maint_exec(psprintf("INSERT INTO %s SELECT * FROM %s", mp->delta_sql, mp->next_sql),
 					 SPI_OK_INSERT);
 	gpudl_maint_exec(psprintf("DELETE FROM %s", mp->next_sql), SPI_OK_DELETE);
+	/* the planner joins the delta with the target's indexes when it knows it is small */
+	gpudl_maint_exec(psprintf("ANALYZE %s", mp->delta_sql), SPI_OK_UTILITY);
 }
 
 /*
  * Apply mp->changes (their rows in the target's pending tables) to the
- * target of mp, which must be incremental.  SPI connected.
+ * target of mp, which must be incremental.  SPI connected.  Returns false,
+ * with the target not yet consistent, as soon as the rows over-deleted or
+ * inserted pass 'limit': the caller then recomputes, which is cheaper.
  */
-void
-gpudl_maint_apply(const GpudlMaintPlan *mp, GpudlMaintStats *stats)
+bool
+gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats)
 {
 	bool		with_delta = false;
 	bool		has_deleted = false;
+	uint64		gone = 0;
 	uint64		n;
 	char	   *sel;
 	ListCell   *lc;
@@ -201,15 +206,19 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, GpudlMaintStats *stats)
 
 		sel = round_union(mp, ROUND_GONE_FIRST, false);
 		n = sel[0] ? insert_new(mp, mp->gone_sql, sel) : 0;
+		gone = n;
 		while (n > 0)
 		{
 			CHECK_FOR_INTERRUPTS();
+			if ((int64) gone > limit)
+				return false;	/* nothing written to the target yet */
 			advance(mp);
 			stats->rounds++;
 			sel = round_union(mp, ROUND_GONE_NEXT, false);
 			if (!sel[0])
 				break;
 			n = insert_new(mp, mp->gone_sql, sel);
+			gone += n;
 		}
 		initStringInfo(&del);
 		appendStringInfo(&del, "DELETE FROM %s AS t USING %s AS g WHERE ", mp->target_sql, mp->gone_sql);
@@ -235,6 +244,8 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, GpudlMaintStats *stats)
 	while (n > 0)
 	{
 		CHECK_FOR_INTERRUPTS();
+		if (stats->inserted > limit)
+			return false;
 		advance(mp);
 		stats->rounds++;
 		sel = round_union(mp, ROUND_ADD_NEXT, false);
@@ -243,4 +254,5 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, GpudlMaintStats *stats)
 		n = insert_new(mp, mp->target_sql, sel);
 		stats->inserted += n;
 	}
+	return true;
 }

@@ -222,6 +222,11 @@ gpudl_maint_pending_add(Oid target, TriggerData *td)
 								  gpudl_maint_pending_sql(target, relid, false)), SPI_OK_INSERT);
 		p->change.inserted = true;
 	}
+	/* the planner joins the change with the target's indexes when it knows it is small */
+	if (td->tg_oldtable)
+		gpudl_maint_exec(psprintf("ANALYZE %s", gpudl_maint_pending_sql(target, relid, true)), SPI_OK_UTILITY);
+	if (td->tg_newtable)
+		gpudl_maint_exec(psprintf("ANALYZE %s", gpudl_maint_pending_sql(target, relid, false)), SPI_OK_UTILITY);
 }
 
 /* The pending changes of a target (GpudlMaintChange *, copies), in table order. */

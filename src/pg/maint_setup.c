@@ -349,19 +349,15 @@ check_base_tables(const GpudlMaintPlan *mp, const char *program)
 /*
  * Recompute the relation with the engine and make the target equal to it
  * by deleting the rows it no longer derives and inserting the new ones
- * (readers never see it empty; later triggers on the target see only the
- * difference).  SPI connected, acting as the target's maintainer.
+ * (maint_diff.c).  SPI connected, acting as the target's maintainer.
  * Returns the relation's rows.
  */
 static int64
 recompute_into(const GpudlMaintPlan *mp, const char *program, const char *predicate,
 			   GpudlMaintStats *stats)
 {
-	StringInfoData goal,
-				same;
+	StringInfoData goal;
 	GpudlRun   *run;
-	char	   *fresh = psprintf("pg_temp.gpudl_fresh_%u", mp->target);
-	Oid			fresh_relid;
 	int			k;
 
 	initStringInfo(&goal);
@@ -379,27 +375,10 @@ recompute_into(const GpudlMaintPlan *mp, const char *program, const char *predic
 	run = gpudl_run_goal(program, goal.data, true);
 	PopActiveSnapshot();
 
-	if (gpudl_maint_exec(psprintf("SELECT 1 WHERE pg_catalog.to_regclass(%s) IS NOT NULL",
-								  quote_literal_cstr(fresh)), SPI_OK_SELECT) == 1)
-		gpudl_maint_exec(psprintf("DROP TABLE %s", fresh), SPI_OK_UTILITY);
-	gpudl_maint_exec(psprintf("CREATE TABLE %s (LIKE %s) ON COMMIT DROP", fresh, mp->target_sql),
-					 SPI_OK_UTILITY);
-	fresh_relid = RangeVarGetRelid(makeRangeVar("pg_temp", psprintf("gpudl_fresh_%u", mp->target), -1),
-								   NoLock, false);
-	gpudl_target_insert_rows(fresh_relid, run);
-	CommandCounterIncrement();
-
-	initStringInfo(&same);
-	for (k = 0; k < mp->arity; k++)
-		appendStringInfo(&same, "%sf.%s OPERATOR(pg_catalog.=) t.%s", k ? " AND " : "",
-						 mp->target_cols[k], mp->target_cols[k]);
-	stats->deleted += gpudl_maint_exec(psprintf("DELETE FROM %s AS t WHERE NOT EXISTS (SELECT 1 FROM %s AS f WHERE %s)",
-												mp->target_sql, fresh, same.data), SPI_OK_DELETE);
-	stats->inserted += gpudl_maint_exec(psprintf("INSERT INTO %s SELECT * FROM %s AS f WHERE NOT EXISTS "
-												 "(SELECT 1 FROM %s AS t WHERE %s)",
-												 mp->target_sql, fresh, mp->target_sql, same.data),
-										SPI_OK_INSERT);
-	gpudl_maint_exec(psprintf("DROP TABLE %s", fresh), SPI_OK_UTILITY);
+	PushActiveSnapshot(GetTransactionSnapshot());
+	UpdateActiveSnapshotCommandId();
+	gpudl_maint_apply_result(mp, run, stats);
+	PopActiveSnapshot();
 	return (int64) run->result->rows.nrows;
 }
 
@@ -560,6 +539,8 @@ gpudl_maint_refresh(Oid target, bool as_change, GpudlMaintStats *stats)
 	List	   *unused = NIL;
 	ListCell   *lc;
 	GpudlMaintStats local = {0};
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext old;
 
 	INSTR_TIME_SET_CURRENT(start);
 	if (stats == NULL)
@@ -580,9 +561,11 @@ gpudl_maint_refresh(Oid target, bool as_change, GpudlMaintStats *stats)
 		ensure_indexes(mp);
 	foreach(lc, mp->base_relids)
 		install_triggers(lfirst_oid(lc));
+	old = MemoryContextSwitchTo(caller);	/* used after SPI_finish */
 	foreach(lc, e->base_relids)
 		if (!list_member_oid(mp->base_relids, lfirst_oid(lc)))
 			unused = lappend_oid(unused, lfirst_oid(lc));
+	MemoryContextSwitchTo(old);
 	gpudl_maint_restore(&id);
 	write_entry(mp, e->program, e->predicate, e->owner, e->search_path, version, rows,
 				ms_since(start));

@@ -92,7 +92,16 @@ maintain_target(Oid target)
 		(void) gpudl_maint_refresh(target, true, &stats);
 		return;
 	}
-	gpudl_maint_apply(mp, &stats);
+	if (!gpudl_maint_apply(mp, gpudl_maintain_recompute_share >= 1.0 ? PG_INT64_MAX
+						   : Max(1000, (int64) (gpudl_maintain_recompute_share * e->rows)), &stats))
+	{
+		/* the change reaches too much of the table: recompute it */
+		gpudl_maint_pending_done(target);
+		gpudl_maint_restore(&id);
+		SPI_finish();
+		(void) gpudl_maint_refresh(target, true, &stats);
+		return;
+	}
 	gpudl_maint_pending_done(target);
 	gpudl_maint_restore(&id);
 	INSTR_TIME_SET_CURRENT(now);

@@ -27,6 +27,7 @@ bool		gpudl_enable_customscan = true;
 bool		gpudl_enable_pushdown = true;
 bool		gpudl_enable_magic = true;
 bool		gpudl_explain_machine_details = true;
+double		gpudl_maintain_recompute_share = 0.01;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUDL_DEVICE_AUTO, false},
@@ -96,6 +97,10 @@ gpudl_define_gucs(void)
 							 "Keeps the last knowledge graph read, with its parsed stored rules, between calls of gpudl_predict and gpudl_mine.",
 							 "Only graphs whose tables have counted changes (gpudl_load) are kept; off: every call reads them.",
 							 &gpudl_kg_cache, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("gpudl.maintain_recompute_share",
+							 "Recomputes a maintained table when a change reaches more than this share of its rows.",
+							 "Delete-and-rederive and semi-naive rounds in SQL cost more per row than the engine's full run; 1 never recomputes.",
+							 &gpudl_maintain_recompute_share, 0.01, 0.0, 1.0, PGC_USERSET, 0, NULL, NULL, NULL);
 	gpudl_part_define_gucs();	/* gpudl.partitions, gpudl.devices (pg_part.c) */
 }
 
