@@ -6,7 +6,7 @@
 # CPU.  Run inside the staged PostgreSQL:
 #   bash .device/run.sh 'bash bench/gpu/device_run.sh tests bench-gpu'
 #   bash .device/run.sh 'bash bench/gpu/device_run.sh bench-cpu'
-# Phases: tests, shell, bench-gpu, bench-cpu, ilp, family, multi (data in .device/graphs and
+# Phases: tests, shell, bench-gpu, bench-cpu, ilp, family, multi, maintain (data in .device/graphs and
 # .device/family; stage them with shared/tools/device/stage.sh first).
 # Logs and results go to $OUT (or out/ when unset).
 set -uo pipefail
@@ -57,6 +57,20 @@ GDL_CUDA_LIB="$PWD/cuda/gpudl_cuda.so" timeout 120 test/unit/bin/test_ilp_bulk 2
 (cd test/unit && GDL_CUDA_LIB="$PWD/../../cuda/gpudl_cuda.so" timeout 120 ./bin/test_ilp_gpu 2>&1 | tail -1 | tee -a "$OUT/summary.txt")
 timeout 200 bench/ilp/bin/kg_gpu -S -g "$PWD/cuda/gpudl_cuda.so" >"$OUT/bench_kg.txt" 2>&1
 tail -12 "$OUT/bench_kg.txt" >>"$OUT/summary.txt"
+fi
+if [[ "$phases" == *" maintain "* ]]; then
+log "maintained tables with gpudl.device = gpu: regression suites, sessions, benchmark"
+mkdir -p test/out
+PGOPTIONS="-c gpudl.device=gpu" timeout 200 make -s installcheck with_llvm=no NVCC= REGRESS="60_maintain 61_maintain_random" \
+  >"$OUT/maintain_regress_gpu.txt" 2>&1; echo "rc=$?" >>"$OUT/maintain_regress_gpu.txt"
+grep -E "^test|tests|rc=" "$OUT/maintain_regress_gpu.txt" | tee -a "$OUT/summary.txt"
+PGOPTIONS="-c gpudl.device=gpu" timeout 120 bash test/t/23_maintain_sessions.sh >"$OUT/maintain_sessions_gpu.txt" 2>&1
+echo "23_maintain_sessions (gpu) rc=$?" | tee -a "$OUT/summary.txt"; tail -4 "$OUT/maintain_sessions_gpu.txt" >>"$OUT/summary.txt"
+for dev in ${MAINTAIN_DEVICES:-gpu cpu}; do
+  DEVICE=$dev GRAPHS="${MAINTAIN_GRAPHS:-p2p-Gnutella04}" WORKLOADS="${MAINTAIN_WORKLOADS:-tc}" RUNS="${MAINTAIN_RUNS:-3}" \
+    timeout "${MAINTAIN_TIMEOUT_S:-240}" bash bench/maintain/maintain.sh >"$OUT/maintain_$dev.md" 2>"$OUT/maintain_$dev.err"
+  echo "bench/maintain $dev rc=$?" | tee -a "$OUT/summary.txt"; cat "$OUT/maintain_$dev.md" >>"$OUT/summary.txt"
+done
 fi
 if [[ "$phases" == *" family "* ]]; then
 log "rule learning: the family KG through SQL, on the GPU and on the CPU"

@@ -9,7 +9,7 @@
 # consistent, and at the end every table equals a full recomputation.
 source "$(dirname "$0")/../../tools/pgenv.sh"
 set -e
-export PGOPTIONS="-c client_min_messages=warning"
+export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"
 db=gpudl_maintain_sessions
 dropdb --if-exists $db; createdb $db
 run() { psql -X -q -v ON_ERROR_STOP=1 -d $db "$@"; }
