@@ -67,7 +67,7 @@ grep -E "^test|tests|rc=" "$OUT/maintain_regress_gpu.txt" | tee -a "$OUT/summary
 PGOPTIONS="-c gpudl.device=gpu" timeout 120 bash test/t/23_maintain_sessions.sh >"$OUT/maintain_sessions_gpu.txt" 2>&1
 echo "23_maintain_sessions (gpu) rc=$?" | tee -a "$OUT/summary.txt"; tail -4 "$OUT/maintain_sessions_gpu.txt" >>"$OUT/summary.txt"
 for dev in ${MAINTAIN_DEVICES:-gpu cpu}; do
-  DEVICE=$dev GRAPHS="${MAINTAIN_GRAPHS:-p2p-Gnutella04}" WORKLOADS="${MAINTAIN_WORKLOADS:-tc}" RUNS="${MAINTAIN_RUNS:-3}" \
+  DEVICE=$dev GRAPHS="${MAINTAIN_GRAPHS:-p2p-Gnutella04}" WORKLOADS="${MAINTAIN_WORKLOADS:-tc}" RUNS="${MAINTAIN_RUNS:-3}" SIZES="${MAINTAIN_SIZES:-1 100 10000}" \
     timeout "${MAINTAIN_TIMEOUT_S:-240}" bash bench/maintain/maintain.sh >"$OUT/maintain_$dev.md" 2>"$OUT/maintain_$dev.err"
   echo "bench/maintain $dev rc=$?" | tee -a "$OUT/summary.txt"; cat "$OUT/maintain_$dev.md" >>"$OUT/summary.txt"
 done

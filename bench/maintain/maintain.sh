@@ -34,7 +34,7 @@ median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 
 # run a psql script with \timing; print the milliseconds of each statement after a "\echo T label" line as "label ms"
 timed() { q -f - | awk '/^T /{label=$2; next} /^Time: /{if (label != "") {print label, $2; label=""}}'; }
 
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" >/dev/null
+psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" >/dev/null
 q -c "CREATE EXTENSION gpudl"
 echo "| graph | workload | tuples | full count s | full materialize s | setup maintain s | edges changed | delete ms | insert back ms | full count / one-edge change |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"

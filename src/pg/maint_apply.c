@@ -79,7 +79,7 @@ typedef enum RoundKind
 } RoundKind;
 
 /*
- * The UNION of one round's rule SELECTs: per rule, one SELECT per body atom
+ * The UNION ALL of one round's rule SELECTs (duplicates go at the insert): per rule, one SELECT per body atom
  * that reads what changed, that atom reading the change and the others the
  * tables as they are (or were, while over-deleting).  Empty when no rule
  * reads what changed.
@@ -105,7 +105,7 @@ round_union(const GpudlMaintPlan *mp, RoundKind kind, bool with_delta)
 
 			initStringInfo(&one);
 			if (gpudl_maint_rule_select(&one, mp, ci, src, mp->gone_sql, false))
-				appendStringInfo(&u, "%s%s", u.len ? " UNION " : "", one.data);
+				appendStringInfo(&u, "%s%s", u.len ? " UNION ALL " : "", one.data);
 			continue;
 		}
 		for (j = 0; j < c->nbody; j++)
@@ -145,7 +145,7 @@ round_union(const GpudlMaintPlan *mp, RoundKind kind, bool with_delta)
 			initStringInfo(&one);
 			if (gpudl_maint_rule_select(&one, mp, ci, src, NULL,
 										kind == ROUND_GONE_FIRST || kind == ROUND_GONE_NEXT))
-				appendStringInfo(&u, "%s%s", u.len ? " UNION " : "", one.data);
+				appendStringInfo(&u, "%s%s", u.len ? " UNION ALL " : "", one.data);
 		}
 	}
 	return u.data;
@@ -154,16 +154,39 @@ round_union(const GpudlMaintPlan *mp, RoundKind kind, bool with_delta)
 /*
  * Insert a round's rows into 'into' (the target or the over-deleted set),
  * keeping only rows it does not hold, and put those into the next delta.
+ * At most 'cap' candidate rows are read (0: no bound); *capped says the
+ * round stopped there (the caller then recomputes instead), so a change
+ * that reaches much of the table costs no more than the bound.
  */
 static uint64
-insert_new(const GpudlMaintPlan *mp, const char *into, const char *select)
+insert_new(const GpudlMaintPlan *mp, const char *into, const char *select, int64 cap, bool *capped)
 {
 	char	   *cols = column_list(mp);
+	bool		isnull;
+	int64		candidates;
+	uint64		added;
 
-	return gpudl_maint_exec(psprintf("WITH gpudl_added AS (INSERT INTO %s (%s) %s ON CONFLICT DO NOTHING "
-									 "RETURNING %s) INSERT INTO %s SELECT * FROM gpudl_added",
-									 into, cols, select, cols, mp->next_sql),
-							SPI_OK_INSERT);
+	gpudl_maint_exec(psprintf("WITH gpudl_candidates AS (%s%s), "
+							  "gpudl_added AS (INSERT INTO %s (%s) SELECT * FROM gpudl_candidates "
+							  "ON CONFLICT DO NOTHING RETURNING %s), "
+							  "gpudl_next AS (INSERT INTO %s SELECT * FROM gpudl_added) "
+							  "SELECT (SELECT count(*) FROM gpudl_candidates), (SELECT count(*) FROM gpudl_added)",
+							  select, cap > 0 ? psprintf(" LIMIT %lld", (long long) cap) : "",
+							  into, cols, cols, mp->next_sql),
+					 SPI_OK_SELECT);
+	candidates = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	added = (uint64) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	*capped = cap > 0 && candidates >= cap;
+	return added;
+}
+
+/* The candidate bound of a round, given what the change reached so far. */
+static int64
+round_cap(int64 limit, int64 reached)
+{
+	if (limit == PG_INT64_MAX)
+		return 0;
+	return Max(1, limit - reached + 1);
 }
 
 /* The next round's delta is this round's new rows. */
@@ -189,6 +212,7 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats)
 {
 	bool		with_delta = false;
 	bool		has_deleted = false;
+	bool		capped = false;
 	uint64		gone = 0;
 	uint64		n;
 	char	   *sel;
@@ -205,21 +229,23 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats)
 		int			k;
 
 		sel = round_union(mp, ROUND_GONE_FIRST, false);
-		n = sel[0] ? insert_new(mp, mp->gone_sql, sel) : 0;
+		n = sel[0] ? insert_new(mp, mp->gone_sql, sel, round_cap(limit, 0), &capped) : 0;
 		gone = n;
 		while (n > 0)
 		{
 			CHECK_FOR_INTERRUPTS();
-			if ((int64) gone > limit)
+			if (capped || (int64) gone > limit)
 				return false;	/* nothing written to the target yet */
 			advance(mp);
 			stats->rounds++;
 			sel = round_union(mp, ROUND_GONE_NEXT, false);
 			if (!sel[0])
 				break;
-			n = insert_new(mp, mp->gone_sql, sel);
+			n = insert_new(mp, mp->gone_sql, sel, round_cap(limit, gone), &capped);
 			gone += n;
 		}
+		if (capped)
+			return false;		/* nothing written to the target yet */
 		initStringInfo(&del);
 		appendStringInfo(&del, "DELETE FROM %s AS t USING %s AS g WHERE ", mp->target_sql, mp->gone_sql);
 		for (k = 0; k < mp->arity; k++)
@@ -231,7 +257,7 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats)
 
 		/* put back what is still derivable; it propagates as an insertion */
 		sel = round_union(mp, ROUND_REDERIVE, false);
-		if (sel[0] && (n = insert_new(mp, mp->target_sql, sel)) > 0)
+		if (sel[0] && (n = insert_new(mp, mp->target_sql, sel, 0, &capped)) > 0)
 		{
 			stats->inserted += n;
 			advance(mp);
@@ -239,20 +265,20 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats)
 		}
 	}
 	sel = round_union(mp, ROUND_ADD_FIRST, with_delta);
-	n = sel[0] ? insert_new(mp, mp->target_sql, sel) : 0;
+	n = sel[0] ? insert_new(mp, mp->target_sql, sel, round_cap(limit, stats->inserted), &capped) : 0;
 	stats->inserted += n;
-	while (n > 0)
+	while (n > 0 || capped)
 	{
 		CHECK_FOR_INTERRUPTS();
-		if (stats->inserted > limit)
+		if (capped || stats->inserted > limit)
 			return false;
 		advance(mp);
 		stats->rounds++;
 		sel = round_union(mp, ROUND_ADD_NEXT, false);
 		if (!sel[0])
 			break;
-		n = insert_new(mp, mp->target_sql, sel);
+		n = insert_new(mp, mp->target_sql, sel, round_cap(limit, stats->inserted), &capped);
 		stats->inserted += n;
 	}
-	return true;
+	return !capped;
 }

@@ -51,6 +51,21 @@ same_relids(List *a, List *b)
 }
 
 /*
+ * How many rows a change may reach (over-deleted or inserted) before it is
+ * applied by recomputing: gpudl.maintain_recompute_share of the target's
+ * rows, at least 1000; 1 never recomputes, 0 always does.
+ */
+static int64
+change_limit(int64 rows)
+{
+	if (gpudl_maintain_recompute_share >= 1.0)
+		return PG_INT64_MAX;
+	if (gpudl_maintain_recompute_share <= 0.0)
+		return 0;
+	return Max(1000, (int64) (gpudl_maintain_recompute_share * rows));
+}
+
+/*
  * Bring one target up to date from its pending changes, unless one of its
  * base tables is still being changed by a statement (whose AFTER trigger
  * comes back here).  Locks the target's catalog row first.
@@ -92,8 +107,7 @@ maintain_target(Oid target)
 		(void) gpudl_maint_refresh(target, true, &stats);
 		return;
 	}
-	if (!gpudl_maint_apply(mp, gpudl_maintain_recompute_share >= 1.0 ? PG_INT64_MAX
-						   : Max(1000, (int64) (gpudl_maintain_recompute_share * e->rows)), &stats))
+	if (!gpudl_maint_apply(mp, change_limit(e->rows), &stats))
 	{
 		/* the change reaches too much of the table: recompute it */
 		gpudl_maint_pending_done(target);
