@@ -55,6 +55,12 @@ SELECT mt_diff('mt_tc', 'tc(X, Y)', 'mt.tc');
 SELECT rows, changes, last_change_rows, last_change IS NOT NULL AS changed, last_change_ms >= 0 AS timed
   FROM gpudl.maintained WHERE target = 'mt.tc'::regclass;
 
+-- only gpudl writes a maintained table, not even its owner or a superuser
+INSERT INTO mt.tc VALUES (100, 100);
+DELETE FROM mt.tc;
+TRUNCATE mt.tc;
+SELECT mt_diff('mt_tc', 'tc(X, Y)', 'mt.tc');
+
 -- a rolled-back change leaves nothing, a savepoint's rollback too
 BEGIN;
 INSERT INTO mt.edge VALUES (6, 7), (7, 8);
@@ -168,13 +174,14 @@ SELECT count(*) AS maintained FROM gpudl.maintained;
 -- writing a maintained target in another mode stops its maintenance
 SELECT gpudl_materialize('mt_neg', 'ok', 'mt.ok');
 SELECT count(*) AS maintained FROM gpudl.maintained WHERE target = 'mt.ok'::regclass;
+INSERT INTO mt.ok VALUES (42, 42);
 SELECT count(*) AS triggers_left FROM pg_trigger WHERE tgrelid = 'mt.blocked'::regclass;
 
 -- dropping a base table, the program or the target forgets the target
 DROP TABLE "Graph Data"."Links/1" CASCADE;
 SELECT count(*) AS maintained FROM gpudl.maintained WHERE target = '"Graph Data"."Reach Table"'::regclass;
 SELECT gpudl_drop_program('mt_chain');
-SELECT count(*) AS triggers_left FROM pg_trigger WHERE tgrelid = 'mt.tc'::regclass;
+SELECT count(*) AS triggers_left FROM pg_trigger WHERE tgrelid = 'mt.tc'::regclass AND tgname LIKE 'gpudl\_maintain\_%';
 DROP TABLE mt.tc;
 SELECT count(*) AS maintained, (SELECT count(*) FROM pg_trigger WHERE tgrelid = 'mt.edge'::regclass) AS triggers_left
   FROM gpudl.maintained;

@@ -50,6 +50,10 @@ CREATE FUNCTION gpudl._maintain() RETURNS trigger
 CREATE FUNCTION gpudl._maintain_begin() RETURNS trigger
     AS 'MODULE_PATHNAME', 'gpudl_maintain_begin' LANGUAGE C;
 
+-- On a maintained target: only gpudl writes it.
+CREATE FUNCTION gpudl._maintained_guard() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'gpudl_maintained_guard' LANGUAGE C;
+
 -- Forget a maintained target when it, or one of its base tables, is dropped.
 CREATE FUNCTION gpudl._maintained_on_drop() RETURNS event_trigger
     AS 'MODULE_PATHNAME', 'gpudl_maintained_on_drop' LANGUAGE C;

@@ -320,8 +320,8 @@ gpudl_materialize(PG_FUNCTION_ARGS)
 				 errhint("Name a table of your own, or a new one to create.")));
 	run = gpudl_run_goal(program, goal.data, true);
 	gpudl_progress_phase("writing");
-	if (OidIsValid(relid) && !maintain)
-		gpudl_maint_stop(relid);
+	if (OidIsValid(relid))
+		gpudl_maint_stop(relid);	/* a maintained target is written anew, or by hand from now on */
 	if (!OidIsValid(relid))
 	{
 		gpudl_target_create(quote_qualified_identifier(rv->schemaname, rv->relname), &a->preds[p]);

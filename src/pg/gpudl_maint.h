@@ -83,6 +83,7 @@ extern bool gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintS
 extern double gpudl_maintain_recompute_share;
 extern void gpudl_maint_temp_tables(const GpudlMaintPlan *mp);
 extern uint64 gpudl_maint_exec(const char *sql, int expect);
+extern char *gpudl_maint_column_list(const GpudlMaintPlan *mp);
 
 /* One row of gpudl.maintained_targets. */
 typedef struct GpudlMaintEntry
@@ -106,6 +107,8 @@ extern void gpudl_maint_apply_result(const GpudlMaintPlan *mp, struct GpudlRun *
 /* maint_pending.c */
 struct TriggerData;
 extern void gpudl_maint_statement_ended(Oid relid);
+extern void gpudl_maint_writing_begin(Oid target);
+extern void gpudl_maint_writing_end(Oid target);
 extern bool gpudl_maint_any_changing(List *relids);
 extern char *gpudl_maint_pending_sql(Oid target, Oid relid, bool deleted);
 extern void gpudl_maint_pending_add(Oid target, struct TriggerData *td);
@@ -125,6 +128,7 @@ extern int64 gpudl_maint_setup(const char *program, const char *predicate, Oid t
 extern int64 gpudl_maint_refresh(Oid target, bool as_change, GpudlMaintStats *stats);
 extern void gpudl_maint_program_changed(const char *program);
 extern void gpudl_maint_stop(Oid target);
+extern void gpudl_maint_drop_guard(Oid target);
 extern void gpudl_maint_drop_unused_triggers(List *relids);
 
 /* Run the maintenance of a target as the role that set it up, with a safe search_path. */

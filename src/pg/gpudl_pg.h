@@ -77,6 +77,9 @@ extern bool gpudl_catalog_has_owners(void);
 
 /* The role owning the catalog tables (bypasses their row-level security). */
 extern Oid	gpudl_catalog_owner(void);
+
+/* The role owning a relation. */
+extern Oid	gpudl_rel_owner(Oid relid);
 /* The table an unbound predicate name reads: schema.table, else the whole name. */
 extern Oid	gpudl_lookup_pred_relation(const char *name);
 

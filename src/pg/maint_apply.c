@@ -30,8 +30,8 @@ gpudl_maint_exec(const char *sql, int expect)
 }
 
 /* The target's column list "a, b". */
-static char *
-column_list(const GpudlMaintPlan *mp)
+char *
+gpudl_maint_column_list(const GpudlMaintPlan *mp)
 {
 	StringInfoData s;
 	int			k;
@@ -63,7 +63,7 @@ gpudl_maint_temp_tables(const GpudlMaintPlan *mp)
 		gpudl_maint_exec(psprintf("CREATE TABLE %s (LIKE %s) ON COMMIT DROP", names[i],
 								  mp->target_sql), SPI_OK_UTILITY);
 		if (i == 2)
-			gpudl_maint_exec(psprintf("CREATE UNIQUE INDEX ON %s (%s)", names[i], column_list(mp)),
+			gpudl_maint_exec(psprintf("CREATE UNIQUE INDEX ON %s (%s)", names[i], gpudl_maint_column_list(mp)),
 							 SPI_OK_UTILITY);
 	}
 }
@@ -161,7 +161,7 @@ round_union(const GpudlMaintPlan *mp, RoundKind kind, bool with_delta)
 static uint64
 insert_new(const GpudlMaintPlan *mp, const char *into, const char *select, int64 cap, bool *capped)
 {
-	char	   *cols = column_list(mp);
+	char	   *cols = gpudl_maint_column_list(mp);
 	bool		isnull;
 	int64		candidates;
 	uint64		added;

@@ -13,7 +13,13 @@
  * is updated only when none of its base tables is still changing.
  *
  * State is per backend and per transaction; a subtransaction's abort drops
- * what it added (its rows in the pending tables roll back with it).
+ * what it added (its rows in the pending tables roll back with it).  A
+ * target's pending changes are applied in the subtransaction of the
+ * statement that ends last, which is where they were queued, except when a
+ * base-table statement runs inside a subtransaction of another's (a user's
+ * trigger with an EXCEPTION block writing a base table): if that
+ * subtransaction aborts after applying changes queued outside it, they are
+ * not queued again.  Not handled.
  */
 #include "gpudl_maint.h"
 
@@ -25,6 +31,7 @@
 #include "utils/memutils.h"
 
 PG_FUNCTION_INFO_V1(gpudl_maintain_begin);
+PG_FUNCTION_INFO_V1(gpudl_maintained_guard);
 
 /* A statement that started changing a base table and has not ended. */
 typedef struct Changing
@@ -42,6 +49,7 @@ typedef struct Pending
 } Pending;
 
 static List *changing = NIL;	/* of Changing *, in TopTransactionContext */
+static List *writing = NIL;		/* targets gpudl is writing now (Oids) */
 static List *pending = NIL;		/* of Pending * */
 static bool callbacks_registered = false;
 
@@ -55,6 +63,7 @@ xact_callback(XactEvent event, void *arg)
 	{
 		changing = NIL;
 		pending = NIL;
+		writing = NIL;
 	}
 }
 
@@ -117,6 +126,52 @@ gpudl_maintain_begin(PG_FUNCTION_ARGS)
 	c->subid = GetCurrentSubTransactionId();
 	changing = lappend(changing, c);
 	MemoryContextSwitchTo(old);
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * gpudl writes target now (until gpudl_maint_writing_end): its guard
+ * trigger lets the statements through.  An error ends the transaction or
+ * subtransaction, whose callbacks forget it.
+ */
+void
+gpudl_maint_writing_begin(Oid target)
+{
+	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+
+	register_callbacks();
+	writing = lcons_oid(target, writing);
+	MemoryContextSwitchTo(old);
+}
+
+void
+gpudl_maint_writing_end(Oid target)
+{
+	writing = list_delete_oid(writing, target);
+}
+
+/*
+ * BEFORE INSERT/UPDATE/DELETE/TRUNCATE FOR EACH STATEMENT on a maintained
+ * target: only gpudl writes it (a row written by hand would make it differ
+ * from the relation until the next recompute).
+ */
+Datum
+gpudl_maintained_guard(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	Oid			relid;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("gpudl._maintained_guard must be called as a trigger")));
+	relid = RelationGetRelid(td->tg_relation);
+	if (!list_member_oid(writing, relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("table \"%s\" is maintained by gpudl", RelationGetRelationName(td->tg_relation)),
+				 errdetail("Its rows are kept equal to a program's relation; change the tables the relation is derived from."),
+				 errhint("To write it yourself, stop its maintenance first: gpudl_materialize(program, predicate, target, mode => 'replace').")));
 	return PointerGetDatum(NULL);
 }
 

@@ -154,19 +154,14 @@ gpudl_maint_read_entry(Oid target, bool lock, MemoryContext into)
 	return e;
 }
 
-/* The targets (Oids) whose base tables include relid, in Oid order.  SPI connected. */
-List *
-gpudl_maint_targets_of(Oid relid, MemoryContext into)
+/* The Oids a one-parameter query of the catalog returns, as a list in 'into'.  SPI connected. */
+static List *
+oid_query(const char *sql, Oid argtype, Datum arg, MemoryContext into)
 {
-	Oid			types[1] = {OIDOID};
-	Datum		values[1] = {ObjectIdGetDatum(relid)};
 	List	   *out = NIL;
 	uint64		i;
 
-	if (SPI_execute_with_args("SELECT target::oid FROM gpudl.maintained_targets "
-							  "WHERE base_tables OPERATOR(pg_catalog.@>) ARRAY[$1::pg_catalog.regclass] "
-							  "ORDER BY 1",
-							  1, types, values, NULL, false, 0) != SPI_OK_SELECT)
+	if (SPI_execute_with_args(sql, 1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "gpudl: could not read gpudl.maintained_targets");
 	for (i = 0; i < SPI_processed; i++)
 	{
@@ -180,6 +175,15 @@ gpudl_maint_targets_of(Oid relid, MemoryContext into)
 	return out;
 }
 
+/* The targets (Oids) whose base tables include relid, in Oid order.  SPI connected. */
+List *
+gpudl_maint_targets_of(Oid relid, MemoryContext into)
+{
+	return oid_query("SELECT target::oid FROM gpudl.maintained_targets "
+					 "WHERE base_tables OPERATOR(pg_catalog.@>) ARRAY[$1::pg_catalog.regclass] ORDER BY 1",
+					 OIDOID, ObjectIdGetDatum(relid), into);
+}
+
 /* An Oid list as a regclass[] literal's Datum. */
 static Datum
 relid_array(List *relids)
@@ -191,20 +195,6 @@ relid_array(List *relids)
 	foreach(lc, relids)
 		d[n++] = ObjectIdGetDatum(lfirst_oid(lc));
 	return PointerGetDatum(construct_array(d, n, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
-}
-
-/* The owner of a relation. */
-static Oid
-rel_owner(Oid relid)
-{
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	Oid			owner;
-
-	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "cache lookup failed for relation %u", relid);
-	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-	ReleaseSysCache(tup);
-	return owner;
 }
 
 /* Does relid carry trigger 'name'? */
@@ -255,7 +245,7 @@ gpudl_maint_drop_unused_triggers(List *relids)
 			gpudl_maint_targets_of(relid, CurrentMemoryContext) != NIL ||
 			!has_trigger(relid, trigger_names[0]))
 			continue;
-		owner = rel_owner(relid);
+		owner = gpudl_rel_owner(relid);
 		gpudl_maint_become(owner, &id);
 		for (i = 0; i < lengthof(trigger_names); i++)
 			gpudl_maint_exec(psprintf("DROP TRIGGER IF EXISTS %s ON %s", trigger_names[i], table_sql(relid)),
@@ -265,16 +255,42 @@ gpudl_maint_drop_unused_triggers(List *relids)
 	SPI_finish();
 }
 
+/* Put the guard on the target: only gpudl writes it (as the caller, its owner). */
+static void
+install_guard(Oid target)
+{
+	if (!has_trigger(target, "gpudl_maintained_guard"))
+		gpudl_maint_exec(psprintf("CREATE TRIGGER gpudl_maintained_guard BEFORE INSERT OR UPDATE OR DELETE "
+								  "OR TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION gpudl._maintained_guard()",
+								  table_sql(target)), SPI_OK_UTILITY);
+}
+
+/* Take the guard off a target that is no longer maintained (as its owner). */
+void
+gpudl_maint_drop_guard(Oid target)
+{
+	GpudlMaintIdentity id;
+
+	if (get_rel_name(target) == NULL)
+		return;
+	SPI_connect();
+	if (has_trigger(target, "gpudl_maintained_guard"))
+	{
+		gpudl_maint_become(gpudl_rel_owner(target), &id);
+		gpudl_maint_exec(psprintf("DROP TRIGGER gpudl_maintained_guard ON %s", table_sql(target)),
+						 SPI_OK_UTILITY);
+		gpudl_maint_restore(&id);
+	}
+	SPI_finish();
+}
+
 /* Create the unique index (and one per other column) changes need on the target. */
 static void
 ensure_indexes(const GpudlMaintPlan *mp)
 {
-	StringInfoData cols;
+	char	   *cols = gpudl_maint_column_list(mp);
 	int			k;
 
-	initStringInfo(&cols);
-	for (k = 0; k < mp->arity; k++)
-		appendStringInfo(&cols, "%s%s", k ? ", " : "", mp->target_cols[k]);
 	for (k = 0; k < mp->arity; k++)
 	{
 		char	   *name = k == 0 ? psprintf("gpudl_maint_%u_key", mp->target)
@@ -284,7 +300,7 @@ ensure_indexes(const GpudlMaintPlan *mp)
 			continue;
 		gpudl_maint_exec(psprintf("CREATE %sINDEX %s ON %s (%s)", k == 0 ? "UNIQUE " : "",
 								  quote_identifier(name), mp->target_sql,
-								  k == 0 ? cols.data : mp->target_cols[k]),
+								  k == 0 ? cols : mp->target_cols[k]),
 						 SPI_OK_UTILITY);
 	}
 }
@@ -512,6 +528,7 @@ gpudl_maint_setup(const char *program, const char *predicate, Oid target)
 	}
 	if (mp->incremental)
 		ensure_indexes(mp);
+	install_guard(target);
 	foreach(lc, mp->base_relids)
 		install_triggers(lfirst_oid(lc));
 	write_entry(mp, program, predicate, GetUserId(), namespace_search_path, version, rows,
@@ -556,9 +573,12 @@ gpudl_maint_refresh(Oid target, bool as_change, GpudlMaintStats *stats)
 	gpudl_maint_pending_done(target);	/* the recompute covers them */
 	mp = gpudl_maint_plan_for(e->program, e->predicate, target, &version);
 	check_base_tables(mp, e->program);
+	gpudl_maint_writing_begin(target);
 	rows = recompute_into(mp, e->program, e->predicate, stats);
+	gpudl_maint_writing_end(target);
 	if (mp->incremental)
 		ensure_indexes(mp);
+	install_guard(target);
 	foreach(lc, mp->base_relids)
 		install_triggers(lfirst_oid(lc));
 	old = MemoryContextSwitchTo(caller);	/* used after SPI_finish */
@@ -586,29 +606,16 @@ gpudl_maint_refresh(Oid target, bool as_change, GpudlMaintStats *stats)
 void
 gpudl_maint_program_changed(const char *program)
 {
-	Oid			types[1] = {TEXTOID};
-	Datum		values[1] = {CStringGetTextDatum(program)};
-	List	   *targets = NIL;
+	List	   *targets;
 	ListCell   *lc;
-	uint64		i;
 
 	if (namespace_search_path[0] == '\0' || !gpudl_maint_catalog_present())
 		return;
 	SPI_connect();
-	if (SPI_execute_with_args("SELECT m.target::oid FROM gpudl.maintained_targets m "
-							  "JOIN gpudl.programs p ON p.name OPERATOR(pg_catalog.=) m.program "
-							  "WHERE m.program OPERATOR(pg_catalog.=) $1 ORDER BY 1",
-							  1, types, values, NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "gpudl: could not read gpudl.maintained_targets");
-	for (i = 0; i < SPI_processed; i++)
-	{
-		bool		isnull;
-		Oid			t = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
-		MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
-
-		targets = lappend_oid(targets, t);
-		MemoryContextSwitchTo(old);
-	}
+	targets = oid_query("SELECT m.target::oid FROM gpudl.maintained_targets m "
+						"JOIN gpudl.programs p ON p.name OPERATOR(pg_catalog.=) m.program "
+						"WHERE m.program OPERATOR(pg_catalog.=) $1 ORDER BY 1",
+						TEXTOID, CStringGetTextDatum(program), TopTransactionContext);
 	SPI_finish();
 	foreach(lc, targets)
 		(void) gpudl_maint_refresh(lfirst_oid(lc), false, NULL);

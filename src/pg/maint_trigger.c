@@ -107,8 +107,10 @@ maintain_target(Oid target)
 		(void) gpudl_maint_refresh(target, true, &stats);
 		return;
 	}
+	gpudl_maint_writing_begin(target);
 	if (!gpudl_maint_apply(mp, change_limit(e->rows), &stats))
 	{
+		gpudl_maint_writing_end(target);
 		/* the change reaches too much of the table: recompute it */
 		gpudl_maint_pending_done(target);
 		gpudl_maint_restore(&id);
@@ -116,6 +118,7 @@ maintain_target(Oid target)
 		(void) gpudl_maint_refresh(target, true, &stats);
 		return;
 	}
+	gpudl_maint_writing_end(target);
 	gpudl_maint_pending_done(target);
 	gpudl_maint_restore(&id);
 	INSTR_TIME_SET_CURRENT(now);
@@ -219,6 +222,8 @@ gpudl_maintained_forget(PG_FUNCTION_ARGS)
 	TriggerData *td = (TriggerData *) fcinfo->context;
 	MemoryContext caller = CurrentMemoryContext;
 	List	   *relids = NIL;
+	List	   *targets = NIL;
+	ListCell   *lc;
 	uint64		i;
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
@@ -243,10 +248,17 @@ gpudl_maintained_forget(PG_FUNCTION_ARGS)
 		if ((i == 0 || target != DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i - 1],
 																	SPI_tuptable->tupdesc, 1, &isnull))) &&
 			get_rel_name(target) != NULL)
+		{
 			ereport(NOTICE,
 					(errmsg("table \"%s\" is no longer maintained; it keeps its rows", get_rel_name(target))));
+			old = MemoryContextSwitchTo(caller);
+			targets = lappend_oid(targets, target);
+			MemoryContextSwitchTo(old);
+		}
 	}
 	SPI_finish();
+	foreach(lc, targets)
+		gpudl_maint_drop_guard(lfirst_oid(lc));
 	gpudl_maint_drop_unused_triggers(relids);
 	return PointerGetDatum(NULL);
 }

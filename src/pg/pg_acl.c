@@ -61,11 +61,19 @@ Oid
 gpudl_catalog_owner(void)
 {
 	Oid			relid = programs_relid();
-	HeapTuple	tup;
-	Oid			owner;
 
 	if (!OidIsValid(relid))
 		elog(ERROR, "gpudl: catalog table gpudl.programs is missing");
+	return gpudl_rel_owner(relid);
+}
+
+/* The role owning a relation. */
+Oid
+gpudl_rel_owner(Oid relid)
+{
+	HeapTuple	tup;
+	Oid			owner;
+
 	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tup))
 		elog(ERROR, "cache lookup failed for relation %u", relid);
