@@ -85,7 +85,7 @@ typedef enum RoundKind
  * reads what changed.
  */
 static char *
-round_union(const GpudlMaintPlan *mp, RoundKind kind, bool with_delta)
+round_union(const GpudlMaintPlan *mp, RoundKind kind, bool with_delta, bool only_in_target)
 {
 	StringInfoData u;
 	GpudlMaintSource *src;
@@ -144,7 +144,7 @@ round_union(const GpudlMaintPlan *mp, RoundKind kind, bool with_delta)
 			}
 			initStringInfo(&one);
 			if (gpudl_maint_rule_select(&one, mp, ci, src, NULL,
-										kind == ROUND_GONE_FIRST || kind == ROUND_GONE_NEXT))
+										only_in_target))
 				appendStringInfo(&u, "%s%s", u.len ? " UNION ALL " : "", one.data);
 		}
 	}
@@ -212,14 +212,28 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats)
 {
 	bool		with_delta = false;
 	bool		has_deleted = false;
+	bool		mixed = false;
 	bool		capped = false;
 	uint64		gone = 0;
 	uint64		n;
 	char	   *sel;
 	ListCell   *lc;
 
+	/*
+	 * Over-deletion against the tables as they were only derives rows the
+	 * target holds, unless a table read "as it was" also holds rows inserted
+	 * by the changes applied (an UPDATE, statements merged): only then are
+	 * the candidates checked against the target (a check the planner may
+	 * make with a scan of the whole target).
+	 */
 	foreach(lc, mp->changes)
-		has_deleted |= ((GpudlMaintChange *) lfirst(lc))->deleted;
+	{
+		GpudlMaintChange *c = lfirst(lc);
+
+		has_deleted |= c->deleted;
+		mixed |= c->inserted;
+	}
+	mixed &= has_deleted;
 
 	Assert(mp->incremental);
 	gpudl_maint_temp_tables(mp);
@@ -228,7 +242,7 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats)
 		StringInfoData del;
 		int			k;
 
-		sel = round_union(mp, ROUND_GONE_FIRST, false);
+		sel = round_union(mp, ROUND_GONE_FIRST, false, mixed);
 		n = sel[0] ? insert_new(mp, mp->gone_sql, sel, round_cap(limit, 0), &capped) : 0;
 		gone = n;
 		while (n > 0)
@@ -238,7 +252,7 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats)
 				return false;	/* nothing written to the target yet */
 			advance(mp);
 			stats->rounds++;
-			sel = round_union(mp, ROUND_GONE_NEXT, false);
+			sel = round_union(mp, ROUND_GONE_NEXT, false, mixed);
 			if (!sel[0])
 				break;
 			n = insert_new(mp, mp->gone_sql, sel, round_cap(limit, gone), &capped);
@@ -251,12 +265,13 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats)
 		for (k = 0; k < mp->arity; k++)
 			appendStringInfo(&del, "%st.%s OPERATOR(pg_catalog.=) g.%s", k ? " AND " : "",
 							 mp->target_cols[k], mp->target_cols[k]);
+		gpudl_maint_exec(psprintf("ANALYZE %s", mp->gone_sql), SPI_OK_UTILITY);
 		stats->deleted += gpudl_maint_exec(del.data, SPI_OK_DELETE);
 		gpudl_maint_exec(psprintf("DELETE FROM %s", mp->delta_sql), SPI_OK_DELETE);
 		gpudl_maint_exec(psprintf("DELETE FROM %s", mp->next_sql), SPI_OK_DELETE);
 
 		/* put back what is still derivable; it propagates as an insertion */
-		sel = round_union(mp, ROUND_REDERIVE, false);
+		sel = round_union(mp, ROUND_REDERIVE, false, false);
 		if (sel[0] && (n = insert_new(mp, mp->target_sql, sel, 0, &capped)) > 0)
 		{
 			stats->inserted += n;
@@ -264,7 +279,7 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats)
 			with_delta = true;
 		}
 	}
-	sel = round_union(mp, ROUND_ADD_FIRST, with_delta);
+	sel = round_union(mp, ROUND_ADD_FIRST, with_delta, false);
 	n = sel[0] ? insert_new(mp, mp->target_sql, sel, round_cap(limit, stats->inserted), &capped) : 0;
 	stats->inserted += n;
 	while (n > 0 || capped)
@@ -274,7 +289,7 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats)
 			return false;
 		advance(mp);
 		stats->rounds++;
-		sel = round_union(mp, ROUND_ADD_NEXT, false);
+		sel = round_union(mp, ROUND_ADD_NEXT, false, false);
 		if (!sel[0])
 			break;
 		n = insert_new(mp, mp->target_sql, sel, round_cap(limit, stats->inserted), &capped);
