@@ -370,12 +370,13 @@ gpudl_maint_rule_select(StringInfo out, const GpudlMaintPlan *mp, int clause,
 		return false;
 	if (only_in_target)
 	{
-		appendStringInfo(&where, "%sEXISTS (SELECT 1 FROM %s AS t WHERE ", where.len ? " AND " : "",
+		/* a subplan probing the target's unique index per row, never a join the planner might hash */
+		appendStringInfo(&where, "%s(SELECT true FROM %s AS t WHERE ", where.len ? " AND " : "",
 						 mp->target_sql);
 		for (k = 0; k < mp->arity; k++)
 			appendStringInfo(&where, "%st.%s OPERATOR(pg_catalog.=) %s", k ? " AND " : "",
 							 mp->target_cols[k], term_sql(c->head.args[k], varref));
-		appendStringInfoChar(&where, ')');
+		appendStringInfoString(&where, " LIMIT 1)");
 	}
 	appendStringInfoString(out, "SELECT ");
 	for (k = 0; k < mp->arity; k++)
