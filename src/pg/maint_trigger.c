@@ -98,29 +98,23 @@ maintain_target(Oid target)
 	gpudl_maint_become_with_path(e->owner, e->search_path, &id);
 	mp = gpudl_maint_plan_for(e->program, e->predicate, target, &version);
 	mp->changes = changes;
-	if (recompute || !mp->incremental || version != e->version ||
-		!same_relids(mp->base_relids, e->base_relids) || strcmp(e->strategy, "incremental") != 0)
+	recompute |= !mp->incremental || version != e->version ||
+		!same_relids(mp->base_relids, e->base_relids) || strcmp(e->strategy, "incremental") != 0;
+	if (!recompute)
 	{
-		gpudl_maint_pending_done(target);
-		gpudl_maint_restore(&id);
-		SPI_finish();
-		(void) gpudl_maint_refresh(target, true, &stats);
-		return;
-	}
-	gpudl_maint_writing_begin(target);
-	if (!gpudl_maint_apply(mp, change_limit(e->rows), &stats))
-	{
+		gpudl_maint_writing_begin(target);
+		/* false: the change reaches too much of the table */
+		recompute = !gpudl_maint_apply(mp, change_limit(e->rows), &stats);
 		gpudl_maint_writing_end(target);
-		/* the change reaches too much of the table: recompute it */
-		gpudl_maint_pending_done(target);
-		gpudl_maint_restore(&id);
-		SPI_finish();
-		(void) gpudl_maint_refresh(target, true, &stats);
-		return;
 	}
-	gpudl_maint_writing_end(target);
 	gpudl_maint_pending_done(target);
 	gpudl_maint_restore(&id);
+	if (recompute)
+	{
+		SPI_finish();
+		(void) gpudl_maint_refresh(target, true, &stats);
+		return;
+	}
 	INSTR_TIME_SET_CURRENT(now);
 	INSTR_TIME_SUBTRACT(now, start);
 	gpudl_maint_record_change(target, &stats, INSTR_TIME_GET_MILLISEC(now), false);
