@@ -152,6 +152,13 @@ SELECT gpudl_create_program('mt_self', 'copy(X, Y) :- mt.selfcopy(X, Y).');
 SELECT gpudl_materialize('mt_self', 'copy', 'mt.selfcopy', mode => 'maintain');
 SELECT gpudl_materialize('mt_tc', 'mt.edge', 'mt.edge_copy', mode => 'maintain');
 SELECT gpudl_refresh('mt.edge');
+CREATE TABLE mt.ptc(a int, b int) PARTITION BY RANGE (a);
+CREATE TABLE mt.ptc_all PARTITION OF mt.ptc DEFAULT;
+SELECT gpudl_materialize('mt_tc', 'tc', 'mt.ptc', mode => 'maintain');
+SELECT count(*) AS nothing_written FROM mt.ptc;
+-- removing the rules of a maintained predicate is refused (the edit rolls back)
+DELETE FROM gpudl.rules WHERE program = 'mt_tc';
+SELECT count(*) AS rules_kept FROM gpudl.rules WHERE program = 'mt_tc';
 RESET ROLE;
 -- only the target's owner sets it up or refreshes it
 CREATE TABLE public.mt_foreign(a int, b int);

@@ -508,7 +508,8 @@ gpudl_maint_setup(const char *program, const char *predicate, Oid target)
 	if (form->relkind != RELKIND_RELATION)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("cannot maintain \"%s\": it is not a plain table", NameStr(form->relname))));
+				 errmsg("cannot maintain \"%s\": it is not a plain table", NameStr(form->relname)),
+				 errhint("Name a new table: gpudl_materialize creates it as a plain table.")));
 	ReleaseSysCache(tup);
 	if (!pg_class_ownercheck(target, GetUserId()))
 		ereport(ERROR,
