@@ -93,14 +93,43 @@ SELECT count(*) FROM gpudl_add_rules('mt_tc', 'tc(X, X) :- mt.edge(X, _).');
 SELECT mt_diff('mt_tc', 'tc(X, Y)', 'mt.tc');
 SELECT count(*) FROM mt.tc;
 
--- a target whose rules negate is recomputed at each change, and says why
+-- a negated base table is maintained incrementally: rows inserted into it
+-- take derivations away, rows deleted from it add them
 CREATE TABLE mt.blocked(src int, dst int);
-SELECT gpudl_create_program('mt_neg', 'ok(X, Y) :- mt.edge(X, Y), !mt.blocked(X, Y).');
+SELECT gpudl_create_program('mt_neg', 'ok(X, Y) :- mt.edge(X, Y), !mt.blocked(X, Y).  ok(X, Z) :- ok(X, Y), mt.edge(Y, Z), !mt.blocked(Y, Z).');
 SELECT gpudl_materialize('mt_neg', 'ok', 'mt.ok', mode => 'maintain');
 SELECT mode, why_recompute FROM gpudl.maintained WHERE target = 'mt.ok'::regclass;
-INSERT INTO mt.blocked VALUES (1, 2);
+INSERT INTO mt.blocked VALUES (2, 3);
 SELECT * FROM mt.ok ORDER BY 1, 2;
 SELECT mt_diff('mt_neg', 'ok(X, Y)', 'mt.ok');
+DELETE FROM mt.blocked;
+SELECT * FROM mt.ok ORDER BY 1, 2;
+SELECT mt_diff('mt_neg', 'ok(X, Y)', 'mt.ok');
+
+-- a derived predicate the target reads is unfolded into its rules (here
+-- one with a constant head, and one recursive only through the target)
+SELECT gpudl_create_program('mt_unfold', 'hop(X, Y) :- mt.edge(X, Y), X != Y.  hop(X, 0) :- mt.blocked(X, _).  far(X, Z) :- hop(X, Z).  far(X, Z) :- via(X, Y), hop(Y, Z).  via(X, Y) :- far(X, Y), !mt.blocked(X, Y).');
+SELECT gpudl_materialize('mt_unfold', 'far', 'mt.far', mode => 'maintain');
+SELECT mode, why_recompute FROM gpudl.maintained WHERE target = 'mt.far'::regclass;
+INSERT INTO mt.blocked VALUES (1, 2), (3, 3);
+SELECT mt_diff('mt_unfold', 'far(X, Y)', 'mt.far');
+DELETE FROM mt.blocked WHERE src = 1;
+INSERT INTO mt.edge VALUES (4, 1);
+SELECT mt_diff('mt_unfold', 'far(X, Y)', 'mt.far');
+DELETE FROM mt.edge WHERE src = 4 AND dst = 1;
+SELECT mt_diff('mt_unfold', 'far(X, Y)', 'mt.far');
+SELECT gpudl_drop_program('mt_unfold');
+
+-- what cannot be unfolded is recomputed at each change, and says why
+SELECT gpudl_create_program('mt_negc', 'c(X, Y) :- mt.edge(X, Y).  c(X, Z) :- c(X, Y), mt.edge(Y, Z).  open(X, Y) :- mt.blocked(X, Y), !c(X, Y).  rc(X, Y) :- c(X, Y).');
+SELECT gpudl_materialize('mt_negc', 'open', 'mt.open', mode => 'maintain');
+SELECT gpudl_materialize('mt_negc', 'rc', 'mt.rc', mode => 'maintain');
+SELECT target, mode, why_recompute FROM gpudl.maintained WHERE target IN ('mt.open'::regclass, 'mt.rc'::regclass) ORDER BY 1;
+INSERT INTO mt.blocked VALUES (4, 2), (1, 1);
+SELECT mt_diff('mt_negc', 'open(X, Y)', 'mt.open'), mt_diff('mt_negc', 'rc(X, Y)', 'mt.rc');
+SELECT gpudl_drop_program('mt_negc');
+DELETE FROM mt.blocked;
+INSERT INTO mt.blocked VALUES (1, 2);
 
 -- a maintained target is a base table of another: changes flow through both
 SELECT gpudl_create_program('mt_chain', 'two(X, Z) :- mt.tc(X, Y), mt.tc(Y, Z), X != Z.');

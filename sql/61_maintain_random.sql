@@ -63,6 +63,9 @@ DECLARE
     'arithmetic|p(X, Y) :- e1(X, Y), X + Y < 9.  p(X, Z) :- p(X, Y), e2(Y, Z), Z >= X - 2.',
     'mutual|q(X, Y) :- e1(X, Y).  q(X, Y) :- r(X, Z), e2(Z, Y).  r(X, Y) :- q(X, Y), X <= Y.  p(X, Y) :- q(X, Y), r(Y, X).',
     'negation|p(X, Y) :- e1(X, Y), !e2(X, Y).',
+    'negated-recursion|p(X, Y) :- e1(X, Y), !e2(X, Y).  p(X, Z) :- p(X, Y), p(Y, Z), !e2(Y, _).',
+    'unfolded|v(X, Y) :- e1(X, Y), X != Y.  v(X, 3) :- e2(X, _), !e1(X, X).  p(X, Y) :- v(X, Y).  p(X, Z) :- p(X, Y), v(Y, Z).',
+    'through-target|p(X, Y) :- e1(X, Y).  p(X, Z) :- o(X, Y), e2(Y, Z).  o(X, Y) :- p(X, Y), e1(Y, _), !e2(X, X).',
     'negated-closure|c(X, Y) :- e1(X, Y).  c(X, Z) :- c(X, Y), e1(Y, Z).  p(X, Y) :- e2(X, Y), !c(X, Y).',
     'aggregate|p(X, count(Y)) :- e1(X, Y).|UPDATE gpudl.rules SET rule = ''p(X, count(Y)) :- e2(X, Y).'' WHERE program = ''mr'''
   ];

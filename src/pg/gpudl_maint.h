@@ -3,6 +3,8 @@
  * a table kept equal to a derived relation as the program's base tables
  * change, inside the changing statement's transaction.
  *
+ *   maint_unfold.c   the target's rules with the other derived predicates
+ *                    they read unfolded (base tables and the target only)
  *   maint_sql.c      the rules of the target as SQL over its base tables,
  *                    the target itself and delta tables (semi-naive deltas)
  *   maint_apply.c    one change applied: delete-and-rederive for deleted
@@ -41,8 +43,9 @@ typedef struct GpudlMaintChange
 /*
  * A maintained target's program, compiled for maintenance: the target
  * predicate's rules, what they read, and whether changes can be applied
- * incrementally (rules of the target over base tables and the target
- * itself, without negation, aggregates or values the engine converts).
+ * incrementally (rules of the target, other derived predicates unfolded,
+ * over base tables, negated base tables and the target itself, without
+ * aggregates or values the engine converts).
  */
 typedef struct GpudlMaintPlan
 {
@@ -56,6 +59,7 @@ typedef struct GpudlMaintPlan
 	int			nclauses;		/* the predicate's defining clauses */
 	const GdlClauseInfo **clauses;
 	List	   *base_relids;	/* every table the predicate depends on (Oids) */
+	List	   *negated_relids; /* the tables its (unfolded) rules negate */
 	bool		incremental;
 	const char *why_recompute;	/* when not incremental: why */
 	char	   *delta_sql;		/* pg_temp tables of this target: the round's delta */
@@ -71,6 +75,9 @@ extern bool gpudl_maint_rule_select(StringInfo out, const GpudlMaintPlan *mp, in
 									bool only_in_target);
 extern const GpudlMaintChange *gpudl_maint_atom_change(const GpudlMaintPlan *mp, int clause,
 													   int lit, bool *is_target);
+
+/* maint_unfold.c: the rules over base tables and the target only (NULL), or why not */
+extern const char *gpudl_maint_unfold(GpudlMaintPlan *mp);
 
 /* maint_apply.c: apply one statement's change; returns rows inserted + deleted */
 typedef struct GpudlMaintStats

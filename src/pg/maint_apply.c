@@ -2,11 +2,13 @@
  * maint_apply.c — one statement's change of a base table applied to a
  * maintained target, in the statement's transaction.
  *
- * Deleted rows (DELETE, the old rows of UPDATE) go by delete-and-rederive:
+ * Deleted rows (DELETE, the old rows of UPDATE; rows inserted into a
+ * negated table) go by delete-and-rederive:
  * every target row with a derivation through a deleted row is collected
  * into a temporary table (over-deletion, to a fixpoint, against the tables
  * as they were), deleted, and those still derivable from what is left are
- * put back.  Inserted rows (INSERT, COPY, the new rows of UPDATE) and the
+ * put back.  Inserted rows (INSERT, COPY, the new rows of UPDATE; rows
+ * deleted from a negated table) and the
  * rows put back propagate semi-naively: each round joins only the last
  * round's new rows with the tables as they are, and keeps only rows the
  * target does not hold (INSERT ... ON CONFLICT DO NOTHING on the target's
@@ -112,19 +114,21 @@ round_union(const GpudlMaintPlan *mp, RoundKind kind, bool with_delta, bool only
 		{
 			bool		is_target;
 			const GpudlMaintChange *ch = gpudl_maint_atom_change(mp, ci, j, &is_target);
+			bool		neg = c->body[j].kind == GDL_LIT_NEG;
 			bool		use;
 			GpudlMaintSource changed;
 			StringInfoData one;
 
+			/* rows inserted into a negated table take derivations away, deleted ones add */
 			switch (kind)
 			{
 				case ROUND_GONE_FIRST:
-					use = ch != NULL && ch->deleted;
-					changed = GPUDL_MS_DELETED;
+					use = ch != NULL && (neg ? ch->inserted : ch->deleted);
+					changed = neg ? GPUDL_MS_INSERTED : GPUDL_MS_DELETED;
 					break;
 				case ROUND_ADD_FIRST:
-					use = (ch != NULL && ch->inserted) || (with_delta && is_target);
-					changed = is_target ? GPUDL_MS_DELTA : GPUDL_MS_INSERTED;
+					use = (ch != NULL && (neg ? ch->deleted : ch->inserted)) || (with_delta && is_target);
+					changed = is_target ? GPUDL_MS_DELTA : neg ? GPUDL_MS_DELETED : GPUDL_MS_INSERTED;
 					break;
 				default:
 					use = is_target;
@@ -230,10 +234,11 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats)
 	{
 		GpudlMaintChange *c = lfirst(lc);
 
-		has_deleted |= c->deleted;
+		has_deleted |= c->deleted || (c->inserted && list_member_oid(mp->negated_relids, c->relid));
 		mixed |= c->inserted;
 	}
-	mixed &= has_deleted;
+	/* over-deletion leaves negations out, so it may derive rows the target lacks */
+	mixed = (mixed && has_deleted) || mp->negated_relids != NIL;
 
 	Assert(mp->incremental);
 	gpudl_maint_temp_tables(mp);

@@ -7,9 +7,10 @@
  * or the target's delta of the current round.  Semi-naive maintenance runs
  * one such SELECT per rule and per changed atom; PostgreSQL plans the joins
  * (the target's indexes make a small delta cost little).  Only rules over
- * base tables and the target itself, without negation, aggregates and
- * values the engine converts (numeric, dates, ...) are translated; other
- * targets are recomputed (why_recompute says why).
+ * base tables (positive or negated) and the target itself, without
+ * aggregates and values the engine converts (numeric, dates, ...), are
+ * translated, after the other derived predicates they read are unfolded
+ * (maint_unfold.c); other targets are recomputed (why_recompute says why).
  */
 #include "gpudl_maint.h"
 #include "gpudl_run.h"
@@ -54,10 +55,7 @@ plain_args(const GdlAtom *atom)
 	return true;
 }
 
-/*
- * Walk the predicates pred depends on: collect the base tables, and say
- * why the target's rules cannot be maintained incrementally (first reason).
- */
+/* Walk the predicates pred depends on and collect the base tables. */
 static void
 walk_dependencies(GpudlMaintPlan *mp, int pred, bool *seen)
 {
@@ -70,59 +68,70 @@ walk_dependencies(GpudlMaintPlan *mp, int pred, bool *seen)
 	for (ci = 0; ci < a->nclauses; ci++)
 	{
 		const GdlClauseInfo *info = &a->clauses[ci];
-		const GdlClause *c = info->clause;
 		int			l;
 
 		if (info->head_pred != pred)
 			continue;
-		if (pred == mp->pred && a->preds[pred].has_agg && mp->why_recompute == NULL)
-			mp->why_recompute = "its rules aggregate";
+		for (l = 0; l < info->clause->nbody; l++)
+		{
+			int			lp = info->lit_pred[l];
+
+			if (lp < 0)
+				continue;
+			if (!a->preds[lp].is_edb)
+				walk_dependencies(mp, lp, seen);
+			else if (!list_member_oid(mp->base_relids, (Oid) a->preds[lp].rel.relid))
+				mp->base_relids = lappend_oid(mp->base_relids, (Oid) a->preds[lp].rel.relid);
+		}
+	}
+}
+
+/*
+ * Why the (unfolded) rules of the target cannot be maintained as SQL delta
+ * rules, or NULL: they may read base tables, negate base tables and read
+ * the target, with plain atom arguments and columns whose SQL values
+ * compare as the engine's do.
+ */
+static const char *
+why_not_incremental(const GpudlMaintPlan *mp)
+{
+	const GdlAnalysis *a = mp->analysis;
+	int			ci,
+				l,
+				k;
+
+	for (ci = 0; ci < mp->nclauses; ci++)
+	{
+		const GdlClauseInfo *info = mp->clauses[ci];
+		const GdlClause *c = info->clause;
+
 		for (l = 0; l < c->nbody; l++)
 		{
 			int			lp = info->lit_pred[l];
 
-			if (pred == mp->pred && mp->why_recompute == NULL)
-			{
-				if (c->body[l].kind == GDL_LIT_NEG)
-					mp->why_recompute = "its rules negate";
-				else if (info->lit_assigns && info->lit_assigns[l])
-					mp->why_recompute = "its rules assign computed values";
-				else if (c->body[l].kind == GDL_LIT_ATOM && !plain_args(&c->body[l].atom))
-					mp->why_recompute = "its rules compute atom arguments";
-			}
-			if (lp < 0)
+			if (info->lit_assigns && info->lit_assigns[l])
+				return "its rules assign computed values";
+			if (c->body[l].kind == GDL_LIT_CMP || lp < 0)
 				continue;
-			if (a->preds[lp].is_edb)
+			if (!plain_args(&c->body[l].atom))
+				return "its rules compute atom arguments";
+			if (c->body[l].kind == GDL_LIT_NEG && !a->preds[lp].is_edb)
+				return psprintf("its rules negate the derived predicate \"%s\"", a->preds[lp].name);
+			if (!a->preds[lp].is_edb)
+				continue;
+			for (k = 0; k < a->preds[lp].rel.ncols; k++)
 			{
 				const GdlRelInfo *rel = &a->preds[lp].rel;
-				int			k;
+				AttrNumber	att = get_attnum((Oid) rel->relid, rel->colnames[k]);
+				Oid			typid = get_atttype((Oid) rel->relid, att);
 
-				if (!list_member_oid(mp->base_relids, (Oid) rel->relid))
-					mp->base_relids = lappend_oid(mp->base_relids, (Oid) rel->relid);
-				if (pred == mp->pred && mp->why_recompute == NULL)
-					for (k = 0; k < rel->ncols; k++)
-					{
-						AttrNumber	att = get_attnum((Oid) rel->relid, rel->colnames[k]);
-						Oid			typid = get_atttype((Oid) rel->relid, att);
-
-						if (!direct_type(typid))
-						{
-							mp->why_recompute = psprintf("column \"%s\" of %s is of type %s, which the engine converts",
-														 rel->colnames[k], rel->display_name,
-														 format_type_be(typid));
-							break;
-						}
-					}
-			}
-			else
-			{
-				if (lp != mp->pred && mp->why_recompute == NULL)
-					mp->why_recompute = psprintf("its rules read the derived predicate \"%s\"",
-												 a->preds[lp].name);
-				walk_dependencies(mp, lp, seen);
+				if (!direct_type(typid))
+					return psprintf("column \"%s\" of %s is of type %s, which the engine converts",
+									rel->colnames[k], rel->display_name, format_type_be(typid));
 			}
 		}
 	}
+	return NULL;
 }
 
 /*
@@ -172,6 +181,21 @@ gpudl_maint_plan(const GdlAnalysis *a, int pred, Oid target)
 		if (a->clauses[ci].head_pred == pred)
 			mp->clauses[mp->nclauses++] = &a->clauses[ci];
 	walk_dependencies(mp, pred, seen);
+	if (a->preds[pred].has_agg)
+		mp->why_recompute = "its rules aggregate";
+	else
+		mp->why_recompute = gpudl_maint_unfold(mp);
+	if (mp->why_recompute == NULL)
+		mp->why_recompute = why_not_incremental(mp);
+	for (ci = 0; ci < mp->nclauses && mp->why_recompute == NULL; ci++)
+	{
+		int			l;
+
+		for (l = 0; l < mp->clauses[ci]->clause->nbody; l++)
+			if (mp->clauses[ci]->clause->body[l].kind == GDL_LIT_NEG)
+				mp->negated_relids = list_append_unique_oid(mp->negated_relids,
+															(Oid) a->preds[mp->clauses[ci]->lit_pred[l]].rel.relid);
+	}
 	mp->incremental = (mp->why_recompute == NULL);
 	mp->delta_sql = psprintf("pg_temp.gpudl_delta_%u", target);
 	mp->next_sql = psprintf("pg_temp.gpudl_next_%u", target);
@@ -192,7 +216,7 @@ gpudl_maint_atom_change(const GpudlMaintPlan *mp, int clause, int lit, bool *is_
 	ListCell   *lc;
 
 	*is_target = false;
-	if (info->clause->body[lit].kind != GDL_LIT_ATOM || lp < 0)
+	if (info->clause->body[lit].kind == GDL_LIT_CMP || lp < 0)
 		return NULL;
 	if (lp == mp->pred)
 	{
@@ -298,9 +322,42 @@ source_sql(const GpudlMaintPlan *mp, int clause, int lit, const GdlPred *p, Gpud
 }
 
 /*
+ * "NOT EXISTS (...)" for negated atom 'atom' of base table p, literal l,
+ * over the variables' columns (varref; variables the body binds nowhere
+ * else are existential, as '_').
+ */
+static char *
+not_exists_sql(const GdlAtom *atom, const GdlPred *p, char **varref, int l)
+{
+	StringInfoData s;
+	int			k,
+				n = 0;
+
+	initStringInfo(&s);
+	appendStringInfo(&s, "NOT EXISTS (SELECT 1 FROM %s AS n%d",
+					 quote_qualified_identifier(get_namespace_name(get_rel_namespace((Oid) p->rel.relid)),
+												get_rel_name((Oid) p->rel.relid)), l);
+	for (k = 0; k < atom->nargs; k++)
+	{
+		const GdlTerm *t = atom->args[k];
+
+		if (t->kind == GDL_TERM_ANON || (t->kind == GDL_TERM_VAR && varref[t->var] == NULL))
+			continue;
+		appendStringInfo(&s, " %s n%d.%s OPERATOR(pg_catalog.=) %s", n++ ? "AND" : "WHERE", l,
+						 quote_identifier(p->rel.colnames[k]), term_sql(t, varref));
+	}
+	appendStringInfoChar(&s, ')');
+	return s.data;
+}
+
+/*
  * Append to 'out' the SELECT of clause 'clause' of the target (its head's
  * values, in the target's column order), each body atom read from
- * sources[literal] (comparisons ignore theirs); restrict_to
+ * sources[literal] (comparisons ignore theirs).  A negated atom reads its
+ * table as it is now (CURRENT: NOT EXISTS), is joined with a change's rows
+ * (INSERTED: rows whose insertion took derivations away; DELETED: rows
+ * whose deletion makes derivations, when not in the table now), or is left
+ * out (BEFORE: over-deletion may over-approximate); restrict_to
  * (a table with the target's columns) keeps only heads found in it;
  * only_in_target keeps only heads the target holds.  Returns false when
  * the clause has nothing to select (a fact with no restriction).
@@ -328,7 +385,9 @@ gpudl_maint_rule_select(StringInfo out, const GpudlMaintPlan *mp, int clause,
 		const GdlPred *p;
 		char	  **cols;
 
-		if (c->body[l].kind != GDL_LIT_ATOM)
+		if (c->body[l].kind == GDL_LIT_CMP ||
+			(c->body[l].kind == GDL_LIT_NEG && sources[l] != GPUDL_MS_INSERTED &&
+			 sources[l] != GPUDL_MS_DELETED))
 			continue;
 		p = &a->preds[info->lit_pred[l]];
 		cols = p->is_edb ? p->rel.colnames : mp->target_cols;
@@ -348,6 +407,14 @@ gpudl_maint_rule_select(StringInfo out, const GpudlMaintPlan *mp, int clause,
 				appendStringInfo(&where, "%s%s OPERATOR(pg_catalog.=) %s",
 								 where.len ? " AND " : "", col, term_sql(t, varref));
 		}
+	}
+	for (l = 0; l < c->nbody; l++)
+	{
+		/* a negated table as it is now (rows a change deleted must be gone now too) */
+		if (c->body[l].kind == GDL_LIT_NEG &&
+			(sources[l] == GPUDL_MS_CURRENT || sources[l] == GPUDL_MS_DELETED))
+			appendStringInfo(&where, "%s%s", where.len ? " AND " : "",
+							 not_exists_sql(&c->body[l].atom, &a->preds[info->lit_pred[l]], varref, l));
 	}
 	for (l = 0; l < c->nbody; l++)
 	{
