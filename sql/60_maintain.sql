@@ -120,6 +120,18 @@ DELETE FROM mt.edge WHERE src = 4 AND dst = 1;
 SELECT mt_diff('mt_unfold', 'far(X, Y)', 'mt.far');
 SELECT gpudl_drop_program('mt_unfold');
 
+-- an aggregate is maintained per group: a change aggregates again only the
+-- groups it reaches, and changes only the rows that differ
+SELECT gpudl_create_program('mt_deg', 'deg(X, count(Y)) :- mt.edge(X, Y).');
+SELECT gpudl_materialize('mt_deg', 'deg', 'mt.deg', mode => 'maintain');
+SELECT mode, why_recompute FROM gpudl.maintained WHERE target = 'mt.deg'::regclass;
+INSERT INTO mt.edge VALUES (1, 4);
+SELECT * FROM mt.deg ORDER BY 1;
+SELECT last_change_rows FROM gpudl.maintained WHERE target = 'mt.deg'::regclass;
+DELETE FROM mt.edge WHERE src = 1 AND dst = 4;
+SELECT mt_diff('mt_deg', 'deg(X, Y)', 'mt.deg');
+SELECT gpudl_drop_program('mt_deg');
+
 -- what cannot be unfolded is recomputed at each change, and says why
 SELECT gpudl_create_program('mt_negc', 'c(X, Y) :- mt.edge(X, Y).  c(X, Z) :- c(X, Y), mt.edge(Y, Z).  open(X, Y) :- mt.blocked(X, Y), !c(X, Y).  rc(X, Y) :- c(X, Y).');
 SELECT gpudl_materialize('mt_negc', 'open', 'mt.open', mode => 'maintain');

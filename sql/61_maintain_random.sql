@@ -67,6 +67,10 @@ DECLARE
     'unfolded|v(X, Y) :- e1(X, Y), X != Y.  v(X, 3) :- e2(X, _), !e1(X, X).  p(X, Y) :- v(X, Y).  p(X, Z) :- p(X, Y), v(Y, Z).',
     'through-target|p(X, Y) :- e1(X, Y).  p(X, Z) :- o(X, Y), e2(Y, Z).  o(X, Y) :- p(X, Y), e1(Y, _), !e2(X, X).',
     'negated-closure|c(X, Y) :- e1(X, Y).  c(X, Z) :- c(X, Y), e1(Y, Z).  p(X, Y) :- e2(X, Y), !c(X, Y).',
+    'sum-join|p(X, sum(Z)) :- e1(X, Y), e2(Y, Z), !e2(X, X).|UPDATE gpudl.rules SET rule = ''p(X, sum(Y)) :- e2(X, Y), e1(Y, _).'' WHERE program = ''mr''',
+    'min-first|p(min(X), Y) :- e1(X, Y), e2(Y, _).|UPDATE gpudl.rules SET rule = ''p(min(X), Y) :- e2(X, Y).'' WHERE program = ''mr''',
+    'max-compare|p(X, max(Y)) :- e1(X, Y), e2(X, Z), Y < Z.|UPDATE gpudl.rules SET rule = ''p(X, max(Y)) :- e1(Y, X).'' WHERE program = ''mr''',
+    'aggregate-view|v(X, Y) :- e1(X, Y).  v(X, Y) :- e2(Y, X).  p(X, count(Y)) :- v(X, Y).|UPDATE gpudl.rules SET rule = ''v(X, Y) :- e1(Y, X).'' WHERE program = ''mr'' AND rule LIKE ''v(X, Y) :- e2%''',
     'aggregate|p(X, count(Y)) :- e1(X, Y).|UPDATE gpudl.rules SET rule = ''p(X, count(Y)) :- e2(X, Y).'' WHERE program = ''mr'''
   ];
   entry text; family text; rules text; edit text; seed int; step int; what text; mode text; checks int;

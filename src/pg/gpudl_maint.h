@@ -9,6 +9,8 @@
  *                    the target itself and delta tables (semi-naive deltas)
  *   maint_apply.c    one change applied: delete-and-rederive for deleted
  *                    rows, semi-naive propagation for inserted ones
+ *   maint_groups.c   ... to an aggregating target: the groups it reaches
+ *                    aggregated again
  *   maint_setup.c    setting up, refreshing and forgetting a target; the
  *                    catalog row; the triggers on the base tables
  *   maint_trigger.c  the statement trigger on base tables, the drop event
@@ -60,6 +62,8 @@ typedef struct GpudlMaintPlan
 	const GdlClauseInfo **clauses;
 	List	   *base_relids;	/* every table the predicate depends on (Oids) */
 	List	   *negated_relids; /* the tables its (unfolded) rules negate */
+	bool	   *group_cols;		/* aggregating target: its group columns; else NULL */
+	char	   *keys_sql;		/* ... the pg_temp table of groups a change reaches */
 	bool		incremental;
 	const char *why_recompute;	/* when not incremental: why */
 	char	   *delta_sql;		/* pg_temp tables of this target: the round's delta */
@@ -73,6 +77,8 @@ extern GpudlMaintPlan *gpudl_maint_plan(const GdlAnalysis *a, int pred, Oid targ
 extern bool gpudl_maint_rule_select(StringInfo out, const GpudlMaintPlan *mp, int clause,
 									const GpudlMaintSource *sources, const char *restrict_to,
 									bool only_in_target);
+extern bool gpudl_maint_group_select(StringInfo out, const GpudlMaintPlan *mp, int clause,
+									 const GpudlMaintSource *sources, const char *keys_in);
 extern const GpudlMaintChange *gpudl_maint_atom_change(const GpudlMaintPlan *mp, int clause,
 													   int lit, bool *is_target);
 
@@ -87,6 +93,7 @@ typedef struct GpudlMaintStats
 	int			rounds;
 } GpudlMaintStats;
 extern bool gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats);
+extern bool gpudl_maint_apply_groups(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats);
 extern double gpudl_maintain_recompute_share;
 extern void gpudl_maint_temp_tables(const GpudlMaintPlan *mp);
 extern uint64 gpudl_maint_exec(const char *sql, int expect);

@@ -242,6 +242,8 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats)
 
 	Assert(mp->incremental);
 	gpudl_maint_temp_tables(mp);
+	if (mp->group_cols != NULL)
+		return gpudl_maint_apply_groups(mp, limit, stats);
 	if (has_deleted)
 	{
 		StringInfoData del;

@@ -135,6 +135,39 @@ why_not_incremental(const GpudlMaintPlan *mp)
 }
 
 /*
+ * An aggregating target is maintained per group: set mp->group_cols (the
+ * head's plain arguments), or say why not.
+ */
+static const char *
+aggregate_shape(GpudlMaintPlan *mp)
+{
+	const GdlPred *p = &mp->analysis->preds[mp->pred];
+	int			ci,
+				k,
+				ngroup = 0;
+
+	mp->group_cols = palloc0(sizeof(bool) * (mp->arity + 1));
+	for (k = 0; k < mp->arity; k++)
+		mp->group_cols[k] = mp->clauses[0]->clause->head.args[k]->kind != GDL_TERM_AGG;
+	for (ci = 0; ci < mp->nclauses; ci++)
+		for (k = 0; k < mp->arity; k++)
+		{
+			const GdlTerm *t = mp->clauses[ci]->clause->head.args[k];
+
+			if ((t->kind != GDL_TERM_AGG) != mp->group_cols[k])
+				return "its rules aggregate different arguments";
+			if (t->kind == GDL_TERM_AGG && t->agg == GDL_AGG_SUM && p->types &&
+				p->types[k] == GDL_TYPE_FLOAT8)
+				return "its rules sum floating-point values (the sum's rounding depends on the order)";
+		}
+	for (k = 0; k < mp->arity; k++)
+		ngroup += mp->group_cols[k];
+	if (ngroup == 0)
+		return "its rules aggregate without grouping";
+	return NULL;
+}
+
+/*
  * Compile the target predicate's rules for maintaining table 'target' (its
  * first 'arity' columns hold the predicate's arguments).
  */
@@ -182,8 +215,8 @@ gpudl_maint_plan(const GdlAnalysis *a, int pred, Oid target)
 			mp->clauses[mp->nclauses++] = &a->clauses[ci];
 	walk_dependencies(mp, pred, seen);
 	if (a->preds[pred].has_agg)
-		mp->why_recompute = "its rules aggregate";
-	else
+		mp->why_recompute = aggregate_shape(mp);
+	if (mp->why_recompute == NULL)
 		mp->why_recompute = gpudl_maint_unfold(mp);
 	if (mp->why_recompute == NULL)
 		mp->why_recompute = why_not_incremental(mp);
@@ -200,6 +233,7 @@ gpudl_maint_plan(const GdlAnalysis *a, int pred, Oid target)
 	mp->delta_sql = psprintf("pg_temp.gpudl_delta_%u", target);
 	mp->next_sql = psprintf("pg_temp.gpudl_next_%u", target);
 	mp->gone_sql = psprintf("pg_temp.gpudl_gone_%u", target);
+	mp->keys_sql = psprintf("pg_temp.gpudl_keys_%u", target);
 	return mp;
 }
 
@@ -362,23 +396,29 @@ not_exists_sql(const GdlAtom *atom, const GdlPred *p, char **varref, int l)
  * only_in_target keeps only heads the target holds.  Returns false when
  * the clause has nothing to select (a fact with no restriction).
  */
-bool
-gpudl_maint_rule_select(StringInfo out, const GpudlMaintPlan *mp, int clause,
-						const GpudlMaintSource *sources, const char *restrict_to,
-						bool only_in_target)
+/* A rule body as SQL: its FROM list, its WHERE conditions, each variable's column. */
+typedef struct BodySql
+{
+	StringInfoData from;
+	StringInfoData where;
+	char	  **varref;
+	int			natoms;
+} BodySql;
+
+/* Build the FROM and WHERE of clause 'clause' with its atoms read from sources (see below). */
+static void
+body_sql(BodySql *b, const GpudlMaintPlan *mp, int clause, const GpudlMaintSource *sources)
 {
 	const GdlClauseInfo *info = mp->clauses[clause];
 	const GdlClause *c = info->clause;
 	const GdlAnalysis *a = mp->analysis;
-	char	  **varref = palloc0(sizeof(char *) * (c->nvars + 1));
-	StringInfoData from,
-				where;
 	int			l,
-				k,
-				natoms = 0;
+				k;
 
-	initStringInfo(&from);
-	initStringInfo(&where);
+	initStringInfo(&b->from);
+	initStringInfo(&b->where);
+	b->varref = palloc0(sizeof(char *) * (c->nvars + 1));
+	b->natoms = 0;
 	for (l = 0; l < c->nbody; l++)
 	{
 		const GdlAtom *atom = &c->body[l].atom;
@@ -391,7 +431,7 @@ gpudl_maint_rule_select(StringInfo out, const GpudlMaintPlan *mp, int clause,
 			continue;
 		p = &a->preds[info->lit_pred[l]];
 		cols = p->is_edb ? p->rel.colnames : mp->target_cols;
-		appendStringInfo(&from, "%s%s AS a%d", natoms++ ? ", " : "",
+		appendStringInfo(&b->from, "%s%s AS a%d", b->natoms++ ? ", " : "",
 						 source_sql(mp, clause, l, p, sources[l]), l);
 		for (k = 0; k < atom->nargs; k++)
 		{
@@ -401,11 +441,11 @@ gpudl_maint_rule_select(StringInfo out, const GpudlMaintPlan *mp, int clause,
 
 			if (t->kind == GDL_TERM_ANON)
 				continue;
-			if (t->kind == GDL_TERM_VAR && varref[t->var] == NULL)
-				varref[t->var] = col;
+			if (t->kind == GDL_TERM_VAR && b->varref[t->var] == NULL)
+				b->varref[t->var] = col;
 			else
-				appendStringInfo(&where, "%s%s OPERATOR(pg_catalog.=) %s",
-								 where.len ? " AND " : "", col, term_sql(t, varref));
+				appendStringInfo(&b->where, "%s%s OPERATOR(pg_catalog.=) %s",
+								 b->where.len ? " AND " : "", col, term_sql(t, b->varref));
 		}
 	}
 	for (l = 0; l < c->nbody; l++)
@@ -413,8 +453,8 @@ gpudl_maint_rule_select(StringInfo out, const GpudlMaintPlan *mp, int clause,
 		/* a negated table as it is now (rows a change deleted must be gone now too) */
 		if (c->body[l].kind == GDL_LIT_NEG &&
 			(sources[l] == GPUDL_MS_CURRENT || sources[l] == GPUDL_MS_DELETED))
-			appendStringInfo(&where, "%s%s", where.len ? " AND " : "",
-							 not_exists_sql(&c->body[l].atom, &a->preds[info->lit_pred[l]], varref, l));
+			appendStringInfo(&b->where, "%s%s", b->where.len ? " AND " : "",
+							 not_exists_sql(&c->body[l].atom, &a->preds[info->lit_pred[l]], b->varref, l));
 	}
 	for (l = 0; l < c->nbody; l++)
 	{
@@ -422,35 +462,129 @@ gpudl_maint_rule_select(StringInfo out, const GpudlMaintPlan *mp, int clause,
 
 		if (c->body[l].kind != GDL_LIT_CMP)
 			continue;
-		appendStringInfo(&where, "%s%s OPERATOR(pg_catalog.%s) %s", where.len ? " AND " : "",
-						 term_sql(c->body[l].lhs, varref), cmps[c->body[l].cmp],
-						 term_sql(c->body[l].rhs, varref));
+		appendStringInfo(&b->where, "%s%s OPERATOR(pg_catalog.%s) %s", b->where.len ? " AND " : "",
+						 term_sql(c->body[l].lhs, b->varref), cmps[c->body[l].cmp],
+						 term_sql(c->body[l].rhs, b->varref));
 	}
+}
+
+/* Keep only bindings whose head columns 'cols' (the target's column k where cols[k]) are in table 'in'. */
+static void
+restrict_heads(BodySql *b, const GpudlMaintPlan *mp, const GdlClause *c, const char *in,
+			   const bool *cols)
+{
+	int			k;
+
+	appendStringInfo(&b->from, "%s%s AS r", b->natoms ? ", " : "", in);
+	for (k = 0; k < mp->arity; k++)
+		if (cols == NULL || cols[k])
+			appendStringInfo(&b->where, "%sr.%s OPERATOR(pg_catalog.=) %s", b->where.len ? " AND " : "",
+							 mp->target_cols[k], term_sql(c->head.args[k], b->varref));
+}
+
+bool
+gpudl_maint_rule_select(StringInfo out, const GpudlMaintPlan *mp, int clause,
+						const GpudlMaintSource *sources, const char *restrict_to,
+						bool only_in_target)
+{
+	const GdlClause *c = mp->clauses[clause]->clause;
+	BodySql		b;
+	int			k;
+
+	body_sql(&b, mp, clause, sources);
 	if (restrict_to)
-	{
-		appendStringInfo(&from, "%s%s AS r", natoms ? ", " : "", restrict_to);
-		for (k = 0; k < mp->arity; k++)
-			appendStringInfo(&where, "%sr.%s OPERATOR(pg_catalog.=) %s", where.len ? " AND " : "",
-							 mp->target_cols[k], term_sql(c->head.args[k], varref));
-	}
-	else if (natoms == 0)
+		restrict_heads(&b, mp, c, restrict_to, NULL);
+	else if (b.natoms == 0)
 		return false;
 	if (only_in_target)
 	{
 		/* a subplan probing the target's unique index per row, never a join the planner might hash */
-		appendStringInfo(&where, "%s(SELECT true FROM %s AS t WHERE ", where.len ? " AND " : "",
+		appendStringInfo(&b.where, "%s(SELECT true FROM %s AS t WHERE ", b.where.len ? " AND " : "",
 						 mp->target_sql);
 		for (k = 0; k < mp->arity; k++)
-			appendStringInfo(&where, "%st.%s OPERATOR(pg_catalog.=) %s", k ? " AND " : "",
-							 mp->target_cols[k], term_sql(c->head.args[k], varref));
-		appendStringInfoString(&where, " LIMIT 1)");
+			appendStringInfo(&b.where, "%st.%s OPERATOR(pg_catalog.=) %s", k ? " AND " : "",
+							 mp->target_cols[k], term_sql(c->head.args[k], b.varref));
+		appendStringInfoString(&b.where, " LIMIT 1)");
 	}
 	appendStringInfoString(out, "SELECT ");
 	for (k = 0; k < mp->arity; k++)
-		appendStringInfo(out, "%sCAST(%s AS %s)", k ? ", " : "", term_sql(c->head.args[k], varref),
+		appendStringInfo(out, "%sCAST(%s AS %s)", k ? ", " : "", term_sql(c->head.args[k], b.varref),
 						 mp->target_types[k]);
-	appendStringInfo(out, " FROM %s", from.data);
-	if (where.len)
-		appendStringInfo(out, " WHERE %s", where.data);
+	appendStringInfo(out, " FROM %s", b.from.data);
+	if (b.where.len)
+		appendStringInfo(out, " WHERE %s", b.where.data);
+	return true;
+}
+
+/*
+ * For an aggregating clause: with keys_in NULL, the distinct group keys
+ * (the head's plain arguments, in target column order) of the bindings the
+ * body has with atoms read from sources; with keys_in (a table of the
+ * target's group columns), the clause's rows of those groups, aggregated
+ * as the engine does (over the distinct bindings of the body's variables).
+ */
+bool
+gpudl_maint_group_select(StringInfo out, const GpudlMaintPlan *mp, int clause,
+						 const GpudlMaintSource *sources, const char *keys_in)
+{
+	static const char *aggs[] = {"count", "sum", "min", "max"};
+	const GdlClause *c = mp->clauses[clause]->clause;
+	BodySql		b;
+	char	  **outer;
+	int			k,
+				v,
+				n = 0;
+
+	body_sql(&b, mp, clause, sources);
+	if (keys_in == NULL)
+	{
+		if (b.natoms == 0)
+			return false;
+		appendStringInfoString(out, "SELECT DISTINCT ");
+		for (k = 0; k < mp->arity; k++)
+			if (mp->group_cols[k])
+				appendStringInfo(out, "%sCAST(%s AS %s)", n++ ? ", " : "",
+								 term_sql(c->head.args[k], b.varref), mp->target_types[k]);
+		appendStringInfo(out, " FROM %s", b.from.data);
+		if (b.where.len)
+			appendStringInfo(out, " WHERE %s", b.where.data);
+		return true;
+	}
+	restrict_heads(&b, mp, c, keys_in, mp->group_cols);
+	outer = palloc0(sizeof(char *) * (c->nvars + 1));
+	appendStringInfoString(out, "SELECT ");
+	for (k = 0; k < mp->arity; k++)
+	{
+		const GdlTerm *t = c->head.args[k];
+
+		if (k == 0)
+		{
+			/* the head over the distinct bindings d(v0, v1, ...) */
+			StringInfoData inner;
+
+			initStringInfo(&inner);
+			appendStringInfoString(&inner, "SELECT DISTINCT true AS gpudl_any");
+			for (v = 0; v < c->nvars; v++)
+				if (b.varref[v] != NULL)
+				{
+					appendStringInfo(&inner, ", %s AS v%d", b.varref[v], v);
+					outer[v] = psprintf("d.v%d", v);
+				}
+			appendStringInfo(&inner, " FROM %s", b.from.data);
+			if (b.where.len)
+				appendStringInfo(&inner, " WHERE %s", b.where.data);
+			b.from = inner;
+		}
+		if (t->kind == GDL_TERM_AGG)
+			appendStringInfo(out, "%sCAST(%s(%s) AS %s)", k ? ", " : "", aggs[t->agg],
+							 term_sql(t->arg, outer), mp->target_types[k]);
+		else
+			appendStringInfo(out, "%sCAST(%s AS %s)", k ? ", " : "", term_sql(t, outer),
+							 mp->target_types[k]);
+	}
+	appendStringInfo(out, " FROM (%s) AS d GROUP BY ", b.from.data);
+	for (k = 0, n = 0; k < mp->arity; k++)
+		if (mp->group_cols[k])
+			appendStringInfo(out, "%s%d", n++ ? ", " : "", k + 1);
 	return true;
 }

@@ -11,7 +11,9 @@
  * of them, or a predicate mutually recursive with the target through the
  * target itself (even/odd) are maintained incrementally.  It stops with a
  * reason when a predicate recurses apart from the target (unfolding would
- * not end), aggregates, or would give more than MAX_UNFOLDED rules.
+ * not end), aggregates, or would give more than MAX_UNFOLDED rules, and
+ * never unfolds into an aggregating rule (its aggregate is over its own
+ * bindings).
  */
 #include "gpudl_maint.h"
 
@@ -261,6 +263,9 @@ gpudl_maint_unfold(GpudlMaintPlan *mp)
 			int			p = u->lit_pred[lit];
 			bool	   *seen = palloc0(sizeof(bool) * a->npreds);
 
+			/* an aggregate is over its own rule's bindings: unfolded, one rule would become several */
+			if (mp->group_cols != NULL)
+				return psprintf("its aggregating rules read the derived predicate \"%s\"", a->preds[p].name);
 			if (a->preds[p].has_agg)
 				return psprintf("its rules read \"%s\", which aggregates", a->preds[p].name);
 			if (recurses_apart(a, mp->pred, p, p, seen))
