@@ -4,6 +4,7 @@
 #   make installcheck             pg_regress + pgTAP suites against a running server
 #   make unit                     standalone core tests (no database)
 #   make check-all                everything, as CI runs it (test/run_all.sh)
+#   make deb                      the Debian package, in build/deb/ (tools/deb.sh)
 EXTENSION    = gpudl
 EXTVERSION   = 0.7
 MODULE_big   = gpudl
@@ -56,6 +57,11 @@ cuda/gpudl_cuda.so: $(CUDA_SRCS) $(wildcard cuda/*.cuh) $(wildcard src/exec/gdl_
 
 install-cuda: cuda/gpudl_cuda.so
 	$(INSTALL_SHLIB) cuda/gpudl_cuda.so '$(DESTDIR)$(pkglibdir)/gpudl_cuda.so'
+
+# the Debian package postgresql-15-gpudl, in build/deb/ (debian/, pg_buildext)
+.PHONY: deb
+deb:
+	bash tools/deb.sh
 
 EXTRA_CLEAN  = cuda/gpudl_cuda.so test/out
 

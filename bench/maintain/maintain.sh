@@ -13,7 +13,8 @@
 # medians.  At the end the maintained table is compared with gpudl_query
 # (CHECK=0 skips it).  The edge table has an index on each column, as a
 # table joined on them would (the delta joins use them).
-# Settings: GRAPHS, WORKLOADS ("tc sg"), SIZES ("1 100 10000"), RUNS (3),
+# Workloads: tc, sg, deg (a count per group: r(X, count(Y)) :- edge(X, Y),
+# edge(Y, _)).  Settings: GRAPHS, WORKLOADS ("tc sg"), SIZES ("1 100 10000"), RUNS (3),
 # DEVICE (cpu|gpu|auto: the full runs and recomputes), CHECK (1), GRAPH_DIR.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -46,6 +47,7 @@ for g in $GRAPHS; do
     case $w in
       tc) rules='r(X, Y) :- edge(X, Y).  r(X, Z) :- r(X, Y), edge(Y, Z).' ;;
       sg) rules='r(X, Y) :- edge(P, X), edge(P, Y), X != Y.  r(X, Y) :- edge(A, X), r(A, B), edge(B, Y).' ;;
+      deg) rules='r(X, count(Y)) :- edge(X, Y), edge(Y, _).' ;;
     esac
     q -c "SELECT gpudl_drop_program(name) FROM gpudl.programs WHERE name = 'bm'" -c "DROP TABLE IF EXISTS kept, scratch" >/dev/null
     q -c "SELECT gpudl_create_program('bm', '$rules')" >/dev/null
@@ -79,8 +81,10 @@ for g in $GRAPHS; do
       fi
     done
     if [ "$CHECK" = 1 ]; then
-      d=$(q -c "SELECT (SELECT count(*) FROM (TABLE kept EXCEPT SELECT * FROM gpudl_query('bm', 'r(X, Y)') AS t(a int, b int)) x)
-                  + (SELECT count(*) FROM (SELECT * FROM gpudl_query('bm', 'r(X, Y)') AS t(a int, b int) EXCEPT TABLE kept) x)")
+      cols=$(q -c "SELECT string_agg(quote_ident(attname) || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
+                   FROM pg_attribute WHERE attrelid = 'kept'::regclass AND attnum > 0 AND NOT attisdropped")
+      d=$(q -c "SELECT (SELECT count(*) FROM (TABLE kept EXCEPT SELECT * FROM gpudl_query('bm', 'r(X, Y)') AS t($cols)) x)
+                  + (SELECT count(*) FROM (SELECT * FROM gpudl_query('bm', 'r(X, Y)') AS t($cols) EXCEPT TABLE kept) x)")
       [ "$d" = 0 ] || { echo "maintained $g $w differs from the relation by $d rows" >&2; exit 1; }
     fi
     q -c "SELECT 'mode ' || mode || ', last change ' || round(last_change_ms::numeric, 1) || ' ms' FROM gpudl.maintained" >&2
