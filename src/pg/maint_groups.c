@@ -62,7 +62,11 @@ reached_keys(const GpudlMaintPlan *mp)
 	return u.data;
 }
 
-/* Column conditions "a.c1 = b.c1 AND ..." over the target's columns (group columns only when groups). */
+/*
+ * Column conditions "a.c1 = b.c1 AND ..." over the target's columns (group
+ * columns only when groups); the values are never NULL (the engine derives
+ * none), and equality lets the planner use the target's indexes.
+ */
 static char *
 same_columns(const GpudlMaintPlan *mp, const char *a, const char *b, bool groups)
 {
@@ -72,7 +76,7 @@ same_columns(const GpudlMaintPlan *mp, const char *a, const char *b, bool groups
 	initStringInfo(&s);
 	for (k = 0; k < mp->arity; k++)
 		if (!groups || mp->group_cols[k])
-			appendStringInfo(&s, "%s%s.%s IS NOT DISTINCT FROM %s.%s", s.len ? " AND " : "",
+			appendStringInfo(&s, "%s%s.%s OPERATOR(pg_catalog.=) %s.%s", s.len ? " AND " : "",
 							 a, mp->target_cols[k], b, mp->target_cols[k]);
 	return s.data;
 }

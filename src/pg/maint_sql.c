@@ -405,6 +405,49 @@ typedef struct BodySql
 	int			natoms;
 } BodySql;
 
+/*
+ * The body atoms that only test for a row (an argument '_', every variable
+ * also bound by an atom joined in FROM, not the atom reading the change):
+ * read as EXISTS, they add no rows to the join that DISTINCT or ON
+ * CONFLICT would have to remove (e2(Y, _) joined would repeat each binding
+ * once per row of e2 with that Y).
+ */
+static bool *
+existential_atoms(const GpudlMaintPlan *mp, int clause, const GpudlMaintSource *sources)
+{
+	const GdlClause *c = mp->clauses[clause]->clause;
+	bool	   *exists = palloc0(sizeof(bool) * (c->nbody + 1));
+	bool	   *joined_var = palloc0(sizeof(bool) * (c->nvars + 1));
+	int			l,
+				k;
+
+	for (l = 0; l < c->nbody; l++)
+	{
+		const GdlAtom *atom = &c->body[l].atom;
+		bool		anon = false;
+
+		if (c->body[l].kind != GDL_LIT_ATOM)
+			continue;
+		for (k = 0; k < atom->nargs; k++)
+			anon |= atom->args[k]->kind == GDL_TERM_ANON;
+		exists[l] = anon && (sources[l] == GPUDL_MS_CURRENT || sources[l] == GPUDL_MS_BEFORE);
+	}
+	for (l = 0; l < c->nbody; l++)
+		if (!exists[l] && c->body[l].kind != GDL_LIT_CMP &&
+			(c->body[l].kind == GDL_LIT_ATOM || sources[l] == GPUDL_MS_INSERTED ||
+			 sources[l] == GPUDL_MS_DELETED))
+			for (k = 0; k < c->body[l].atom.nargs; k++)
+				if (c->body[l].atom.args[k]->kind == GDL_TERM_VAR)
+					joined_var[c->body[l].atom.args[k]->var] = true;
+	/* an atom whose variable no joined atom binds stays joined */
+	for (l = 0; l < c->nbody; l++)
+		for (k = 0; exists[l] && k < c->body[l].atom.nargs; k++)
+			if (c->body[l].atom.args[k]->kind == GDL_TERM_VAR &&
+				!joined_var[c->body[l].atom.args[k]->var])
+				exists[l] = false;
+	return exists;
+}
+
 /* Build the FROM and WHERE of clause 'clause' with its atoms read from sources (see below). */
 static void
 body_sql(BodySql *b, const GpudlMaintPlan *mp, int clause, const GpudlMaintSource *sources)
@@ -415,39 +458,56 @@ body_sql(BodySql *b, const GpudlMaintPlan *mp, int clause, const GpudlMaintSourc
 	int			l,
 				k;
 
+	bool	   *exists = existential_atoms(mp, clause, sources);
+	int			pass;
+
 	initStringInfo(&b->from);
 	initStringInfo(&b->where);
 	b->varref = palloc0(sizeof(char *) * (c->nvars + 1));
 	b->natoms = 0;
-	for (l = 0; l < c->nbody; l++)
-	{
-		const GdlAtom *atom = &c->body[l].atom;
-		const GdlPred *p;
-		char	  **cols;
-
-		if (c->body[l].kind == GDL_LIT_CMP ||
-			(c->body[l].kind == GDL_LIT_NEG && sources[l] != GPUDL_MS_INSERTED &&
-			 sources[l] != GPUDL_MS_DELETED))
-			continue;
-		p = &a->preds[info->lit_pred[l]];
-		cols = p->is_edb ? p->rel.colnames : mp->target_cols;
-		appendStringInfo(&b->from, "%s%s AS a%d", b->natoms++ ? ", " : "",
-						 source_sql(mp, clause, l, p, sources[l]), l);
-		for (k = 0; k < atom->nargs; k++)
+	/* pass 0: the atoms joined in FROM; pass 1: existential atoms as EXISTS (their variables bound by then) */
+	for (pass = 0; pass < 2; pass++)
+		for (l = 0; l < c->nbody; l++)
 		{
-			const GdlTerm *t = atom->args[k];
-			char	   *col = p->is_edb ? psprintf("a%d.%s", l, quote_identifier(cols[k]))
-				: psprintf("a%d.%s", l, cols[k]);
+			const GdlAtom *atom = &c->body[l].atom;
+			const GdlPred *p;
+			char	  **cols;
+			StringInfoData cond;
 
-			if (t->kind == GDL_TERM_ANON)
+			if (c->body[l].kind == GDL_LIT_CMP ||
+				(c->body[l].kind == GDL_LIT_NEG && sources[l] != GPUDL_MS_INSERTED &&
+				 sources[l] != GPUDL_MS_DELETED) ||
+				exists[l] != (pass == 1))
 				continue;
-			if (t->kind == GDL_TERM_VAR && b->varref[t->var] == NULL)
-				b->varref[t->var] = col;
+			p = &a->preds[info->lit_pred[l]];
+			cols = p->is_edb ? p->rel.colnames : mp->target_cols;
+			initStringInfo(&cond);
+			for (k = 0; k < atom->nargs; k++)
+			{
+				const GdlTerm *t = atom->args[k];
+				char	   *col = p->is_edb ? psprintf("a%d.%s", l, quote_identifier(cols[k]))
+					: psprintf("a%d.%s", l, cols[k]);
+
+				if (t->kind == GDL_TERM_ANON)
+					continue;
+				if (t->kind == GDL_TERM_VAR && b->varref[t->var] == NULL)
+					b->varref[t->var] = col;
+				else
+					appendStringInfo(&cond, "%s%s OPERATOR(pg_catalog.=) %s",
+									 cond.len ? " AND " : "", col, term_sql(t, b->varref));
+			}
+			if (pass == 0)
+			{
+				appendStringInfo(&b->from, "%s%s AS a%d", b->natoms++ ? ", " : "",
+								 source_sql(mp, clause, l, p, sources[l]), l);
+				if (cond.len)
+					appendStringInfo(&b->where, "%s%s", b->where.len ? " AND " : "", cond.data);
+			}
 			else
-				appendStringInfo(&b->where, "%s%s OPERATOR(pg_catalog.=) %s",
-								 b->where.len ? " AND " : "", col, term_sql(t, b->varref));
+				appendStringInfo(&b->where, "%sEXISTS (SELECT 1 FROM %s AS a%d%s%s)",
+								 b->where.len ? " AND " : "", source_sql(mp, clause, l, p, sources[l]), l,
+								 cond.len ? " WHERE " : "", cond.data);
 		}
-	}
 	for (l = 0; l < c->nbody; l++)
 	{
 		/* a negated table as it is now (rows a change deleted must be gone now too) */

@@ -30,6 +30,7 @@ as_pg $bin/pg_ctl -D "$data/db" -o "-p $port -k $data" -l "$data/log" -w start >
 trap 'as_pg $bin/pg_ctl -D "$data/db" -m fast -w stop >/dev/null 2>&1; rm -rf "$data"' EXIT
 q() { as_pg $bin/psql -X -q -At -v ON_ERROR_STOP=1 -h "$data" -p $port -d postgres "$@"; }
 got="$(q <<'SQL'
+SET client_min_messages = warning;
 CREATE EXTENSION gpudl;
 CREATE TABLE edge(src int, dst int);
 INSERT INTO edge VALUES (1, 2), (2, 3), (3, 4);
