@@ -139,6 +139,21 @@ SELECT gpudl_materialize('mt_negc', 'rc', 'mt.rc', mode => 'maintain');
 SELECT target, mode, why_recompute FROM gpudl.maintained WHERE target IN ('mt.open'::regclass, 'mt.rc'::regclass) ORDER BY 1;
 INSERT INTO mt.blocked VALUES (4, 2), (1, 1);
 SELECT mt_diff('mt_negc', 'open(X, Y)', 'mt.open'), mt_diff('mt_negc', 'rc(X, Y)', 'mt.rc');
+-- as the hint says: maintain "c" too, and the others read its table
+SELECT gpudl_materialize('mt_negc', 'c', 'mt.c_kept', mode => 'maintain');
+SELECT gpudl_refresh('mt.open'), gpudl_refresh('mt.rc');
+SELECT target, mode, why_recompute, base_tables FROM gpudl.maintained
+ WHERE target IN ('mt.open'::regclass, 'mt.rc'::regclass, 'mt.c_kept'::regclass) ORDER BY 1;
+INSERT INTO mt.edge VALUES (4, 4);
+DELETE FROM mt.blocked WHERE src = 4;
+SELECT mt_diff('mt_negc', 'open(X, Y)', 'mt.open'), mt_diff('mt_negc', 'rc(X, Y)', 'mt.rc'),
+       mt_diff('mt_negc', 'c(X, Y)', 'mt.c_kept');
+-- when "c" is no longer maintained, the others derive it again
+SELECT gpudl_materialize('mt_negc', 'c', 'mt.c_kept', mode => 'replace');
+SELECT target, mode, base_tables FROM gpudl.maintained
+ WHERE target IN ('mt.open'::regclass, 'mt.rc'::regclass) ORDER BY 1;
+DELETE FROM mt.edge WHERE src = 4 AND dst = 4;
+SELECT mt_diff('mt_negc', 'open(X, Y)', 'mt.open'), mt_diff('mt_negc', 'rc(X, Y)', 'mt.rc');
 SELECT gpudl_drop_program('mt_negc');
 DELETE FROM mt.blocked;
 INSERT INTO mt.blocked VALUES (1, 2);

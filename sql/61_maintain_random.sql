@@ -10,14 +10,14 @@ CREATE TABLE e1(a int, b int);
 CREATE TABLE e2(a int, b int);
 CREATE TABLE mr_log(share float8, family text, mode text, checks int);
 
-CREATE FUNCTION mr_check(prog text, tgt regclass, what text) RETURNS void AS $$
+CREATE FUNCTION mr_check(prog text, tgt regclass, what text, goal text DEFAULT 'p(X, Y)') RETURNS void AS $$
 DECLARE coldefs text; diff bigint;
 BEGIN
   SELECT string_agg(quote_ident(attname) || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
     INTO coldefs FROM pg_attribute WHERE attrelid = tgt AND attnum > 0 AND NOT attisdropped;
   EXECUTE format('SELECT count(*) FROM ((TABLE %s EXCEPT ALL SELECT * FROM gpudl_query(%L, %L) AS t(%s)) '
                  'UNION ALL (SELECT * FROM gpudl_query(%L, %L) AS t(%s) EXCEPT ALL TABLE %s)) d',
-                 tgt, prog, 'p(X, Y)', coldefs, prog, 'p(X, Y)', coldefs, tgt) INTO diff;
+                 tgt, prog, goal, coldefs, prog, goal, coldefs, tgt) INTO diff;
   IF diff <> 0 THEN
     RAISE EXCEPTION 'maintained % differs from the derived relation by % rows after %', tgt, diff, what;
   END IF;
@@ -67,13 +67,17 @@ DECLARE
     'unfolded|v(X, Y) :- e1(X, Y), X != Y.  v(X, 3) :- e2(X, _), !e1(X, X).  p(X, Y) :- v(X, Y).  p(X, Z) :- p(X, Y), v(Y, Z).',
     'through-target|p(X, Y) :- e1(X, Y).  p(X, Z) :- o(X, Y), e2(Y, Z).  o(X, Y) :- p(X, Y), e1(Y, _), !e2(X, X).',
     'negated-closure|c(X, Y) :- e1(X, Y).  c(X, Z) :- c(X, Y), e1(Y, Z).  p(X, Y) :- e2(X, Y), !c(X, Y).',
+    'negated-closure-held|c(X, Y) :- e1(X, Y).  c(X, Z) :- c(X, Y), e1(Y, Z).  p(X, Y) :- e2(X, Y), !c(X, Y).||c',
+    'closure-reader-held|c(X, Y) :- e1(X, Y).  c(X, Z) :- c(X, Y), c(Y, Z).  p(X, Z) :- c(X, Y), e2(Y, Z), !c(Z, X).||c',
+    'mutual-held|q(X, Y) :- e1(X, Y).  q(X, Y) :- r(X, Z), e2(Z, Y).  r(X, Y) :- q(X, Y), X <= Y.  p(X, Y) :- q(X, Y), r(Y, X).||q',
     'sum-join|p(X, sum(Z)) :- e1(X, Y), e2(Y, Z), !e2(X, X).|UPDATE gpudl.rules SET rule = ''p(X, sum(Y)) :- e2(X, Y), e1(Y, _).'' WHERE program = ''mr''',
     'min-first|p(min(X), Y) :- e1(X, Y), e2(Y, _).|UPDATE gpudl.rules SET rule = ''p(min(X), Y) :- e2(X, Y).'' WHERE program = ''mr''',
     'max-compare|p(X, max(Y)) :- e1(X, Y), e2(X, Z), Y < Z.|UPDATE gpudl.rules SET rule = ''p(X, max(Y)) :- e1(Y, X).'' WHERE program = ''mr''',
     'aggregate-view|v(X, Y) :- e1(X, Y).  v(X, Y) :- e2(Y, X).  p(X, count(Y)) :- v(X, Y).|UPDATE gpudl.rules SET rule = ''v(X, Y) :- e1(Y, X).'' WHERE program = ''mr'' AND rule LIKE ''v(X, Y) :- e2%''',
+    'aggregate-view-held|v(X, Y) :- e1(X, Y).  v(X, Y) :- e2(Y, X).  v(X, Z) :- v(X, Y), e1(Y, Z).  p(X, count(Y)) :- v(X, Y).|UPDATE gpudl.rules SET rule = ''v(X, Y) :- e1(Y, X).'' WHERE program = ''mr'' AND rule LIKE ''v(X, Y) :- e2%''|v',
     'aggregate|p(X, count(Y)) :- e1(X, Y).|UPDATE gpudl.rules SET rule = ''p(X, count(Y)) :- e2(X, Y).'' WHERE program = ''mr'''
   ];
-  entry text; family text; rules text; edit text; seed int; step int; what text; mode text; checks int;
+  entry text; family text; rules text; edit text; held text; seed int; step int; what text; mode text; checks int;
   share float8;
 BEGIN
   -- the default, and 0: every change that reaches a row stops its rounds and recomputes
@@ -84,6 +88,7 @@ BEGIN
     rules := split_part(entry, '|', 2);
     edit := coalesce(nullif(split_part(entry, '|', 3), ''),
                      'SELECT gpudl_add_rules(''mr'', ''p(X, X) :- e2(X, X).'')');
+    held := nullif(split_part(entry, '|', 4), '');
     checks := 0;
     FOR seed IN 1..3 LOOP
       PERFORM setseed(seed / 10.0 + length(family) / 1000.0);
@@ -91,11 +96,19 @@ BEGIN
       INSERT INTO e1 SELECT (random() * 7)::int, (random() * 7)::int FROM generate_series(1, 8);
       INSERT INTO e2 SELECT (random() * 7)::int, (random() * 7)::int FROM generate_series(1, 6);
       PERFORM gpudl_create_program('mr', rules);
+      IF held IS NOT NULL THEN
+        -- another maintained table holds a predicate p reads: p reads that table
+        PERFORM gpudl_materialize('mr', held, 'mr_held', mode => 'maintain');
+      END IF;
       PERFORM gpudl_materialize('mr', 'p', 'mr_target', mode => 'maintain');
       PERFORM mr_check('mr', 'mr_target', 'setting up');
       FOR step IN 1..14 LOOP
         what := mr_step(step);
         PERFORM mr_check('mr', 'mr_target', format('%s (%s, seed %s, step %s, share %s)', what, family, seed, step, share));
+        IF held IS NOT NULL THEN
+          PERFORM mr_check('mr', 'mr_held', format('%s (%s held, seed %s, step %s)', what, family, seed, step),
+                           held || '(X, Y)');
+        END IF;
         checks := checks + 1;
         IF step = 9 THEN
           -- a rule edit recomputes, and later changes go on from there
@@ -105,6 +118,7 @@ BEGIN
       END LOOP;
       SELECT m.mode INTO mode FROM gpudl.maintained m WHERE target = 'mr_target'::regclass;
       DROP TABLE mr_target;
+      DROP TABLE IF EXISTS mr_held;
       PERFORM gpudl_drop_program('mr');
     END LOOP;
     INSERT INTO mr_log VALUES (share, family, mode, checks);
@@ -120,5 +134,5 @@ SELECT count(*) AS maintained_left, (SELECT count(*) FROM pg_trigger WHERE tgnam
   FROM gpudl.maintained;
 
 DROP FUNCTION mr_step(int);
-DROP FUNCTION mr_check(text, regclass, text);
+DROP FUNCTION mr_check(text, regclass, text, text);
 DROP TABLE e1, e2, mr_log;

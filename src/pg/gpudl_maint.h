@@ -43,6 +43,28 @@ typedef struct GpudlMaintChange
 } GpudlMaintChange;
 
 /*
+ * A table one predicate of the target's rules is read from: a base table,
+ * or another maintained table of the same program that holds a derived
+ * predicate (so that the target reads it instead of deriving it).
+ */
+typedef struct GpudlMaintTable
+{
+	Oid			relid;
+	char	   *sql;			/* its quoted qualified name */
+	int			ncols;
+	char	  **cols;			/* the predicate's arguments' columns, quoted */
+	Oid		   *types;			/* ... and their types */
+	const char *display;		/* for messages */
+} GpudlMaintTable;
+
+/* A maintained table of the program that may hold a derived predicate for others. */
+typedef struct GpudlMaintHeld
+{
+	char	   *predicate;
+	Oid			relid;
+} GpudlMaintHeld;
+
+/*
  * A maintained target's program, compiled for maintenance: the target
  * predicate's rules, what they read, and whether changes can be applied
  * incrementally (rules of the target, other derived predicates unfolded,
@@ -60,6 +82,8 @@ typedef struct GpudlMaintPlan
 	int			pred;			/* the target predicate in analysis */
 	int			nclauses;		/* the predicate's defining clauses */
 	const GdlClauseInfo **clauses;
+	GpudlMaintTable **tables;	/* per predicate of the analysis: the table it is read
+								 * from; NULL for the target and derived predicates */
 	List	   *base_relids;	/* every table the predicate depends on (Oids) */
 	List	   *negated_relids; /* the tables its (unfolded) rules negate */
 	bool	   *group_cols;		/* aggregating target: its group columns; else NULL */
@@ -73,10 +97,11 @@ typedef struct GpudlMaintPlan
 } GpudlMaintPlan;
 
 /* maint_sql.c */
-extern GpudlMaintPlan *gpudl_maint_plan(const GdlAnalysis *a, int pred, Oid target);
+extern GpudlMaintPlan *gpudl_maint_plan(const GdlAnalysis *a, int pred, Oid target, List *held);
 extern bool gpudl_maint_rule_select(StringInfo out, const GpudlMaintPlan *mp, int clause,
 									const GpudlMaintSource *sources, const char *restrict_to,
 									bool only_in_target);
+extern const char *gpudl_maint_held_hint(const GpudlMaintPlan *mp, int pred);
 extern bool gpudl_maint_group_select(StringInfo out, const GpudlMaintPlan *mp, int clause,
 									 const GpudlMaintSource *sources, const char *keys_in);
 extern const GpudlMaintChange *gpudl_maint_atom_change(const GpudlMaintPlan *mp, int clause,
@@ -135,7 +160,7 @@ extern void gpudl_maint_require_catalog(void);
 extern GpudlMaintEntry *gpudl_maint_read_entry(Oid target, bool lock, MemoryContext into);
 extern List *gpudl_maint_targets_of(Oid relid, MemoryContext into);
 extern GpudlMaintPlan *gpudl_maint_plan_for(const char *program, const char *predicate,
-											Oid target, int64 *version);
+											Oid target, int64 *version, List *held_among);
 extern void gpudl_maint_record_change(Oid target, const GpudlMaintStats *stats, double ms,
 									  bool rows_set);
 extern int64 gpudl_maint_setup(const char *program, const char *predicate, Oid target);

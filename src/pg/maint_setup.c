@@ -305,9 +305,61 @@ ensure_indexes(const GpudlMaintPlan *mp)
 	}
 }
 
-/* The maintenance plan of a program's predicate now (plan acquired and pinned). */
+/*
+ * The other maintained tables of the program that may hold a derived
+ * predicate for target: those among held_among (every one when NIL) that
+ * the current role (the maintainer) may read and watch (SELECT, TRIGGER).
+ */
+static List *
+held_tables(const char *program, Oid target, List *held_among)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	Oid			types[2] = {TEXTOID, OIDOID};
+	Datum		values[2] = {CStringGetTextDatum(program), ObjectIdGetDatum(target)};
+	GpudlMaintIdentity id;
+	List	   *held = NIL;
+	uint64		i;
+
+	if (!gpudl_maint_catalog_present())
+		return NIL;
+	SPI_connect();
+	gpudl_maint_become(gpudl_catalog_owner(), &id);
+	if (SPI_execute_with_args("SELECT target::oid, predicate FROM gpudl.maintained_targets "
+							  "WHERE program OPERATOR(pg_catalog.=) $1 AND target::oid OPERATOR(pg_catalog.<>) $2 "
+							  "ORDER BY 1", 2, types, values, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "gpudl: could not read gpudl.maintained_targets");
+	gpudl_maint_restore(&id);
+	for (i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Oid			relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+		char	   *pred = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+		MemoryContext old;
+		GpudlMaintHeld *h;
+
+		if ((held_among != NIL && !list_member_oid(held_among, relid)) ||
+			pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
+			pg_class_aclcheck(relid, GetUserId(), ACL_TRIGGER) != ACLCHECK_OK)
+			continue;
+		old = MemoryContextSwitchTo(caller);
+		h = palloc0(sizeof(GpudlMaintHeld));
+		h->relid = relid;
+		h->predicate = pstrdup(pred);
+		held = lappend(held, h);
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	return held;
+}
+
+/*
+ * The maintenance plan of a program's predicate now (plan acquired and
+ * pinned); derived predicates other maintained tables of the program hold
+ * (among held_among, or any when NIL) are read from those tables.
+ */
 GpudlMaintPlan *
-gpudl_maint_plan_for(const char *program, const char *predicate, Oid target, int64 *version)
+gpudl_maint_plan_for(const char *program, const char *predicate, Oid target, int64 *version,
+					 List *held_among)
 {
 	bool		hit;
 	GdlPlan    *plan = gpudl_plan_acquire(program, &hit, version);
@@ -326,7 +378,7 @@ gpudl_maint_plan_for(const char *program, const char *predicate, Oid target, int
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("predicate \"%s\" of program \"%s\" is a base table, not derived", predicate, program),
 				 errhint("Maintain a predicate the program's rules derive.")));
-	return gpudl_maint_plan(a, p, target);
+	return gpudl_maint_plan(a, p, target, held_tables(program, target, held_among));
 }
 
 /* Every base table must be a table that statement triggers with transition tables can watch. */
@@ -517,7 +569,7 @@ gpudl_maint_setup(const char *program, const char *predicate, Oid target)
 				 errmsg("must be owner of table %s to maintain it", get_rel_name(target)),
 				 errhint("The owner of the target decides what keeps it; ask them, or materialize into a table of your own.")));
 
-	mp = gpudl_maint_plan_for(program, predicate, target, &version);
+	mp = gpudl_maint_plan_for(program, predicate, target, &version, NIL);
 	check_base_tables(mp, program);
 	SPI_connect();
 	if (SPI_execute(psprintf("SELECT count(*) FROM %s", mp->target_sql), false, 0) != SPI_OK_SELECT)
@@ -572,7 +624,7 @@ gpudl_maint_refresh(Oid target, bool as_change, GpudlMaintStats *stats)
 				 errhint("Set it up with gpudl_materialize(program, predicate, target, mode => 'maintain').")));
 	gpudl_maint_become_with_path(e->owner, e->search_path, &id);
 	gpudl_maint_pending_done(target);	/* the recompute covers them */
-	mp = gpudl_maint_plan_for(e->program, e->predicate, target, &version);
+	mp = gpudl_maint_plan_for(e->program, e->predicate, target, &version, NIL);
 	check_base_tables(mp, e->program);
 	gpudl_maint_writing_begin(target);
 	rows = recompute_into(mp, e->program, e->predicate, stats);
@@ -625,7 +677,9 @@ gpudl_maint_program_changed(const char *program)
 /*
  * gpudl_materialize with mode 'replace' or 'append' into a maintained
  * target stops its maintenance (the target's owner may; others get the
- * permission error of writing it).
+ * permission error of writing it).  Targets of the same program that read
+ * a predicate from it are refreshed: they derive it themselves again, and
+ * their triggers follow.
  */
 void
 gpudl_maint_stop(Oid target)
@@ -633,20 +687,40 @@ gpudl_maint_stop(Oid target)
 	Oid			types[1] = {OIDOID};
 	Datum		values[1] = {ObjectIdGetDatum(target)};
 	GpudlMaintIdentity id;
+	GpudlMaintEntry *e;
+	List	   *readers = NIL;
+	ListCell   *lc;
 
 	if (!gpudl_maint_catalog_present())
 		return;
 	SPI_connect();
-	if (gpudl_maint_read_entry(target, false, CurrentMemoryContext) != NULL &&
-		pg_class_ownercheck(target, GetUserId()))
+	e = gpudl_maint_read_entry(target, false, CurrentMemoryContext);
+	if (e != NULL && pg_class_ownercheck(target, GetUserId()))
 	{
+		List	   *all = gpudl_maint_targets_of(target, TopTransactionContext);
+
 		gpudl_maint_become(gpudl_catalog_owner(), &id);
 		if (SPI_execute_with_args("DELETE FROM gpudl.maintained_targets WHERE target OPERATOR(pg_catalog.=) $1",
 								  1, types, values, NULL, false, 0) != SPI_OK_DELETE)
 			elog(ERROR, "gpudl: could not stop maintaining a table");
 		gpudl_maint_restore(&id);
+		/* targets of the program that read the predicate from it derive it again */
+		foreach(lc, all)
+		{
+			GpudlMaintEntry *r = gpudl_maint_read_entry(lfirst_oid(lc), false, CurrentMemoryContext);
+
+			if (r != NULL && strcmp(r->program, e->program) == 0)
+			{
+				MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+
+				readers = lappend_oid(readers, lfirst_oid(lc));
+				MemoryContextSwitchTo(old);
+			}
+		}
 	}
 	SPI_finish();
+	foreach(lc, readers)
+		(void) gpudl_maint_refresh(lfirst_oid(lc), false, NULL);
 }
 
 /*

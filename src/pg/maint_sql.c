@@ -78,12 +78,20 @@ walk_dependencies(GpudlMaintPlan *mp, int pred, bool *seen)
 
 			if (lp < 0)
 				continue;
-			if (!a->preds[lp].is_edb)
+			if (mp->tables[lp] == NULL)
 				walk_dependencies(mp, lp, seen);
-			else if (!list_member_oid(mp->base_relids, (Oid) a->preds[lp].rel.relid))
-				mp->base_relids = lappend_oid(mp->base_relids, (Oid) a->preds[lp].rel.relid);
+			else if (!list_member_oid(mp->base_relids, mp->tables[lp]->relid))
+				mp->base_relids = lappend_oid(mp->base_relids, mp->tables[lp]->relid);
 		}
 	}
+}
+
+/* The hint of a reason that names derived predicate lp: maintain it too. */
+const char *
+gpudl_maint_held_hint(const GpudlMaintPlan *mp, int lp)
+{
+	return psprintf(" (maintain \"%s\" in a table of its own too, then refresh this one)",
+					mp->analysis->preds[lp].name);
 }
 
 /*
@@ -115,20 +123,16 @@ why_not_incremental(const GpudlMaintPlan *mp)
 				continue;
 			if (!plain_args(&c->body[l].atom))
 				return "its rules compute atom arguments";
-			if (c->body[l].kind == GDL_LIT_NEG && !a->preds[lp].is_edb)
-				return psprintf("its rules negate the derived predicate \"%s\"", a->preds[lp].name);
-			if (!a->preds[lp].is_edb)
+			if (c->body[l].kind == GDL_LIT_NEG && mp->tables[lp] == NULL)
+				return psprintf("its rules negate the derived predicate \"%s\"%s", a->preds[lp].name,
+								gpudl_maint_held_hint(mp, lp));
+			if (mp->tables[lp] == NULL)
 				continue;
-			for (k = 0; k < a->preds[lp].rel.ncols; k++)
-			{
-				const GdlRelInfo *rel = &a->preds[lp].rel;
-				AttrNumber	att = get_attnum((Oid) rel->relid, rel->colnames[k]);
-				Oid			typid = get_atttype((Oid) rel->relid, att);
-
-				if (!direct_type(typid))
-					return psprintf("column \"%s\" of %s is of type %s, which the engine converts",
-									rel->colnames[k], rel->display_name, format_type_be(typid));
-			}
+			for (k = 0; k < mp->tables[lp]->ncols; k++)
+				if (!direct_type(mp->tables[lp]->types[k]))
+					return psprintf("column %s of %s is of type %s, which the engine converts",
+									mp->tables[lp]->cols[k], mp->tables[lp]->display,
+									format_type_be(mp->tables[lp]->types[k]));
 		}
 	}
 	return NULL;
@@ -167,17 +171,100 @@ aggregate_shape(GpudlMaintPlan *mp)
 	return NULL;
 }
 
+/* A base table bound to a predicate, as the rules read it. */
+static GpudlMaintTable *
+base_table(const GdlRelInfo *rel)
+{
+	GpudlMaintTable *t = palloc0(sizeof(GpudlMaintTable));
+	int			k;
+
+	t->relid = (Oid) rel->relid;
+	t->sql = quote_qualified_identifier(get_namespace_name(get_rel_namespace(t->relid)),
+										get_rel_name(t->relid));
+	t->ncols = rel->ncols;
+	t->cols = palloc0(sizeof(char *) * (rel->ncols + 1));
+	t->types = palloc0(sizeof(Oid) * (rel->ncols + 1));
+	for (k = 0; k < rel->ncols; k++)
+	{
+		t->cols[k] = pstrdup(quote_identifier(rel->colnames[k]));
+		t->types[k] = get_atttype(t->relid, get_attnum(t->relid, rel->colnames[k]));
+	}
+	t->display = rel->display_name;
+	return t;
+}
+
+/* A maintained table holding a derived predicate: its first 'arity' columns. */
+static GpudlMaintTable *
+held_table(Oid relid, int arity)
+{
+	GpudlMaintTable *t = palloc0(sizeof(GpudlMaintTable));
+	Relation	rel = table_open(relid, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			c;
+
+	t->relid = relid;
+	t->sql = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
+	t->cols = palloc0(sizeof(char *) * (arity + 1));
+	t->types = palloc0(sizeof(Oid) * (arity + 1));
+	for (c = 0; c < desc->natts && t->ncols < arity; c++)
+		if (!TupleDescAttr(desc, c)->attisdropped)
+		{
+			t->cols[t->ncols] = pstrdup(quote_identifier(NameStr(TupleDescAttr(desc, c)->attname)));
+			t->types[t->ncols++] = TupleDescAttr(desc, c)->atttypid;
+		}
+	table_close(rel, AccessShareLock);
+	t->display = t->sql;
+	return t;
+}
+
+/* Does predicate p depend on predicate q (through any rules)? */
+static bool
+depends_on(const GdlAnalysis *a, int p, int q)
+{
+	bool	   *seen = palloc0(sizeof(bool) * (a->npreds + 1));
+	List	   *todo = list_make1_int(p);
+
+	seen[p] = true;
+	while (todo != NIL)
+	{
+		int			x = linitial_int(todo);
+		int			i,
+					l;
+
+		todo = list_delete_first(todo);
+		for (i = 0; i < a->preds[x].nclauses; i++)
+		{
+			const GdlClauseInfo *info = &a->clauses[a->preds[x].clauses[i]];
+
+			for (l = 0; l < info->clause->nbody; l++)
+			{
+				int			lp = info->lit_pred[l];
+
+				if (lp == q)
+					return true;
+				if (lp >= 0 && !seen[lp])
+				{
+					seen[lp] = true;
+					todo = lappend_int(todo, lp);
+				}
+			}
+		}
+	}
+	return false;
+}
+
 /*
  * Compile the target predicate's rules for maintaining table 'target' (its
  * first 'arity' columns hold the predicate's arguments).
  */
 GpudlMaintPlan *
-gpudl_maint_plan(const GdlAnalysis *a, int pred, Oid target)
+gpudl_maint_plan(const GdlAnalysis *a, int pred, Oid target, List *held)
 {
 	GpudlMaintPlan *mp = palloc0(sizeof(GpudlMaintPlan));
 	bool	   *seen = palloc0(sizeof(bool) * a->npreds);
 	Relation	rel;
 	TupleDesc	desc;
+	ListCell   *lc;
 	int			ci,
 				c,
 				n;
@@ -209,6 +296,23 @@ gpudl_maint_plan(const GdlAnalysis *a, int pred, Oid target)
 				 errmsg("table \"%s\" has %d columns but predicate \"%s\" has %d",
 						get_rel_name(target), n, a->preds[pred].name, mp->arity)));
 
+	mp->tables = palloc0(sizeof(GpudlMaintTable *) * (a->npreds + 1));
+	for (c = 0; c < a->npreds; c++)
+		if (a->preds[c].is_edb)
+			mp->tables[c] = base_table(&a->preds[c].rel);
+	foreach(lc, held)
+	{
+		GpudlMaintHeld *h = lfirst(lc);
+		int			hp = gdl_analysis_find_pred(a, h->predicate);
+
+		if (hp >= 0 && hp != pred && !a->preds[hp].is_edb && !depends_on(a, hp, pred))
+		{
+			GpudlMaintTable *t = held_table(h->relid, a->preds[hp].arity);
+
+			if (t->ncols == a->preds[hp].arity)
+				mp->tables[hp] = t;
+		}
+	}
 	mp->clauses = palloc0(sizeof(GdlClauseInfo *) * (a->nclauses + 1));
 	for (ci = 0; ci < a->nclauses; ci++)
 		if (a->clauses[ci].head_pred == pred)
@@ -227,7 +331,7 @@ gpudl_maint_plan(const GdlAnalysis *a, int pred, Oid target)
 		for (l = 0; l < mp->clauses[ci]->clause->nbody; l++)
 			if (mp->clauses[ci]->clause->body[l].kind == GDL_LIT_NEG)
 				mp->negated_relids = list_append_unique_oid(mp->negated_relids,
-															(Oid) a->preds[mp->clauses[ci]->lit_pred[l]].rel.relid);
+															mp->tables[mp->clauses[ci]->lit_pred[l]]->relid);
 	}
 	mp->incremental = (mp->why_recompute == NULL);
 	mp->delta_sql = psprintf("pg_temp.gpudl_delta_%u", target);
@@ -257,13 +361,13 @@ gpudl_maint_atom_change(const GpudlMaintPlan *mp, int clause, int lit, bool *is_
 		*is_target = true;
 		return NULL;
 	}
-	if (!mp->analysis->preds[lp].is_edb)
+	if (mp->tables[lp] == NULL)
 		return NULL;
 	foreach(lc, mp->changes)
 	{
 		const GpudlMaintChange *c = lfirst(lc);
 
-		if (c->relid == (Oid) mp->analysis->preds[lp].rel.relid)
+		if (c->relid == mp->tables[lp]->relid)
 			return c;
 	}
 	return NULL;
@@ -316,16 +420,15 @@ term_sql(const GdlTerm *t, char **varref)
  * several statements (a row may have been inserted, then deleted).
  */
 static char *
-source_sql(const GpudlMaintPlan *mp, int clause, int lit, const GdlPred *p, GpudlMaintSource src)
+source_sql(const GpudlMaintPlan *mp, int clause, int lit, const GpudlMaintTable *t, GpudlMaintSource src)
 {
 	const char *table;
 	const GpudlMaintChange *c;
 	bool		is_target;
 
-	if (!p->is_edb)
+	if (t == NULL)
 		return src == GPUDL_MS_DELTA ? mp->delta_sql : mp->target_sql;
-	table = quote_qualified_identifier(get_namespace_name(get_rel_namespace((Oid) p->rel.relid)),
-									   get_rel_name((Oid) p->rel.relid));
+	table = t->sql;
 	c = gpudl_maint_atom_change(mp, clause, lit, &is_target);
 	switch (src)
 	{
@@ -341,9 +444,8 @@ source_sql(const GpudlMaintPlan *mp, int clause, int lit, const GdlPred *p, Gpud
 				int			k;
 
 				initStringInfo(&same);
-				for (k = 0; k < p->rel.ncols; k++)
-					appendStringInfo(&same, " AND b.%s IS NOT DISTINCT FROM i.%s",
-									 quote_identifier(p->rel.colnames[k]), quote_identifier(p->rel.colnames[k]));
+				for (k = 0; k < t->ncols; k++)
+					appendStringInfo(&same, " AND b.%s IS NOT DISTINCT FROM i.%s", t->cols[k], t->cols[k]);
 				return psprintf("(SELECT * FROM %s AS i WHERE EXISTS (SELECT 1 FROM %s AS b WHERE true%s))",
 								gpudl_maint_pending_sql(mp->target, c->relid, false), table, same.data);
 			}
@@ -361,24 +463,22 @@ source_sql(const GpudlMaintPlan *mp, int clause, int lit, const GdlPred *p, Gpud
  * else are existential, as '_').
  */
 static char *
-not_exists_sql(const GdlAtom *atom, const GdlPred *p, char **varref, int l)
+not_exists_sql(const GdlAtom *atom, const GpudlMaintTable *t, char **varref, int l)
 {
 	StringInfoData s;
 	int			k,
 				n = 0;
 
 	initStringInfo(&s);
-	appendStringInfo(&s, "NOT EXISTS (SELECT 1 FROM %s AS n%d",
-					 quote_qualified_identifier(get_namespace_name(get_rel_namespace((Oid) p->rel.relid)),
-												get_rel_name((Oid) p->rel.relid)), l);
+	appendStringInfo(&s, "NOT EXISTS (SELECT 1 FROM %s AS n%d", t->sql, l);
 	for (k = 0; k < atom->nargs; k++)
 	{
-		const GdlTerm *t = atom->args[k];
+		const GdlTerm *arg = atom->args[k];
 
-		if (t->kind == GDL_TERM_ANON || (t->kind == GDL_TERM_VAR && varref[t->var] == NULL))
+		if (arg->kind == GDL_TERM_ANON || (arg->kind == GDL_TERM_VAR && varref[arg->var] == NULL))
 			continue;
 		appendStringInfo(&s, " %s n%d.%s OPERATOR(pg_catalog.=) %s", n++ ? "AND" : "WHERE", l,
-						 quote_identifier(p->rel.colnames[k]), term_sql(t, varref));
+						 t->cols[k], term_sql(arg, varref));
 	}
 	appendStringInfoChar(&s, ')');
 	return s.data;
@@ -454,11 +554,9 @@ body_sql(BodySql *b, const GpudlMaintPlan *mp, int clause, const GpudlMaintSourc
 {
 	const GdlClauseInfo *info = mp->clauses[clause];
 	const GdlClause *c = info->clause;
-	const GdlAnalysis *a = mp->analysis;
+	bool	   *exists = existential_atoms(mp, clause, sources);
 	int			l,
 				k;
-
-	bool	   *exists = existential_atoms(mp, clause, sources);
 	int			pass;
 
 	initStringInfo(&b->from);
@@ -470,7 +568,7 @@ body_sql(BodySql *b, const GpudlMaintPlan *mp, int clause, const GpudlMaintSourc
 		for (l = 0; l < c->nbody; l++)
 		{
 			const GdlAtom *atom = &c->body[l].atom;
-			const GdlPred *p;
+			const GpudlMaintTable *t;
 			char	  **cols;
 			StringInfoData cond;
 
@@ -479,33 +577,32 @@ body_sql(BodySql *b, const GpudlMaintPlan *mp, int clause, const GpudlMaintSourc
 				 sources[l] != GPUDL_MS_DELETED) ||
 				exists[l] != (pass == 1))
 				continue;
-			p = &a->preds[info->lit_pred[l]];
-			cols = p->is_edb ? p->rel.colnames : mp->target_cols;
+			t = mp->tables[info->lit_pred[l]];
+			cols = t ? t->cols : mp->target_cols;
 			initStringInfo(&cond);
 			for (k = 0; k < atom->nargs; k++)
 			{
-				const GdlTerm *t = atom->args[k];
-				char	   *col = p->is_edb ? psprintf("a%d.%s", l, quote_identifier(cols[k]))
-					: psprintf("a%d.%s", l, cols[k]);
+				const GdlTerm *arg = atom->args[k];
+				char	   *col = psprintf("a%d.%s", l, cols[k]);
 
-				if (t->kind == GDL_TERM_ANON)
+				if (arg->kind == GDL_TERM_ANON)
 					continue;
-				if (t->kind == GDL_TERM_VAR && b->varref[t->var] == NULL)
-					b->varref[t->var] = col;
+				if (arg->kind == GDL_TERM_VAR && b->varref[arg->var] == NULL)
+					b->varref[arg->var] = col;
 				else
 					appendStringInfo(&cond, "%s%s OPERATOR(pg_catalog.=) %s",
-									 cond.len ? " AND " : "", col, term_sql(t, b->varref));
+									 cond.len ? " AND " : "", col, term_sql(arg, b->varref));
 			}
 			if (pass == 0)
 			{
 				appendStringInfo(&b->from, "%s%s AS a%d", b->natoms++ ? ", " : "",
-								 source_sql(mp, clause, l, p, sources[l]), l);
+								 source_sql(mp, clause, l, t, sources[l]), l);
 				if (cond.len)
 					appendStringInfo(&b->where, "%s%s", b->where.len ? " AND " : "", cond.data);
 			}
 			else
 				appendStringInfo(&b->where, "%sEXISTS (SELECT 1 FROM %s AS a%d%s%s)",
-								 b->where.len ? " AND " : "", source_sql(mp, clause, l, p, sources[l]), l,
+								 b->where.len ? " AND " : "", source_sql(mp, clause, l, t, sources[l]), l,
 								 cond.len ? " WHERE " : "", cond.data);
 		}
 	for (l = 0; l < c->nbody; l++)
@@ -514,7 +611,7 @@ body_sql(BodySql *b, const GpudlMaintPlan *mp, int clause, const GpudlMaintSourc
 		if (c->body[l].kind == GDL_LIT_NEG &&
 			(sources[l] == GPUDL_MS_CURRENT || sources[l] == GPUDL_MS_DELETED))
 			appendStringInfo(&b->where, "%s%s", b->where.len ? " AND " : "",
-							 not_exists_sql(&c->body[l].atom, &a->preds[info->lit_pred[l]], b->varref, l));
+							 not_exists_sql(&c->body[l].atom, mp->tables[info->lit_pred[l]], b->varref, l));
 	}
 	for (l = 0; l < c->nbody; l++)
 	{

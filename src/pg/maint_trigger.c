@@ -96,7 +96,7 @@ maintain_target(Oid target)
 	foreach(lc, changes)
 		recompute |= ((GpudlMaintChange *) lfirst(lc))->truncated;
 	gpudl_maint_become_with_path(e->owner, e->search_path, &id);
-	mp = gpudl_maint_plan_for(e->program, e->predicate, target, &version);
+	mp = gpudl_maint_plan_for(e->program, e->predicate, target, &version, e->base_relids);
 	mp->changes = changes;
 	recompute |= !mp->incremental || version != e->version ||
 		!same_relids(mp->base_relids, e->base_relids) || strcmp(e->strategy, "incremental") != 0;

@@ -29,9 +29,9 @@ typedef struct Unfolded
 	bool	   *lit_assigns;
 } Unfolded;
 
-/* Does derived predicate p reach itself without passing through the target? */
+/* Does predicate from reach predicate to through rules? */
 static bool
-recurses_apart(const GdlAnalysis *a, int target, int from, int p, bool *seen)
+reaches(const GdlAnalysis *a, int from, int to, bool *seen)
 {
 	int			i,
 				l;
@@ -44,18 +44,57 @@ recurses_apart(const GdlAnalysis *a, int target, int from, int p, bool *seen)
 		{
 			int			lp = info->lit_pred[l];
 
-			if (lp < 0 || lp == target || a->preds[lp].is_edb)
+			if (lp == to)
+				return true;
+			if (lp >= 0 && !a->preds[lp].is_edb && !seen[lp])
+			{
+				seen[lp] = true;
+				if (reaches(a, lp, to, seen))
+					return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* Does derived predicate p reach itself without passing through the target? */
+static bool
+recurses_apart(const GpudlMaintPlan *mp, int from, int p, bool *seen)
+{
+	const GdlAnalysis *a = mp->analysis;
+	int			target = mp->pred;
+	int			i,
+				l;
+
+	for (i = 0; i < a->preds[from].nclauses; i++)
+	{
+		const GdlClauseInfo *info = &a->clauses[a->preds[from].clauses[i]];
+
+		for (l = 0; l < info->clause->nbody; l++)
+		{
+			int			lp = info->lit_pred[l];
+
+			if (lp < 0 || lp == target || mp->tables[lp] != NULL)
 				continue;
 			if (lp == p)
 				return true;
 			if (seen[lp])
 				continue;
 			seen[lp] = true;
-			if (recurses_apart(a, target, lp, p, seen))
+			if (recurses_apart(mp, lp, p, seen))
 				return true;
 		}
 	}
 	return false;
+}
+
+/* Does derived predicate p reach the target? (Then no table of its own can hold it for the target.) */
+static bool
+depends_on_target(const GpudlMaintPlan *mp, int p)
+{
+	bool	   *seen = palloc0(sizeof(bool) * (mp->analysis->npreds + 1));
+
+	return reaches(mp->analysis, p, mp->pred, seen);
 }
 
 /* Follow a variable's bindings to the term it stands for. */
@@ -251,7 +290,7 @@ gpudl_maint_unfold(GpudlMaintPlan *mp)
 			int			lp = u->lit_pred[l];
 
 			if (u->clause->body[l].kind == GDL_LIT_ATOM && lp >= 0 && lp != mp->pred &&
-				!a->preds[lp].is_edb)
+				mp->tables[lp] == NULL)
 				lit = l;
 		}
 		if (lit < 0)
@@ -265,12 +304,14 @@ gpudl_maint_unfold(GpudlMaintPlan *mp)
 
 			/* an aggregate is over its own rule's bindings: unfolded, one rule would become several */
 			if (mp->group_cols != NULL)
-				return psprintf("its aggregating rules read the derived predicate \"%s\"", a->preds[p].name);
+				return psprintf("its aggregating rules read the derived predicate \"%s\"%s", a->preds[p].name,
+								depends_on_target(mp, p) ? "" : gpudl_maint_held_hint(mp, p));
 			if (a->preds[p].has_agg)
 				return psprintf("its rules read \"%s\", which aggregates", a->preds[p].name);
-			if (recurses_apart(a, mp->pred, p, p, seen))
-				return psprintf("its rules read \"%s\", which is recursive apart from \"%s\"",
-								a->preds[p].name, a->preds[mp->pred].name);
+			if (recurses_apart(mp, p, p, seen))
+				return psprintf("its rules read \"%s\", which is recursive apart from \"%s\"%s",
+								a->preds[p].name, a->preds[mp->pred].name,
+								depends_on_target(mp, p) ? "" : gpudl_maint_held_hint(mp, p));
 			for (i = 0; i < a->preds[p].nclauses; i++)
 				todo = lappend(todo, unfold_one(u, lit, &a->clauses[a->preds[p].clauses[i]]));
 		}
