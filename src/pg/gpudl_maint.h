@@ -109,6 +109,8 @@ extern const GpudlMaintChange *gpudl_maint_atom_change(const GpudlMaintPlan *mp,
 
 /* maint_unfold.c: the rules over base tables and the target only (NULL), or why not */
 extern const char *gpudl_maint_unfold(GpudlMaintPlan *mp);
+extern bool gpudl_maint_reaches(const GdlAnalysis *a, int from, int to, int avoid,
+								GpudlMaintTable **tables);
 
 /* maint_apply.c: apply one statement's change; returns rows inserted + deleted */
 typedef struct GpudlMaintStats

@@ -217,42 +217,6 @@ held_table(Oid relid, int arity)
 	return t;
 }
 
-/* Does predicate p depend on predicate q (through any rules)? */
-static bool
-depends_on(const GdlAnalysis *a, int p, int q)
-{
-	bool	   *seen = palloc0(sizeof(bool) * (a->npreds + 1));
-	List	   *todo = list_make1_int(p);
-
-	seen[p] = true;
-	while (todo != NIL)
-	{
-		int			x = linitial_int(todo);
-		int			i,
-					l;
-
-		todo = list_delete_first(todo);
-		for (i = 0; i < a->preds[x].nclauses; i++)
-		{
-			const GdlClauseInfo *info = &a->clauses[a->preds[x].clauses[i]];
-
-			for (l = 0; l < info->clause->nbody; l++)
-			{
-				int			lp = info->lit_pred[l];
-
-				if (lp == q)
-					return true;
-				if (lp >= 0 && !seen[lp])
-				{
-					seen[lp] = true;
-					todo = lappend_int(todo, lp);
-				}
-			}
-		}
-	}
-	return false;
-}
-
 /*
  * Compile the target predicate's rules for maintaining table 'target' (its
  * first 'arity' columns hold the predicate's arguments).
@@ -305,7 +269,7 @@ gpudl_maint_plan(const GdlAnalysis *a, int pred, Oid target, List *held)
 		GpudlMaintHeld *h = lfirst(lc);
 		int			hp = gdl_analysis_find_pred(a, h->predicate);
 
-		if (hp >= 0 && hp != pred && !a->preds[hp].is_edb && !depends_on(a, hp, pred))
+		if (hp >= 0 && hp != pred && !a->preds[hp].is_edb && !gpudl_maint_reaches(a, hp, pred, -1, NULL))
 		{
 			GpudlMaintTable *t = held_table(h->relid, a->preds[hp].arity);
 

@@ -29,72 +29,43 @@ typedef struct Unfolded
 	bool	   *lit_assigns;
 } Unfolded;
 
-/* Does predicate from reach predicate to through rules? */
-static bool
-reaches(const GdlAnalysis *a, int from, int to, bool *seen)
+/*
+ * Does predicate 'from' reach predicate 'to' through the rules of derived
+ * predicates, passing neither through 'avoid' (-1: none) nor through
+ * predicates read from a table (tables, when given)?
+ */
+bool
+gpudl_maint_reaches(const GdlAnalysis *a, int from, int to, int avoid, GpudlMaintTable **tables)
 {
-	int			i,
-				l;
+	bool	   *seen = palloc0(sizeof(bool) * (a->npreds + 1));
+	List	   *todo = list_make1_int(from);
 
-	for (i = 0; i < a->preds[from].nclauses; i++)
+	while (todo != NIL)
 	{
-		const GdlClauseInfo *info = &a->clauses[a->preds[from].clauses[i]];
+		int			x = linitial_int(todo);
+		int			i,
+					l;
 
-		for (l = 0; l < info->clause->nbody; l++)
+		todo = list_delete_first(todo);
+		for (i = 0; i < a->preds[x].nclauses; i++)
 		{
-			int			lp = info->lit_pred[l];
+			const GdlClauseInfo *info = &a->clauses[a->preds[x].clauses[i]];
 
-			if (lp == to)
-				return true;
-			if (lp >= 0 && !a->preds[lp].is_edb && !seen[lp])
+			for (l = 0; l < info->clause->nbody; l++)
 			{
-				seen[lp] = true;
-				if (reaches(a, lp, to, seen))
+				int			lp = info->lit_pred[l];
+
+				if (lp == to)
 					return true;
+				if (lp < 0 || seen[lp] || lp == avoid || a->preds[lp].is_edb ||
+					(tables != NULL && tables[lp] != NULL))
+					continue;
+				seen[lp] = true;
+				todo = lappend_int(todo, lp);
 			}
 		}
 	}
 	return false;
-}
-
-/* Does derived predicate p reach itself without passing through the target? */
-static bool
-recurses_apart(const GpudlMaintPlan *mp, int from, int p, bool *seen)
-{
-	const GdlAnalysis *a = mp->analysis;
-	int			target = mp->pred;
-	int			i,
-				l;
-
-	for (i = 0; i < a->preds[from].nclauses; i++)
-	{
-		const GdlClauseInfo *info = &a->clauses[a->preds[from].clauses[i]];
-
-		for (l = 0; l < info->clause->nbody; l++)
-		{
-			int			lp = info->lit_pred[l];
-
-			if (lp < 0 || lp == target || mp->tables[lp] != NULL)
-				continue;
-			if (lp == p)
-				return true;
-			if (seen[lp])
-				continue;
-			seen[lp] = true;
-			if (recurses_apart(mp, lp, p, seen))
-				return true;
-		}
-	}
-	return false;
-}
-
-/* Does derived predicate p reach the target? (Then no table of its own can hold it for the target.) */
-static bool
-depends_on_target(const GpudlMaintPlan *mp, int p)
-{
-	bool	   *seen = palloc0(sizeof(bool) * (mp->analysis->npreds + 1));
-
-	return reaches(mp->analysis, p, mp->pred, seen);
 }
 
 /* Follow a variable's bindings to the term it stands for. */
@@ -300,18 +271,17 @@ gpudl_maint_unfold(GpudlMaintPlan *mp)
 		}
 		{
 			int			p = u->lit_pred[lit];
-			bool	   *seen = palloc0(sizeof(bool) * a->npreds);
 
 			/* an aggregate is over its own rule's bindings: unfolded, one rule would become several */
 			if (mp->group_cols != NULL)
 				return psprintf("its aggregating rules read the derived predicate \"%s\"%s", a->preds[p].name,
-								depends_on_target(mp, p) ? "" : gpudl_maint_held_hint(mp, p));
+								gpudl_maint_reaches(a, p, mp->pred, -1, NULL) ? "" : gpudl_maint_held_hint(mp, p));
 			if (a->preds[p].has_agg)
 				return psprintf("its rules read \"%s\", which aggregates", a->preds[p].name);
-			if (recurses_apart(mp, p, p, seen))
+			if (gpudl_maint_reaches(a, p, p, mp->pred, mp->tables))
 				return psprintf("its rules read \"%s\", which is recursive apart from \"%s\"%s",
 								a->preds[p].name, a->preds[mp->pred].name,
-								depends_on_target(mp, p) ? "" : gpudl_maint_held_hint(mp, p));
+								gpudl_maint_reaches(a, p, mp->pred, -1, NULL) ? "" : gpudl_maint_held_hint(mp, p));
 			for (i = 0; i < a->preds[p].nclauses; i++)
 				todo = lappend(todo, unfold_one(u, lit, &a->clauses[a->preds[p].clauses[i]]));
 		}
