@@ -139,6 +139,16 @@ SELECT gpudl_materialize('mt_negc', 'rc', 'mt.rc', mode => 'maintain');
 SELECT target, mode, why_recompute FROM gpudl.maintained WHERE target IN ('mt.open'::regclass, 'mt.rc'::regclass) ORDER BY 1;
 INSERT INTO mt.blocked VALUES (4, 2), (1, 1);
 SELECT mt_diff('mt_negc', 'open(X, Y)', 'mt.open'), mt_diff('mt_negc', 'rc(X, Y)', 'mt.rc');
+-- a table holding "c" that another role owns is not read (its owner could write it)
+RESET ROLE;
+SELECT gpudl_materialize('mt_negc', 'c', 'public.mt_c_other', mode => 'maintain');
+GRANT SELECT, TRIGGER ON public.mt_c_other TO mt_owner;
+SET ROLE mt_owner;
+SELECT gpudl_refresh('mt.open');
+SELECT mode, base_tables FROM gpudl.maintained WHERE target = 'mt.open'::regclass;
+RESET ROLE;
+DROP TABLE public.mt_c_other;
+SET ROLE mt_owner;
 -- as the hint says: maintain "c" too, and the others read its table
 SELECT gpudl_materialize('mt_negc', 'c', 'mt.c_kept', mode => 'maintain');
 SELECT gpudl_refresh('mt.open'), gpudl_refresh('mt.rc');

@@ -308,7 +308,9 @@ ensure_indexes(const GpudlMaintPlan *mp)
 /*
  * The other maintained tables of the program that may hold a derived
  * predicate for target: those among held_among (every one when NIL) that
- * the current role (the maintainer) may read and watch (SELECT, TRIGGER).
+ * the current role (the maintainer) owns.  Only those: the owner of a
+ * table could take its guard off and write rows into it, and the target
+ * would derive from them.
  */
 static List *
 held_tables(const char *program, Oid target, List *held_among)
@@ -338,8 +340,7 @@ held_tables(const char *program, Oid target, List *held_among)
 		GpudlMaintHeld *h;
 
 		if ((held_among != NIL && !list_member_oid(held_among, relid)) ||
-			pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
-			pg_class_aclcheck(relid, GetUserId(), ACL_TRIGGER) != ACLCHECK_OK)
+			!pg_class_ownercheck(relid, GetUserId()))
 			continue;
 		old = MemoryContextSwitchTo(caller);
 		h = palloc0(sizeof(GpudlMaintHeld));
