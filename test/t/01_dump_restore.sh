@@ -32,6 +32,9 @@ GRANT SELECT ON parent TO dump_bob;
 INSERT INTO gpudl.learn_runs(program, target, status, run_by) VALUES ('family', 'anc', 'failed', 'dump_bob');
 -- a maintained table (0.7)
 SELECT gpudl_materialize('family', 'anc', 'anc_kept', mode => 'maintain');
+-- and one that reads it (the negated closure comes from anc_kept)
+SELECT gpudl_add_rules('family', 'unrelated(X, Y) :- parent(X, _), parent(Y, _), X != Y, !anc(X, Y).');
+SELECT gpudl_materialize('family', 'unrelated', 'unrelated_kept', mode => 'maintain');
 INSERT INTO parent VALUES ('c', 'd');
 SQL
 pg_dump -d $src >/tmp/gpudl_dump.sql
@@ -41,7 +44,7 @@ q="SELECT p.name, p.description, r.id, r.rule, r.head, r.learned, r.enabled FROM
    SELECT rank, rule, probability FROM gpudl.learned_rules;
    SELECT name, owner, acl FROM gpudl.programs ORDER BY name;
    SELECT * FROM gpudl.program_privileges ORDER BY 1, 3, 4;
-   SELECT target, program, predicate, mode, maintained_by, rows, base_tables FROM gpudl.maintained;
+   SELECT target, program, predicate, mode, maintained_by, rows, base_tables FROM gpudl.maintained ORDER BY 1;
    SELECT * FROM anc_kept ORDER BY 1, 2;
    SELECT tgname FROM pg_trigger WHERE tgrelid = 'parent'::regclass ORDER BY 1;"
 a=$(psql -X -At -d $src -c "$q")
@@ -69,10 +72,16 @@ kept_diff="SELECT (SELECT count(*) FROM (TABLE anc_kept EXCEPT SELECT * FROM gpu
 psql -X -q -v ON_ERROR_STOP=1 -d $dst -c "INSERT INTO parent VALUES ('d', 'e')" -c "DELETE FROM parent WHERE p = 'a'"
 [ "$(psql -X -At -d $dst -c "$kept_diff")" = 0 ] || { echo "the maintained table is stale after the restore"; exit 1; }
 [ "$(psql -X -At -d $dst -c "SELECT count(*) FROM anc_kept")" = 6 ] || { echo "anc_kept lost rows after the restore"; exit 1; }
+unrelated_diff="SELECT (SELECT count(*) FROM (TABLE unrelated_kept EXCEPT SELECT * FROM gpudl_query('family', 'unrelated(X, Y)') AS t(a text, b text)) d)
+             + (SELECT count(*) FROM (SELECT * FROM gpudl_query('family', 'unrelated(X, Y)') AS t(a text, b text) EXCEPT TABLE unrelated_kept) d)"
+[ "$(psql -X -At -d $dst -c "$unrelated_diff")" = 0 ] || { echo "the table reading anc_kept is stale after the restore"; exit 1; }
+[ "$(psql -X -At -d $dst -c "SELECT mode || ' ' || base_tables::text FROM gpudl.maintained WHERE target = 'unrelated_kept'::regclass")" = "incremental {parent,anc_kept}" ] \
+  || { echo "unrelated_kept no longer reads anc_kept after the restore"; exit 1; }
 # the restored programs still analyse, and new rules get fresh ids
 psql -X -At -v ON_ERROR_STOP=1 -d $dst -c "SELECT count(*) FROM gpudl_explain('family')" | grep -qv '^0$'
 psql -X -At -v ON_ERROR_STOP=1 -d $dst -c "SELECT gpudl_add_rules('family', 'root(X) :- parent(X, _), !parent(_, X).')" >/dev/null
 [ "$(psql -X -At -d $dst -c "$kept_diff")" = 0 ] || { echo "the maintained table is stale after a rule edit"; exit 1; }
+[ "$(psql -X -At -d $dst -c "$unrelated_diff")" = 0 ] || { echo "the table reading anc_kept is stale after a rule edit"; exit 1; }
 dropdb $dst
 psql -X -q -d postgres -c "DROP ROLE dump_alice" -c "DROP ROLE dump_bob"
 echo "dump and restore: catalog identical, owners and grants kept, maintained tables maintained"
