@@ -132,6 +132,17 @@ DELETE FROM mt.edge WHERE src = 1 AND dst = 4;
 SELECT mt_diff('mt_deg', 'deg(X, Y)', 'mt.deg');
 SELECT gpudl_drop_program('mt_deg');
 
+-- aggregates that stay recomputed, and why
+CREATE TABLE mt.w(k int, v float8);
+SELECT gpudl_create_program('mt_aggr', 'fsum(X, sum(V)) :- mt.w(X, V).  total(count(X)) :- mt.edge(X, _).  rsum(X, sum(Y)) :- reach(X, Y).  reach(X, Y) :- mt.edge(X, Y).  reach(X, Z) :- reach(X, Y), mt.edge(Y, Z).');
+SELECT gpudl_materialize('mt_aggr', 'fsum', 'mt.fsum', mode => 'maintain');
+SELECT gpudl_materialize('mt_aggr', 'total', 'mt.total', mode => 'maintain');
+SELECT gpudl_materialize('mt_aggr', 'rsum', 'mt.rsum', mode => 'maintain');
+SELECT target, mode, why_recompute FROM gpudl.maintained
+ WHERE target IN ('mt.fsum'::regclass, 'mt.total'::regclass, 'mt.rsum'::regclass) ORDER BY 1;
+SELECT gpudl_drop_program('mt_aggr');
+DROP TABLE mt.w, mt.fsum, mt.total, mt.rsum;
+
 -- what cannot be unfolded is recomputed at each change, and says why
 SELECT gpudl_create_program('mt_negc', 'c(X, Y) :- mt.edge(X, Y).  c(X, Z) :- c(X, Y), mt.edge(Y, Z).  open(X, Y) :- mt.blocked(X, Y), !c(X, Y).  rc(X, Y) :- c(X, Y).');
 SELECT gpudl_materialize('mt_negc', 'open', 'mt.open', mode => 'maintain');
