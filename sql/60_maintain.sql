@@ -214,6 +214,13 @@ SELECT gpudl_materialize('mt names', 'reach/1', '"Graph Data"."Reach Table"', mo
 INSERT INTO "Graph Data"."Links/1" VALUES ('e''f', 'a b');
 SELECT * FROM "Graph Data"."Reach Table" ORDER BY 1, 2;
 SELECT mt_diff('mt names', '''reach/1''(X, Y)', '"Graph Data"."Reach Table"');
+-- a predicate held by that table, negated by another whose name is no identifier
+SELECT count(*) FROM gpudl_add_rules('mt names', '''co-occurs_with''(X, Y) :- link(Y, X), !''reach/1''(X, Y).');
+SELECT gpudl_materialize('mt names', 'co-occurs_with', '"Graph Data"."Co Occurs"', mode => 'maintain');
+SELECT mode, base_tables FROM gpudl.maintained WHERE target = '"Graph Data"."Co Occurs"'::regclass;
+INSERT INTO "Graph Data"."Links/1" VALUES ('x/y', 'a b'), ('a b', 'x/y');
+SELECT mt_diff('mt names', '''co-occurs_with''(X, Y)', '"Graph Data"."Co Occurs"'),
+       mt_diff('mt names', '''reach/1''(X, Y)', '"Graph Data"."Reach Table"');
 
 -- errors: each is refused before anything is written
 SELECT gpudl_materialize('mt_tc', 'tc', 'mt.tc2', mode => 'keep');
