@@ -354,6 +354,22 @@ held_tables(const char *program, Oid target, List *held_among)
 }
 
 /*
+ * Do the rules of derived predicate p read another derived predicate?
+ * Only then can another maintained table hold one for it (a closure's
+ * change skips the catalog query).
+ */
+static bool
+reads_other_derived(const GdlAnalysis *a, int p)
+{
+	int			q;
+
+	for (q = 0; q < a->npreds; q++)
+		if (q != p && !a->preds[q].is_edb && gpudl_maint_reaches(a, p, q, -1, NULL))
+			return true;
+	return false;
+}
+
+/*
  * The maintenance plan of a program's predicate now (plan acquired and
  * pinned); derived predicates other maintained tables of the program hold
  * (among held_among, or any when NIL) are read from those tables.
@@ -379,7 +395,8 @@ gpudl_maint_plan_for(const char *program, const char *predicate, Oid target, int
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("predicate \"%s\" of program \"%s\" is a base table, not derived", predicate, program),
 				 errhint("Maintain a predicate the program's rules derive.")));
-	return gpudl_maint_plan(a, p, target, held_tables(program, target, held_among));
+	return gpudl_maint_plan(a, p, target,
+							reads_other_derived(a, p) ? held_tables(program, target, held_among) : NIL);
 }
 
 /* Every base table must be a table that statement triggers with transition tables can watch. */
