@@ -388,6 +388,23 @@ sink_bag(ExecState *es, const PlanRule *r, Sink *sk, GdlBkRel *bag)
 }
 
 /*
+ * A join step's output columns as the backend takes them.  The planner keeps
+ * its own PlanColRef (it sits below the engine and includes none of its
+ * headers); the two are the same (side, col) pair, checked here, so the
+ * planner's array is passed as it is.
+ */
+_Static_assert(sizeof(PlanColRef) == sizeof(GdlBkColRef) &&
+			   offsetof(PlanColRef, side) == offsetof(GdlBkColRef, side) &&
+			   offsetof(PlanColRef, col) == offsetof(GdlBkColRef, col),
+			   "PlanColRef and GdlBkColRef differ");
+
+static inline const GdlBkColRef *
+backend_refs(const PlanStep *s)
+{
+	return (const GdlBkColRef *) s->refs;
+}
+
+/*
  * Run the steps of a rule version from step 'first' on, starting from
  * relation 'cur' (released here when 'cur_owned'), and hand the head tuples
  * to the sink.  A join whose output would pass batch_rows rows, or not fit
@@ -477,7 +494,7 @@ run_steps(ExecState *es, const PlanRule *r, int first, GdlBkRel *cur, bool cur_o
 					}
 				}
 				exec_check(es, es->bk->join(es->ctx, cur, R, s->nkeys, s->lkeys, s->rkeys,
-											s->nvars, s->refs, &next), "join");
+											s->nvars, backend_refs(s), &next), "join");
 				if (atom_owned)
 					es->bk->release(es->ctx, R);
 				atom_owned = true;

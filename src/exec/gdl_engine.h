@@ -13,6 +13,7 @@
 #define GDL_ENGINE_H
 
 #include "../lang/gdl_lang.h"
+#include "../plan/gdl_plan.h"
 
 /* ----------------------------------------------------------- dictionary */
 
@@ -37,20 +38,6 @@ typedef struct GdlColumns
 	size_t		nrows;
 	int64_t   **cols;
 } GdlColumns;
-
-/* ----------------------------------------------------------------- plans */
-
-typedef struct GdlPlan GdlPlan;
-
-/*
- * Compile an analysed program: strata, rule order, join order, semi-naive
- * delta versions of recursive rules.  The plan points into 'a'; keep both
- * in the same long-lived arena.
- */
-extern GdlPlan *gdl_plan_compile(const GdlAnalysis *a);
-extern const GdlAnalysis *gdl_plan_analysis(const GdlPlan *p);
-/* Text lines describing the compiled plan, for gpudl_explain. */
-extern int	gdl_plan_explain(const GdlPlan *p, char ***lines_out);
 
 /* ------------------------------------------------------------------ runs */
 

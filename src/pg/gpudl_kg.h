@@ -7,7 +7,7 @@
 #ifndef GPUDL_KG_H
 #define GPUDL_KG_H
 
-#include "gpudl_run.h"
+#include "pg/gpudl_run.h"
 #include "mine/gdl_mine.h"
 
 /* One binary predicate of a program, before the domain is chosen. */

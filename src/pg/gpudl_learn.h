@@ -5,7 +5,7 @@
 #ifndef GPUDL_LEARN_H
 #define GPUDL_LEARN_H
 
-#include "gpudl_run.h"
+#include "pg/gpudl_run.h"
 #include "ilp/gdl_ilp.h"
 
 #include "lib/stringinfo.h"

@@ -15,19 +15,14 @@
 #include "utils/acl.h"
 
 #include "lang/gdl_lang.h"
+#include "svc/gpudl_svc.h"
 
 /* ------------------------------------------------------------- settings */
 
-typedef enum GpudlDeviceSetting
-{
-	GPUDL_DEVICE_AUTO, GPUDL_DEVICE_CPU, GPUDL_DEVICE_GPU
-} GpudlDeviceSetting;
-
-extern int	gpudl_device_setting;
+/* gpudl.device and gpudl.cuda_library: src/svc/gpudl_svc.h */
 extern int	gpudl_device_memory_limit_mb;
 extern int	gpudl_max_iterations;
 extern int	gpudl_host_memory_limit_mb;
-extern char *gpudl_cuda_library;
 
 extern void gpudl_define_gucs(void);
 
@@ -133,6 +128,14 @@ extern void gpudl_require_program(const char *name, GpudlPrivilege need);
 /* Bump a program's version and updated_at. */
 extern void gpudl_bump_version(const char *name);
 
+/*
+ * Called with a program's name after its version was bumped: the layer of
+ * maintained tables (src/maint) sets it from _PG_init, so that the catalog
+ * below it need not call up into it.
+ */
+typedef void (*GpudlProgramChangedHook) (const char *program);
+extern GpudlProgramChangedHook gpudl_program_changed_hook;
+
 /* Map a PostgreSQL type to an engine type (UNKNOWN if unsupported). */
 extern GdlType gpudl_type_from_oid(Oid typid);
 
@@ -148,17 +151,14 @@ extern int	gpudl_catalog_write_depth;
  * session.
  */
 struct LWLock;
+union LWLockPadded;
 extern void gpudl_shmem_install(void);
 extern bool gpudl_shmem_ready(void);
-extern struct LWLock *gpudl_shmem_lock(const char *module, int n);
 
-/* The GPU service and the admission queues (svc_shmem.c). */
-extern Size gpudl_svc_shmem_size(void);
-extern void gpudl_svc_shmem_init(void *mem, bool found);
-
+/* The GPU service's (src/svc/gpudl_svc.h) takes its locks at init. */
 /* Progress of running evaluations and learns (pg_progress.c). */
 extern Size gpudl_progress_shmem_size(void);
-extern void gpudl_progress_shmem_init(void *mem, bool found);
+extern void gpudl_progress_shmem_init(void *mem, bool found, union LWLockPadded *locks);
 
 /*
  * Bracket an SQL entry point's work (kind: "query", "count",

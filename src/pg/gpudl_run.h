@@ -5,7 +5,7 @@
 #ifndef GPUDL_RUN_H
 #define GPUDL_RUN_H
 
-#include "gpudl_pg.h"
+#include "pg/gpudl_pg.h"
 #include "exec/gdl_engine.h"
 #include "access/tupdesc.h"
 
@@ -237,17 +237,27 @@ extern bool gpudl_looks_like_relation_name(const char *s);
 extern GdlColumns *gpudl_read_examples(const char *source, const char *what, GdlDict *dict,
 									   GdlType **types_out);
 
-/* Settings of the GpuDatalog scan and goal-directed evaluation (pg_module.c). */
+/* Settings of the GpuDatalog scan and goal-directed evaluation (pg_gucs.c). */
 extern bool gpudl_enable_customscan;
 extern bool gpudl_enable_pushdown;
 extern bool gpudl_enable_magic;
 extern bool gpudl_explain_machine_details;
 
-/* The GpuDatalog custom scan: register its planner hook (pg_scan_path.c). */
-extern void gpudl_scan_init(void);
-
 /* The GPU backend to use under gpudl.device, or NULL for the CPU (pg_device.c). */
 struct GdlBackend;
 extern const struct GdlBackend *gpudl_choose_gpu_backend(void);
+
+/* Append a run's rows to a target table (pg_io.c; gpudl_materialize, src/maint). */
+extern void gpudl_target_insert_rows(Oid relid, GpudlRun *run);
+
+struct SvcAdmission;
+/* host memory of a session's CPU run, tied to an admission (pg_host.c) */
+#define GPUDL_HOST_BUSY_MSG "gpudl: the cluster's host memory for evaluations is in use"
+extern void gpudl_memory_admission(struct SvcAdmission *adm);
+extern int64 gpudl_memory_peak(void);
+extern int64 gpudl_memory_held(void);
+extern int64 gpudl_memory_room(void);
+extern int64_t gpudl_memory_run_held(void *arg);
+extern void gpudl_memory_set_held(int64 bytes);
 
 #endif							/* GPUDL_RUN_H */

@@ -17,7 +17,7 @@
  * tables (gpudl._acl_allows).  A catalog created by gpudl 0.1 and not yet
  * updated has no owner column: then nothing is checked, as in 0.1.
  */
-#include "gpudl_pg.h"
+#include "pg/gpudl_pg.h"
 
 #include "access/htup_details.h"
 #include "catalog/namespace.h"

@@ -18,7 +18,7 @@
  * policies too); nor are the writes of gpudl_* functions, which check
  * before writing (gpudl_catalog_write_depth).
  */
-#include "gpudl_pg.h"
+#include "pg/gpudl_pg.h"
 
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"

@@ -2,7 +2,7 @@
  * pg_args.c — arguments of gpudl's SQL functions: a NULL where a value is
  * required is an error naming the argument (22004), the same everywhere.
  */
-#include "gpudl_pg.h"
+#include "pg/gpudl_pg.h"
 
 #include "utils/builtins.h"
 

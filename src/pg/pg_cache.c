@@ -25,10 +25,10 @@
  * with the entry (a memory context callback), so unload, reload and errors
  * in the middle of a fill never leak it.
  */
-#include "gpudl_run.h"
+#include "pg/gpudl_run.h"
 
 #include "exec/gdl_backend.h"
-#include "svc_int.h"
+#include "svc/svc_int.h"
 
 #include "access/relation.h"
 #include "access/table.h"

@@ -9,8 +9,7 @@
  * the privilege first and refuses with 42501); results are built in the
  * caller's memory context, never in SPI's.
  */
-#include "gpudl_pg.h"
-#include "gpudl_maint.h"
+#include "pg/gpudl_pg.h"
 
 #include "access/relation.h"
 #include "access/table.h"
@@ -120,6 +119,8 @@ gpudl_require_program(const char *name, GpudlPrivilege need)
 	(void) gpudl_program_version(name, need, false, NULL);
 }
 
+GpudlProgramChangedHook gpudl_program_changed_hook = NULL;
+
 /*
  * Bump a program's version: compiled plans of the old version go stale.
  * Called after a change the caller was allowed to make (a role granted
@@ -141,7 +142,8 @@ gpudl_bump_version(const char *name)
 				  "updated_at = pg_catalog.now() WHERE name OPERATOR(pg_catalog.=) $1", name, false);
 	SPI_finish();
 	SetUserIdAndSecContext(save_userid, save_sec);
-	gpudl_maint_program_changed(name);
+	if (gpudl_program_changed_hook)
+		gpudl_program_changed_hook(name);
 }
 
 /* Load a program's enabled rules (parsed) and its bindings. */

@@ -3,7 +3,7 @@
  * query, or all rows of a table given by name, read with the caller's rights
  * into engine columns (text through the run's dictionary).
  */
-#include "gpudl_run.h"
+#include "pg/gpudl_run.h"
 
 #include <ctype.h>
 

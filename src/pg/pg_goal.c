@@ -5,7 +5,7 @@
  * WHERE conditions pushed down by the GpuDatalog scan bind more arguments
  * (gpudl_goal_bind); the bound arguments pick the goal-directed plan.
  */
-#include "gpudl_run.h"
+#include "pg/gpudl_run.h"
 
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"

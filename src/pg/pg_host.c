@@ -4,8 +4,8 @@
  * ereport with a SQLSTATE per error class, CHECK_FOR_INTERRUPTS for cancel
  * and statement_timeout, and DEBUG logging.
  */
-#include "gpudl_pg.h"
-#include "svc_int.h"
+#include "pg/gpudl_run.h"
+#include "svc/svc_int.h"
 
 #include <unistd.h>
 

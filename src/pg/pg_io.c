@@ -1,5 +1,7 @@
 /*
- * pg_io.c — tables into engine columns and engine values back into Datums.
+ * pg_io.c — tables into engine columns and engine values back into Datums,
+ * and a result's rows appended to a target table (gpudl_materialize and the
+ * maintained tables of src/maint).
  *
  * Tables are read through SPI with the caller's rights, so a rule never
  * reads a table (or row, under row-level security) the caller may not:
@@ -10,15 +12,21 @@
  * of a type gpudl does not read is loaded as a placeholder: the analysis
  * (and the goal, learn and mining checks) let only _ stand for it.
  */
-#include "gpudl_run.h"
+#include "pg/gpudl_run.h"
 
+#include "access/heapam.h"
+#include "access/table.h"
+#include "access/tableam.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "executor/tuptable.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/portal.h"
+#include "utils/rel.h"
 
 #define FETCH_BATCH 20000
 
@@ -185,4 +193,115 @@ gpudl_predicate_rows(GdlAnalysis *analysis, GdlPlan **plan, GdlDict *dict,
 		r = gdl_run(*plan, &in, dict, &goal);
 		*out = r->rows;
 	}
+}
+
+/*
+ * Append rows with table_multi_insert when the table is a plain heap
+ * without indexes or triggers, else through the executor (SPI INSERT).
+ */
+void
+gpudl_target_insert_rows(Oid relid, GpudlRun *run)
+{
+	Relation	rel = table_open(relid, RowExclusiveLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	GdlResult  *res = run->result;
+	size_t		r;
+	int			c;
+	bool		fast;
+
+	if (desc->natts != res->rows.ncols)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("table \"%s\" has %d columns but the predicate has %d",
+						RelationGetRelationName(rel), desc->natts, res->rows.ncols)));
+	for (c = 0; c < desc->natts; c++)
+		if (TupleDescAttr(desc, c)->attisdropped ||
+			!gpudl_type_compatible(res->types[c], TupleDescAttr(desc, c)->atttypid))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("column %d of table \"%s\" has type %s but the predicate's argument is %s",
+							c + 1, RelationGetRelationName(rel),
+							format_type_be(TupleDescAttr(desc, c)->atttypid),
+							gdl_type_name(res->types[c]))));
+	if (pg_class_aclcheck(relid, GetUserId(), ACL_INSERT) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for table %s", RelationGetRelationName(rel))));
+
+	fast = rel->rd_rel->relkind == RELKIND_RELATION && !rel->rd_rel->relhasindex &&
+		rel->trigdesc == NULL && !rel->rd_rel->relrowsecurity &&
+		(desc->constr == NULL || (desc->constr->num_check == 0 && !desc->constr->has_not_null));
+	if (fast)
+	{
+		const int	batch = 1000;
+		TupleTableSlot **slots = palloc(sizeof(TupleTableSlot *) * batch);
+		BulkInsertState bistate = GetBulkInsertState();
+		CommandId	cid = GetCurrentCommandId(true);
+		MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "gpudl rows",
+													 ALLOCSET_DEFAULT_SIZES);
+		int			k;
+
+		for (k = 0; k < batch; k++)
+			slots[k] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+		for (r = 0; r < res->rows.nrows;)
+		{
+			MemoryContext old = MemoryContextSwitchTo(rowcxt);
+			int			m = 0;
+
+			for (; m < batch && r < res->rows.nrows; m++, r++)
+			{
+				TupleTableSlot *s = slots[m];
+
+				ExecClearTuple(s);
+				for (c = 0; c < desc->natts; c++)
+				{
+					s->tts_values[c] = gpudl_value_to_datum(res->rows.cols[c][r], res->types[c],
+															TupleDescAttr(desc, c)->atttypid,
+															run->dict);
+					s->tts_isnull[c] = false;
+				}
+				ExecStoreVirtualTuple(s);
+			}
+			table_multi_insert(rel, slots, m, cid, 0, bistate);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(rowcxt);
+			CHECK_FOR_INTERRUPTS();
+		}
+		FreeBulkInsertState(bistate);
+		for (k = 0; k < batch; k++)
+			ExecDropSingleTupleTableSlot(slots[k]);
+		MemoryContextDelete(rowcxt);
+	}
+	else
+	{
+		StringInfoData sql;
+		Oid		   *argtypes = palloc(sizeof(Oid) * (desc->natts + 1));
+		Datum	   *values = palloc(sizeof(Datum) * (desc->natts + 1));
+		SPIPlanPtr	plan;
+
+		initStringInfo(&sql);
+		appendStringInfo(&sql, "INSERT INTO %s VALUES (",
+						 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+													RelationGetRelationName(rel)));
+		for (c = 0; c < desc->natts; c++)
+		{
+			argtypes[c] = TupleDescAttr(desc, c)->atttypid;
+			appendStringInfo(&sql, "%s$%d", c ? ", " : "", c + 1);
+		}
+		appendStringInfoChar(&sql, ')');
+		SPI_connect();
+		plan = SPI_prepare(sql.data, desc->natts, argtypes);
+		for (r = 0; r < res->rows.nrows; r++)
+		{
+			for (c = 0; c < desc->natts; c++)
+				values[c] = gpudl_value_to_datum(res->rows.cols[c][r], res->types[c],
+												 argtypes[c], run->dict);
+			if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_INSERT)
+				elog(ERROR, "gpudl: insert into the target failed");
+			if ((r & 0x3FF) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+		SPI_finish();
+	}
+	table_close(rel, NoLock);
 }

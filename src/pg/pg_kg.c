@@ -5,9 +5,9 @@
  * the caller's rights (tables through SPI, derived predicates through the
  * engine on the CPU), the device of a mining run, and values as text.
  */
-#include "gpudl_kg.h"
+#include "pg/gpudl_kg.h"
 #include "mine/gdl_mine_device.h"
-#include "svc_int.h"
+#include "svc/svc_int.h"
 
 #include "miscadmin.h"
 #include "utils/builtins.h"

@@ -28,7 +28,7 @@
  * replaces it, when gpudl.kg_cache is turned off, or when found stale.  An
  * entry in use by a running call is freed at the end of the transaction.
  */
-#include "gpudl_kg.h"
+#include "pg/gpudl_kg.h"
 
 #include "access/relation.h"
 #include "access/xact.h"

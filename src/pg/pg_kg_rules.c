@@ -6,8 +6,8 @@
  * the graph's dictionary) and its predicates to the graph's relations, its
  * measures as stored.
  */
-#include "gpudl_kg.h"
-#include "svc_int.h"
+#include "pg/gpudl_kg.h"
+#include "svc/svc_int.h"
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"

@@ -26,7 +26,7 @@
  * 'running' row is inserted in the caller's transaction instead, as before:
  * visible only on commit, and gone on rollback.
  */
-#include "gpudl_learn.h"
+#include "pg/gpudl_learn.h"
 
 #include "access/transam.h"
 #include "access/xact.h"

@@ -4,7 +4,7 @@
  * derived predicates; examples from queries) and evaluates learned programs
  * to fixpoint with the Datalog engine for true precision and recall.
  */
-#include "gpudl_learn.h"
+#include "pg/gpudl_learn.h"
 
 #include <ctype.h>
 

@@ -13,7 +13,7 @@
  *     predicate (background or target), one type name per argument; it
  *     overrides the schema's tags.
  */
-#include "gpudl_learn.h"
+#include "pg/gpudl_learn.h"
 
 #include <ctype.h>
 

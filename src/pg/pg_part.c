@@ -10,11 +10,11 @@
  * GPU runs of a session that loads the CUDA module itself, are
  * partitioned as set).
  */
-#include "pg_part.h"
+#include "pg/pg_part.h"
 
 #include <limits.h>
 
-#include "svc_int.h"
+#include "svc/svc_int.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"

@@ -6,7 +6,7 @@
 #ifndef PG_PART_H
 #define PG_PART_H
 
-#include "gpudl_run.h"
+#include "pg/gpudl_run.h"
 #include "exec/gdl_part.h"
 #include "commands/explain.h"
 #include "funcapi.h"

@@ -15,8 +15,8 @@
  * pins the entry it uses (gpudl_plan_pin): an entry found stale while pinned
  * is unlinked at once but freed only when the last pin goes.
  */
-#include "gpudl_pg.h"
-#include "gpudl_run.h"
+#include "pg/gpudl_pg.h"
+#include "pg/gpudl_run.h"
 
 #include "catalog/namespace.h"
 #include "miscadmin.h"

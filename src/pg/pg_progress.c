@@ -17,7 +17,7 @@
  * the hooks below.  An error clears the slot at (sub)transaction abort, and
  * backend exit clears it too, so a slot never outlives its work.
  */
-#include "gpudl_pg.h"
+#include "pg/gpudl_pg.h"
 
 #include <math.h>
 
@@ -90,7 +90,7 @@ gpudl_progress_shmem_size(void)
 
 /* Reset the progress slots at postmaster start (and after a crash). */
 void
-gpudl_progress_shmem_init(void *mem, bool found)
+gpudl_progress_shmem_init(void *mem, bool found, union LWLockPadded *locks)
 {
 	shared = mem;
 	if (!found)

@@ -10,12 +10,12 @@
  * explores abe's descendants only.  gpudl.enable_magic = off runs the
  * program as is, then filters.
  */
-#include "gpudl_run.h"
+#include "pg/gpudl_run.h"
 
 #include "access/xact.h"
 #include "miscadmin.h"
-#include "svc_int.h"
-#include "pg_part.h"
+#include "svc/svc_int.h"
+#include "pg/pg_part.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 #include "utils/timestamp.h"

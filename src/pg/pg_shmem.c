@@ -1,7 +1,7 @@
 /*
  * pg_shmem.c — gpudl's shared memory, one registry for every module that
  * needs a cluster-wide view: the GPU service and its admission queues
- * (src/pg/svc_*.c), shared resident tables, progress of running work.
+ * (src/svc), shared resident tables, progress of running work.
  *
  * Shared memory exists only when gpudl is in shared_preload_libraries
  * (PostgreSQL 15 has no way to add it later).  Without it every module must
@@ -12,7 +12,8 @@
  * LWLocks it wants in gpudl's tranche, and an init function that runs once
  * per postmaster start (and after a crash restart) under AddinShmemInitLock.
  */
-#include "gpudl_pg.h"
+#include "pg/gpudl_pg.h"
+#include "svc/gpudl_svc.h"
 
 #include "miscadmin.h"
 #include "storage/ipc.h"
@@ -25,7 +26,7 @@ typedef struct GpudlShmemModule
 	const char *name;
 	Size		(*size) (void);
 	int			nlocks;
-	void		(*init) (void *mem, bool found);
+	void		(*init) (void *mem, bool found, LWLockPadded *locks);	/* its first lock */
 } GpudlShmemModule;
 
 static const GpudlShmemModule modules[] = {
@@ -46,27 +47,6 @@ bool
 gpudl_shmem_ready(void)
 {
 	return shmem_ready;
-}
-
-/* The nth LWLock of gpudl's tranche (modules count theirs in order). */
-LWLock *
-gpudl_shmem_lock(const char *module, int n)
-{
-	LWLockPadded *locks = GetNamedLWLockTranche("gpudl");
-	int			base = 0;
-	int			i;
-
-	for (i = 0; i < NMODULES; i++)
-	{
-		if (strcmp(modules[i].name, module) == 0)
-		{
-			Assert(n < modules[i].nlocks);
-			return &locks[base + n].lock;
-		}
-		base += modules[i].nlocks;
-	}
-	elog(ERROR, "gpudl: no shared memory module \"%s\"", module);
-	return NULL;
 }
 
 /* Request the space and the locks of every module (postmaster only). */
@@ -92,17 +72,21 @@ gpudl_shmem_request(void)
 static void
 gpudl_shmem_startup(void)
 {
+	LWLockPadded *locks;
+	int			base = 0;
 	int			i;
 
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	locks = GetNamedLWLockTranche("gpudl");
 	for (i = 0; i < NMODULES; i++)
 	{
 		bool		found;
 
 		module_mem[i] = ShmemInitStruct(modules[i].name, modules[i].size(), &found);
-		modules[i].init(module_mem[i], found);
+		modules[i].init(module_mem[i], found, &locks[base]);
+		base += modules[i].nlocks;
 	}
 	LWLockRelease(AddinShmemInitLock);
 	shmem_ready = true;

@@ -7,7 +7,7 @@
  * touched program as a whole and bump its version, which invalidates the
  * compiled plans of every backend (they compare versions before running).
  */
-#include "gpudl_pg.h"
+#include "pg/gpudl_pg.h"
 
 #include "catalog/namespace.h"
 #include "commands/trigger.h"

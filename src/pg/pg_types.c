@@ -24,7 +24,7 @@
  * a target table may declare the original type, and the value goes back
  * into it.
  */
-#include "gpudl_run.h"
+#include "pg/gpudl_run.h"
 
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"

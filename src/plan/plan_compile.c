@@ -603,7 +603,7 @@ compute_layouts(RuleBuild *rb)
 		}
 		if (s->kind == PSTEP_JOIN)
 		{
-			s->refs = gdl_alloc(sizeof(GdlBkColRef) * (s->nvars > 0 ? s->nvars : 1));
+			s->refs = gdl_alloc(sizeof(PlanColRef) * (s->nvars > 0 ? s->nvars : 1));
 			for (k = 0; k < s->nvars; k++)
 			{
 				int			p = layout_pos(prev->vars, prev->nvars, s->vars[k]);
@@ -644,7 +644,7 @@ fold_head(RuleBuild *rb)
 	const GdlPred *hp = &rb->a->preds[rb->rule->head_pred];
 	PlanStep   *map,
 			   *join;
-	GdlBkColRef *refs;
+	PlanColRef *refs;
 	int		   *vars;
 	int			k,
 				n = rb->rule->nsteps;
@@ -655,7 +655,7 @@ fold_head(RuleBuild *rb)
 	join = &rb->rule->steps[n - 2];
 	if (map->kind != PSTEP_MAP || !map->is_head || map->nfilters > 0 || join->kind != PSTEP_JOIN)
 		return;
-	refs = gdl_alloc(sizeof(GdlBkColRef) * (c->head.nargs > 0 ? c->head.nargs : 1));
+	refs = gdl_alloc(sizeof(PlanColRef) * (c->head.nargs > 0 ? c->head.nargs : 1));
 	vars = gdl_alloc(sizeof(int) * (c->head.nargs > 0 ? c->head.nargs : 1));
 	for (k = 0; k < c->head.nargs; k++)
 	{

@@ -22,8 +22,18 @@
 #ifndef PLAN_INT_H
 #define PLAN_INT_H
 
-#include "../exec/gdl_backend.h"
-#include "../exec/gdl_engine.h"
+#include "gdl_plan.h"
+
+/*
+ * An output column of a join: column 'col' of the left (side 0) or right
+ * (1) input.  The engine hands these to the backend as GdlBkColRef, the
+ * same two fields (exec_rule.c).
+ */
+typedef struct PlanColRef
+{
+	int			side;
+	int			col;
+} PlanColRef;
 
 /* Which version of a predicate's relation an atom reads. */
 typedef enum PlanSrc
@@ -77,7 +87,7 @@ typedef struct PlanStep
 	/* layout after the step: the variable of each column (-1 for head outputs) */
 	int			nvars;
 	int		   *vars;
-	GdlBkColRef *refs;			/* JOIN: where each output column comes from */
+	PlanColRef *refs;			/* JOIN: where each output column comes from */
 } PlanStep;
 
 /* One version of one clause. */

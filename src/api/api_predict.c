@@ -1,0 +1,570 @@
+/*
+ * api_predict.c — gpudl_predict: ranked answers of link-prediction queries
+ * r(h, ?) and r(?, t) over a program's knowledge graph, scored by mined
+ * rules (the program's stored rules for the target, else rules mined for
+ * the call).  A query is a goal with exactly one constant, or a SQL query
+ * or table name whose rows (subject, object) each have exactly one NULL.
+ * With target NULL, a whole split in one call: rows (relation, subject,
+ * object), the rules of every relation asked about read or mined once.
+ */
+#include "pg/gpudl_kg.h"
+
+#include <ctype.h>
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+PG_FUNCTION_INFO_V1(gpudl_predict);
+
+/* Queries answered at once on the worker threads (their results held in memory). */
+#define PREDICT_BATCH 256
+
+/* One query of a call; value < 0 entity means it has no answers. */
+typedef struct PredictQuery
+{
+	GdlPredictQuery q;
+	bool		known;			/* the constant is an entity of the graph */
+	char	   *text;			/* as shown in the result: r("a", Y) or r(X, "b") */
+} PredictQuery;
+
+/*
+ * Does the text start like a SQL query: a parenthesis, or select, with,
+ * values or table followed by white space?  (A goal about a predicate
+ * named "values" is "values(...)", with no space before the parenthesis.)
+ */
+static bool
+looks_like_sql(const char *s)
+{
+	static const char *const words[] = {"select", "with", "values", "table"};
+	int			i;
+
+	while (isspace((unsigned char) *s))
+		s++;
+	if (*s == '(')
+		return true;
+	for (i = 0; i < lengthof(words); i++)
+	{
+		size_t		n = strlen(words[i]);
+
+		if (pg_strncasecmp(s, words[i], n) == 0 && isspace((unsigned char) s[n]))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Fill a query for a constant of the target, given as encoded through
+ * qdict, the call's own dictionary: the graph's dictionary is only looked
+ * up, never added to (it may be a graph kept between calls), and a text
+ * that is not in it is no entity.
+ */
+static void
+set_query(PredictQuery *pq, const GpudlKg *kg, GdlDict *qdict, const char *target, int rel,
+		  bool subject_bound, int64_t qvalue)
+{
+	char	   *name = gdl_pred_name_quote(target);
+	char	   *lit;
+	int64_t		value = qvalue;
+
+	if (kg->type == GDL_TYPE_TEXT)
+	{
+		size_t		len;
+		const char *s = gdl_dict_string(qdict, (int32_t) qvalue, &len);
+
+		value = gdl_dict_lookup(kg->dict, s, len);
+		lit = gpudl_kg_quote_text(pnstrdup(s, len));
+	}
+	else
+		lit = gpudl_kg_value_literal(kg, value);
+	pq->q.rel = rel;
+	pq->q.subject_bound = subject_bound;
+	pq->q.value = value;
+	pq->known = (kg->type != GDL_TYPE_TEXT || value >= 0) && gdl_mine_graph_entity(kg->graph, value) >= 0;
+	pq->text = subject_bound ? psprintf("%s(%s, Y)", name, lit) : psprintf("%s(X, %s)", name, lit);
+}
+
+/* Is the goal argument a constant? */
+static bool
+is_constant(const GdlTerm *t)
+{
+	return t->kind == GDL_TERM_INT || t->kind == GDL_TERM_FLOAT ||
+		t->kind == GDL_TERM_TEXT || t->kind == GDL_TERM_BOOL;
+}
+
+/* A goal r("a", Y) or r(X, "b") of the target, parsed with the goal parser. */
+static PredictQuery *
+goal_query(GpudlKg *kg, GdlDict *qdict, const char *target, int rel, const char *goal_text)
+{
+	GpudlGoalSpec *g = gpudl_parse_goal(&kg->goals, goal_text);
+	PredictQuery *pq = palloc0(sizeof(PredictQuery));
+	GdlGoal    *enc;
+	bool		c0,
+				c1;
+
+	if (g->pred != rel)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the query \"%s\" asks about \"%s\", not the target \"%s\"",
+						goal_text, kg->goals.preds[g->pred].name, target),
+				 errhint("Query the target, like %s(\"a\", Y).", gdl_pred_name_quote(target))));
+	c0 = is_constant(g->args[0]);
+	c1 = is_constant(g->args[1]);
+	if (c0 == c1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a prediction query needs exactly one constant, \"%s\" has %s",
+						goal_text, c0 ? "two" : "none"),
+				 errhint("Ask %s(\"a\", Y) for the objects of \"a\", or %s(X, \"b\") for the subjects of \"b\".",
+						 gdl_pred_name_quote(target), gdl_pred_name_quote(target))));
+	enc = gpudl_encode_goal(g, qdict);
+	set_query(pq, kg, qdict, target, rel, c0, enc->bindings[0].value);
+	return pq;
+}
+
+/* A non-null value of a query row, checked against the graph's type. */
+static int64_t
+row_value(GpudlKg *kg, GdlDict *qdict, Datum d, Oid typid, int row, int col)
+{
+	GdlType		t = gpudl_type_from_oid(typid);
+
+	if (t == GDL_TYPE_INT)
+		t = GDL_TYPE_BIGINT;
+	if (t != kg->type)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("column %d of the queries is %s, but the knowledge graph's entities are %s",
+						col, format_type_be(typid), gdl_type_name(kg->type)),
+				 errdetail("Row %d.", row)));
+	return gpudl_datum_to_value(d, typid, qdict);
+}
+
+/*
+ * Queries from a SQL query or table, run with the caller's rights: rows
+ * (subject, object) of the target rel, or with rel < 0 (a whole split)
+ * rows (relation, subject, object), the relation by its name in the graph;
+ * exactly one of subject and object NULL per row.
+ */
+static PredictQuery *
+read_queries(GpudlKg *kg, GdlDict *qdict, const char *program, int rel, const char *source, int64 *nqueries)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	const char *sql = gpudl_looks_like_relation_name(source) ? psprintf("SELECT * FROM %s", source) : source;
+	int			first = rel < 0 ? 2 : 1;	/* the subject's column */
+	PredictQuery *out;
+	TupleDesc	desc;
+	uint64		i,
+				n;
+
+	SPI_connect();
+	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the queries must be a goal, a query returning rows, or a table name"),
+				 errdetail("Got: %s", source)));
+	desc = SPI_tuptable->tupdesc;
+	n = SPI_processed;
+	MemoryContextSwitchTo(caller);
+	if (rel >= 0 && desc->natts != 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the queries have %d column%s, but a query row is (subject, object)",
+						desc->natts, desc->natts == 1 ? "" : "s"),
+				 errhint("Select the subject and the object, one of them NULL: the one to predict.")));
+	if (rel < 0 && desc->natts != 3)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the queries have %d column%s, but with target NULL a query row is (relation, subject, object)",
+						desc->natts, desc->natts == 1 ? "" : "s"),
+				 errhint("Select the relation's name, the subject and the object, one of the last two NULL; "
+						 "or name the target and select (subject, object).")));
+	out = palloc0(sizeof(PredictQuery) * (n + 1));
+	for (i = 0; i < n; i++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		bool		null0,
+					null1;
+		Datum		d0 = SPI_getbinval(tup, desc, first, &null0);
+		Datum		d1 = SPI_getbinval(tup, desc, first + 1, &null1);
+		int			r = rel;
+
+		if (rel < 0)
+		{
+			bool		nullr;
+			char	   *relname;
+
+			(void) SPI_getbinval(tup, desc, 1, &nullr);
+			if (nullr)
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("query row %d has no relation", (int) i + 1),
+						 errhint("The first column names the relation of the query.")));
+			relname = SPI_getvalue(tup, desc, 1);
+			r = gpudl_kg_relation(kg, relname, true);
+			if (r < 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_UNDEFINED_OBJECT),
+						 errmsg("query row %d asks about \"%s\", which is not a relation of the knowledge graph of program \"%s\"",
+								(int) i + 1, relname, program),
+						 errhint("Bind a binary table to that name, or correct the name (it is compared exactly).")));
+		}
+		if (null0 == null1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("query row %d has %s, but exactly one of subject and object must be NULL",
+							(int) i + 1, null0 ? "two NULLs" : "no NULL"),
+					 errhint("NULL marks the argument to predict.")));
+		if (!null0)
+			set_query(&out[i], kg, qdict, kg->rels[r].name, r, true,
+					  row_value(kg, qdict, d0, TupleDescAttr(desc, first - 1)->atttypid, (int) i + 1, first));
+		else
+			set_query(&out[i], kg, qdict, kg->rels[r].name, r, false,
+					  row_value(kg, qdict, d1, TupleDescAttr(desc, first)->atttypid, (int) i + 1, first + 1));
+		if ((i & 0xFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	SPI_finish();
+	*nqueries = (int64) n;
+	return out;
+}
+
+/*
+ * The rules of one relation for a call: the stored ones, else those of the
+ * mining run for every relation (mined once per call, when first needed).
+ */
+typedef struct RelRules
+{
+	bool		ready;
+	GdlMineRule *rules;
+	int64		nrules;
+	Datum	   *texts;			/* each rule's text datum */
+} RelRules;
+
+typedef struct SplitRules
+{
+	GpudlKg    *kg;
+	const GpudlMineArgs *margs;
+	GdlMineResult *mined;		/* every relation's, NULL until needed */
+	RelRules   *of;				/* per graph relation */
+} SplitRules;
+
+/* The rules of relation rel (its stored rules, else the mined ones with that head). */
+static RelRules *
+split_rules(SplitRules *sr, int rel)
+{
+	RelRules   *rr = &sr->of[rel];
+	GpudlKgRules *stored;
+	int64		i;
+
+	if (rr->ready)
+		return rr;
+	if ((stored = gpudl_kg_rules(sr->kg, rel)) != NULL)
+	{
+		rr->rules = stored->rules;
+		rr->nrules = stored->nrules;
+		rr->texts = stored->texts;
+	}
+	else
+	{
+		int64		n = 0;
+
+		if (sr->mined == NULL)
+			sr->mined = gpudl_kg_mine(sr->kg, NULL, sr->margs);
+		for (i = 0; i < sr->mined->nrules; i++)
+			if (sr->mined->rules[i].head == rel)
+				n++;
+		rr->rules = palloc(sizeof(GdlMineRule) * (n + 1));
+		rr->texts = palloc(sizeof(Datum) * (n + 1));
+		for (i = 0; i < sr->mined->nrules; i++)
+			if (sr->mined->rules[i].head == rel)
+			{
+				rr->rules[rr->nrules] = sr->mined->rules[i];
+				rr->texts[rr->nrules++] = CStringGetTextDatum(gpudl_kg_rule_text(sr->kg, &sr->mined->rules[i]));
+				if ((rr->nrules & 4095) == 0)
+					CHECK_FOR_INTERRUPTS();
+			}
+	}
+	rr->ready = true;
+	return rr;
+}
+
+/* The aggregation named by the call (22023 for another name). */
+static GdlPredictAggregation
+parse_aggregation(const char *s)
+{
+	if (strcmp(s, "max") == 0)
+		return GDL_PREDICT_MAX;
+	if (strcmp(s, "noisy_or") == 0)
+		return GDL_PREDICT_NOISY_OR;
+	if (strcmp(s, "cluster_noisy_or") == 0)
+		return GDL_PREDICT_CLUSTER_NOISY_OR;
+	if (strcmp(s, "kind_noisy_or") == 0)
+		return GDL_PREDICT_KIND_NOISY_OR;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid aggregation \"%s\"", s),
+			 errhint("Use 'max' (the best rule's confidence, ties broken by the next best), 'noisy_or', "
+					 "'cluster_noisy_or' (noisy-or over clusters of rules with the same body relations) or "
+					 "'kind_noisy_or' (over kinds of evidence).")));
+	return GDL_PREDICT_MAX;		/* not reached */
+}
+
+/* Read and check the prediction options (arguments 3-5 and 9-10). */
+static void
+predict_options(FunctionCallInfo fcinfo, GdlPredictOptions *o)
+{
+	gdl_predict_options_init(o);
+	o->aggregation = parse_aggregation(gpudl_text_arg(fcinfo, 3, "aggregation"));
+	o->exclude_known = PG_ARGISNULL(4) ? true : PG_GETARG_BOOL(4);
+	o->limit = gpudl_int_arg(fcinfo, 5, "limit");
+	if (o->limit < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("limit must not be negative, got %lld", (long long) o->limit),
+				 errhint("Use 0 for every answer.")));
+	if (PG_NARGS() > 9)
+	{
+		char	   *conf = gpudl_text_arg(fcinfo, 9, "confidence");
+
+		if (strcmp(conf, "pca") == 0)
+			o->use_pca = true;
+		else if (strcmp(conf, "std") == 0)
+			o->use_pca = false;
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid confidence \"%s\"", conf),
+					 errhint("Use 'pca' (partial completeness) or 'std' (standard confidence).")));
+	}
+	if (PG_NARGS() > 10)
+	{
+		if (PG_ARGISNULL(10))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("smoothing must not be null")));
+		o->smoothing = PG_GETARG_FLOAT8(10);
+		if (!(o->smoothing >= 0) || isinf(o->smoothing))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("smoothing must be a non-negative number, got %g", o->smoothing)));
+	}
+}
+
+/*
+ * The rows of a batch's answers in query order, each result freed once
+ * returned; each answer's rules array holds its best rules_shown rules
+ * (below 0: all).
+ */
+static void
+return_batch_rows(ReturnSetInfo *rsinfo, GpudlKg *kg, PredictQuery *queries, RelRules *one,
+				  SplitRules *split, GdlPredictJob *jobs, const int64 *which, int64 nj,
+				  int rules_shown, MemoryContext percall)
+{
+	for (int64 j = 0; j < nj; j++)
+	{
+		PredictQuery *pq = &queries[which[j]];
+		RelRules   *rr = one->ready ? one : &split->of[pq->q.rel];
+		GdlPredictResult *pr = jobs[j].res;
+		Datum		qtext = CStringGetTextDatum(pq->text);
+		MemoryContext qcxt = AllocSetContextCreate(percall, "gpudl predict query",
+												   ALLOCSET_DEFAULT_SIZES);
+
+		MemoryContextSwitchTo(qcxt);
+		for (int64 i = 0; i < pr->nanswers; i++)
+		{
+			const GdlPredictAnswer *a = &pr->answers[i];
+			Datum		v[5];
+			bool		nulls[5] = {0};
+			Datum	   *rd;
+			int			nshown = rules_shown >= 0 && rules_shown < a->nrules ? rules_shown : a->nrules;
+
+			/* an answer's array may hold thousands of rule texts: a batch can take long */
+			CHECK_FOR_INTERRUPTS();
+			rd = palloc(sizeof(Datum) * (nshown + 1));
+
+			for (int k = 0; k < nshown; k++)
+				rd[k] = rr->texts[a->rules[k]];
+			v[0] = qtext;
+			v[1] = CStringGetTextDatum(gpudl_kg_value_text(kg, a->value));
+			v[2] = Float8GetDatum(a->score);
+			v[3] = Int64GetDatum(a->rank);
+			v[4] = PointerGetDatum(construct_array(rd, nshown, TEXTOID, -1, false, TYPALIGN_INT));
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+		}
+		MemoryContextSwitchTo(percall);
+		MemoryContextDelete(qcxt);
+		gdl_predict_result_free(pr);
+		jobs[j].res = NULL;
+	}
+}
+
+/*
+ * Return a batch's answers, freeing every result also when returning fails
+ * (they are malloc'd by the worker threads, outside any memory context).
+ */
+static void
+return_batch(ReturnSetInfo *rsinfo, GpudlKg *kg, PredictQuery *queries, RelRules *one,
+			 SplitRules *split, GdlPredictJob *jobs, const int64 *which, int64 nj,
+			 int rules_shown, MemoryContext percall)
+{
+	PG_TRY();
+	{
+		return_batch_rows(rsinfo, kg, queries, one, split, jobs, which, nj, rules_shown, percall);
+	}
+	PG_CATCH();
+	{
+		for (int64 j = 0; j < nj; j++)
+		{
+			gdl_predict_result_free(jobs[j].res);
+			jobs[j].res = NULL;
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+}
+
+/*
+ * gpudl_predict(program, target, query, aggregation, exclude_known, limit,
+ * max_body, min_head_coverage, min_confidence, confidence, smoothing,
+ * constants, rules_shown).  target NULL: the goal's predicate, or a whole
+ * split of (relation, subject, object) rows.
+ */
+Datum
+gpudl_predict(PG_FUNCTION_ARGS)
+{
+	char	   *program = gpudl_text_arg(fcinfo, 0, "program name");
+	char	   *target = PG_ARGISNULL(1) ? NULL : gpudl_text_arg(fcinfo, 1, "target");
+	char	   *query = gpudl_text_arg(fcinfo, 2, "query");
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	GdlPredictOptions opts;
+	GpudlMineArgs margs;
+	MemoryContext percall;
+	MemoryContext old;
+	GpudlKg    *kg;
+	GdlDict    *qdict;			/* the queries' constants (the graph's is not added to) */
+	PredictQuery *queries;
+	int64		nqueries = 1;
+	bool		is_table = gpudl_looks_like_relation_name(query) || looks_like_sql(query);
+	RelRules	one;
+	SplitRules	split;
+	int			token;
+	int			rules_shown = -1;
+	int64		qi;
+
+	predict_options(fcinfo, &opts);
+	gpudl_mine_args_init(&margs);
+	margs.max_body = gpudl_int_arg(fcinfo, 6, "max_body");
+	if (PG_ARGISNULL(7) || PG_ARGISNULL(8))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("min_head_coverage and min_confidence must not be null")));
+	margs.min_head_coverage = PG_GETARG_FLOAT8(7);
+	margs.min_confidence = PG_GETARG_FLOAT8(8);
+	margs.min_support = 1;
+	margs.constants = false;
+	/* 0.4's constants, for rules mined for the call (0.3: eleven arguments) */
+	if (PG_NARGS() > 11)
+	{
+		if (PG_ARGISNULL(11))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("constants must not be null")));
+		margs.constants = PG_GETARG_BOOL(11);
+	}
+	/* 0.5's rules_shown: NULL, every rule of an answer */
+	if (PG_NARGS() > 12 && !PG_ARGISNULL(12))
+	{
+		rules_shown = PG_GETARG_INT32(12);
+		if (rules_shown < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("rules_shown must not be negative, got %d", rules_shown),
+					 errhint("Use NULL for every rule of an answer, 0 for none.")));
+	}
+	gpudl_mine_args_check(&margs);
+	gpudl_require_program(program, GPUDL_PRIV_USE);
+
+	InitMaterializedSRF(fcinfo, 0);
+	gpudl_memory_reset();
+	percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl predict", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(percall);
+	token = gpudl_progress_begin("predict", program, query);
+	gpudl_progress_phase("reading");
+	kg = gpudl_kg_acquire(program, target);
+	qdict = gdl_dict_create();
+	gpudl_progress_phase("rules");
+	memset(&one, 0, sizeof(one));
+	memset(&split, 0, sizeof(split));
+	if (target == NULL && !is_table)
+	{
+		/* a goal names its relation: the target */
+		GpudlGoalSpec *g = gpudl_parse_goal(&kg->goals, query);
+
+		target = pstrdup(kg->goals.preds[g->pred].name);
+	}
+	if (target != NULL)
+	{
+		int			rel = gpudl_kg_relation(kg, target, false);
+
+		if (is_table)
+			queries = read_queries(kg, qdict, program, rel, query, &nqueries);
+		else
+			queries = goal_query(kg, qdict, target, rel, query);
+		split.kg = kg;
+		split.margs = &margs;
+		split.of = palloc0(sizeof(RelRules) * (kg->nrels + 1));
+		/* the stored rules, else those mined for the target alone */
+		if (gpudl_kg_rules(kg, rel) == NULL)
+			split.mined = gpudl_kg_mine(kg, target, &margs);
+		one = *split_rules(&split, rel);
+	}
+	else
+	{
+		/* a whole split: every relation asked about, its rules read or mined once */
+		queries = read_queries(kg, qdict, program, -1, query, &nqueries);
+		split.kg = kg;
+		split.margs = &margs;
+		split.of = palloc0(sizeof(RelRules) * (kg->nrels + 1));
+		for (qi = 0; qi < nqueries; qi++)
+			if (queries[qi].known)
+				(void) split_rules(&split, queries[qi].q.rel);
+	}
+
+	for (qi = 0; qi < nqueries;)
+	{
+		/* a batch of queries answered on the worker threads, then returned in order */
+		GdlPredictJob *jobs = palloc(sizeof(GdlPredictJob) * PREDICT_BATCH);
+		int64	   *which = palloc(sizeof(int64) * PREDICT_BATCH);
+		int64		nj = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		for (; qi < nqueries && nj < PREDICT_BATCH; qi++)
+		{
+			PredictQuery *pq = &queries[qi];
+			RelRules   *rr = one.ready ? &one : &split.of[pq->q.rel];
+
+			if (!pq->known || !rr->ready || rr->nrules == 0)
+				continue;
+			jobs[nj].rules = rr->rules;
+			jobs[nj].nrules = rr->nrules;
+			jobs[nj].q = pq->q;
+			jobs[nj].res = NULL;
+			which[nj++] = qi;
+		}
+		gpudl_progress_phase("predicting");
+		gdl_predict_many(kg->graph, jobs, nj, &opts);
+		gpudl_progress_phase("returning");
+		return_batch(rsinfo, kg, queries, &one, &split, jobs, which, nj, rules_shown, percall);
+		pfree(jobs);
+		pfree(which);
+	}
+	gpudl_progress_end(token);
+	gpudl_kg_release(kg);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(percall);
+	return (Datum) 0;
+}

@@ -1,0 +1,306 @@
+/*
+ * maint_apply.c — one statement's change of a base table applied to a
+ * maintained target, in the statement's transaction.
+ *
+ * Deleted rows (DELETE, the old rows of UPDATE; rows inserted into a
+ * negated table) go by delete-and-rederive:
+ * every target row with a derivation through a deleted row is collected
+ * into a temporary table (over-deletion, to a fixpoint, against the tables
+ * as they were), deleted, and those still derivable from what is left are
+ * put back.  Inserted rows (INSERT, COPY, the new rows of UPDATE; rows
+ * deleted from a negated table) and the
+ * rows put back propagate semi-naively: each round joins only the last
+ * round's new rows with the tables as they are, and keeps only rows the
+ * target does not hold (INSERT ... ON CONFLICT DO NOTHING on the target's
+ * unique index).  Work is proportional to the rows the change reaches.
+ */
+#include "maint/gpudl_maint.h"
+
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+
+/* Run one statement through SPI (connected by the caller); rows processed. */
+uint64
+gpudl_maint_exec(const char *sql, int expect)
+{
+	int			rc = SPI_execute(sql, false, 0);
+
+	if (rc != expect)
+		elog(ERROR, "gpudl: maintenance statement failed (%s): %s", SPI_result_code_string(rc), sql);
+	return SPI_processed;
+}
+
+/* The target's column list "a, b". */
+char *
+gpudl_maint_column_list(const GpudlMaintPlan *mp)
+{
+	StringInfoData s;
+	int			k;
+
+	initStringInfo(&s);
+	for (k = 0; k < mp->arity; k++)
+		appendStringInfo(&s, "%s%s", k ? ", " : "", mp->target_cols[k]);
+	return s.data;
+}
+
+/*
+ * The temporary tables of one target in this transaction (created on first
+ * use, dropped at commit), emptied.
+ */
+void
+gpudl_maint_temp_tables(const GpudlMaintPlan *mp)
+{
+	const char *names[3] = {mp->delta_sql, mp->next_sql, mp->gone_sql};
+	int			i;
+
+	for (i = 0; i < 3; i++)
+	{
+		if (gpudl_maint_exec(psprintf("SELECT 1 WHERE pg_catalog.to_regclass(%s) IS NOT NULL",
+									  quote_literal_cstr(names[i])), SPI_OK_SELECT) == 1)
+		{
+			gpudl_maint_exec(psprintf("DELETE FROM %s", names[i]), SPI_OK_DELETE);
+			continue;
+		}
+		gpudl_maint_exec(psprintf("CREATE TABLE %s (LIKE %s) ON COMMIT DROP", names[i],
+								  mp->target_sql), SPI_OK_UTILITY);
+		if (i == 2)
+			gpudl_maint_exec(psprintf("CREATE UNIQUE INDEX ON %s (%s)", names[i], gpudl_maint_column_list(mp)),
+							 SPI_OK_UTILITY);
+	}
+}
+
+/* What a round joins. */
+typedef enum RoundKind
+{
+	ROUND_GONE_FIRST,			/* over-deletion from the deleted rows */
+	ROUND_GONE_NEXT,			/* over-deletion from the last round's rows */
+	ROUND_REDERIVE,				/* over-deleted rows still derivable */
+	ROUND_ADD_FIRST,			/* the inserted rows (and the delta: rows put back) */
+	ROUND_ADD_NEXT				/* the last round's new rows */
+} RoundKind;
+
+/*
+ * The UNION ALL of one round's rule SELECTs (duplicates go at the insert): per rule, one SELECT per body atom
+ * that reads what changed, that atom reading the change and the others the
+ * tables as they are (or were, while over-deleting).  Empty when no rule
+ * reads what changed.
+ */
+static char *
+round_union(const GpudlMaintPlan *mp, RoundKind kind, bool with_delta, bool only_in_target)
+{
+	StringInfoData u;
+	GpudlMaintSource *src;
+	int			ci;
+
+	initStringInfo(&u);
+	for (ci = 0; ci < mp->nclauses; ci++)
+	{
+		const GdlClause *c = mp->clauses[ci]->clause;
+		int			l,
+					j;
+
+		src = palloc0(sizeof(GpudlMaintSource) * (c->nbody + 1));
+		if (kind == ROUND_REDERIVE)
+		{
+			StringInfoData one;
+
+			initStringInfo(&one);
+			if (gpudl_maint_rule_select(&one, mp, ci, src, mp->gone_sql, false))
+				appendStringInfo(&u, "%s%s", u.len ? " UNION ALL " : "", one.data);
+			continue;
+		}
+		for (j = 0; j < c->nbody; j++)
+		{
+			bool		is_target;
+			const GpudlMaintChange *ch = gpudl_maint_atom_change(mp, ci, j, &is_target);
+			bool		neg = c->body[j].kind == GDL_LIT_NEG;
+			bool		use;
+			GpudlMaintSource changed;
+			StringInfoData one;
+
+			/* rows inserted into a negated table take derivations away, deleted ones add */
+			switch (kind)
+			{
+				case ROUND_GONE_FIRST:
+					use = ch != NULL && (neg ? ch->inserted : ch->deleted);
+					changed = neg ? GPUDL_MS_INSERTED : GPUDL_MS_DELETED;
+					break;
+				case ROUND_ADD_FIRST:
+					use = (ch != NULL && (neg ? ch->deleted : ch->inserted)) || (with_delta && is_target);
+					changed = is_target ? GPUDL_MS_DELTA : neg ? GPUDL_MS_DELETED : GPUDL_MS_INSERTED;
+					break;
+				default:
+					use = is_target;
+					changed = GPUDL_MS_DELTA;
+					break;
+			}
+			if (!use)
+				continue;
+			for (l = 0; l < c->nbody; l++)
+			{
+				if (l == j)
+					src[l] = changed;
+				else if (kind == ROUND_GONE_FIRST || kind == ROUND_GONE_NEXT)
+					src[l] = GPUDL_MS_BEFORE;
+				else
+					src[l] = GPUDL_MS_CURRENT;
+			}
+			initStringInfo(&one);
+			if (gpudl_maint_rule_select(&one, mp, ci, src, NULL,
+										only_in_target))
+				appendStringInfo(&u, "%s%s", u.len ? " UNION ALL " : "", one.data);
+		}
+	}
+	return u.data;
+}
+
+/*
+ * Insert a round's rows into 'into' (the target or the over-deleted set),
+ * keeping only rows it does not hold, and put those into the next delta.
+ * At most 'cap' candidate rows are read (0: no bound); *capped says the
+ * round stopped there (the caller then recomputes instead), so a change
+ * that reaches much of the table costs no more than the bound.
+ */
+static uint64
+insert_new(const GpudlMaintPlan *mp, const char *into, const char *select, int64 cap, bool *capped)
+{
+	char	   *cols = gpudl_maint_column_list(mp);
+	bool		isnull;
+	int64		candidates;
+	uint64		added;
+
+	gpudl_maint_exec(psprintf("WITH gpudl_candidates AS (%s%s), "
+							  "gpudl_added AS (INSERT INTO %s (%s) SELECT * FROM gpudl_candidates "
+							  "ON CONFLICT DO NOTHING RETURNING %s), "
+							  "gpudl_next AS (INSERT INTO %s SELECT * FROM gpudl_added) "
+							  "SELECT (SELECT count(*) FROM gpudl_candidates), (SELECT count(*) FROM gpudl_added)",
+							  select, cap > 0 ? psprintf(" LIMIT %lld", (long long) cap) : "",
+							  into, cols, cols, mp->next_sql),
+					 SPI_OK_SELECT);
+	candidates = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	added = (uint64) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	*capped = cap > 0 && candidates >= cap;
+	return added;
+}
+
+/* The candidate bound of a round, given what the change reached so far. */
+static int64
+round_cap(int64 limit, int64 reached)
+{
+	if (limit == PG_INT64_MAX)
+		return 0;
+	return Max(1, limit - reached + 1);
+}
+
+/* The next round's delta is this round's new rows. */
+static void
+advance(const GpudlMaintPlan *mp)
+{
+	gpudl_maint_exec(psprintf("DELETE FROM %s", mp->delta_sql), SPI_OK_DELETE);
+	gpudl_maint_exec(psprintf("INSERT INTO %s SELECT * FROM %s", mp->delta_sql, mp->next_sql),
+					 SPI_OK_INSERT);
+	gpudl_maint_exec(psprintf("DELETE FROM %s", mp->next_sql), SPI_OK_DELETE);
+	/* the planner joins the delta with the target's indexes when it knows it is small */
+	gpudl_maint_exec(psprintf("ANALYZE %s", mp->delta_sql), SPI_OK_UTILITY);
+}
+
+/*
+ * Apply mp->changes (their rows in the target's pending tables) to the
+ * target of mp, which must be incremental.  SPI connected.  Returns false,
+ * with the target not yet consistent, as soon as the rows over-deleted or
+ * inserted pass 'limit': the caller then recomputes, which is cheaper.
+ */
+bool
+gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats)
+{
+	bool		with_delta = false;
+	bool		has_deleted = false;
+	bool		mixed = false;
+	bool		capped = false;
+	uint64		gone = 0;
+	uint64		n;
+	char	   *sel;
+	ListCell   *lc;
+
+	/*
+	 * Over-deletion against the tables as they were only derives rows the
+	 * target holds, unless a table read "as it was" also holds rows inserted
+	 * by the changes applied (an UPDATE, statements merged): only then are
+	 * the candidates checked against the target (a check the planner may
+	 * make with a scan of the whole target).
+	 */
+	foreach(lc, mp->changes)
+	{
+		GpudlMaintChange *c = lfirst(lc);
+
+		has_deleted |= c->deleted || (c->inserted && list_member_oid(mp->negated_relids, c->relid));
+		mixed |= c->inserted;
+	}
+	/* over-deletion leaves negations out, so it may derive rows the target lacks */
+	mixed = (mixed && has_deleted) || mp->negated_relids != NIL;
+
+	Assert(mp->incremental);
+	gpudl_maint_temp_tables(mp);
+	if (mp->group_cols != NULL)
+		return gpudl_maint_apply_groups(mp, limit, stats);
+	if (has_deleted)
+	{
+		StringInfoData del;
+		int			k;
+
+		sel = round_union(mp, ROUND_GONE_FIRST, false, mixed);
+		n = sel[0] ? insert_new(mp, mp->gone_sql, sel, round_cap(limit, 0), &capped) : 0;
+		gone = n;
+		while (n > 0)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (capped || (int64) gone > limit)
+				return false;	/* nothing written to the target yet */
+			advance(mp);
+			stats->rounds++;
+			sel = round_union(mp, ROUND_GONE_NEXT, false, mixed);
+			if (!sel[0])
+				break;
+			n = insert_new(mp, mp->gone_sql, sel, round_cap(limit, gone), &capped);
+			gone += n;
+		}
+		if (capped)
+			return false;		/* nothing written to the target yet */
+		initStringInfo(&del);
+		appendStringInfo(&del, "DELETE FROM %s AS t USING %s AS g WHERE ", mp->target_sql, mp->gone_sql);
+		for (k = 0; k < mp->arity; k++)
+			appendStringInfo(&del, "%st.%s OPERATOR(pg_catalog.=) g.%s", k ? " AND " : "",
+							 mp->target_cols[k], mp->target_cols[k]);
+		gpudl_maint_exec(psprintf("ANALYZE %s", mp->gone_sql), SPI_OK_UTILITY);
+		stats->deleted += gpudl_maint_exec(del.data, SPI_OK_DELETE);
+		gpudl_maint_exec(psprintf("DELETE FROM %s", mp->delta_sql), SPI_OK_DELETE);
+		gpudl_maint_exec(psprintf("DELETE FROM %s", mp->next_sql), SPI_OK_DELETE);
+
+		/* put back what is still derivable; it propagates as an insertion */
+		sel = round_union(mp, ROUND_REDERIVE, false, false);
+		if (sel[0] && (n = insert_new(mp, mp->target_sql, sel, 0, &capped)) > 0)
+		{
+			stats->inserted += n;
+			advance(mp);
+			with_delta = true;
+		}
+	}
+	sel = round_union(mp, ROUND_ADD_FIRST, with_delta, false);
+	n = sel[0] ? insert_new(mp, mp->target_sql, sel, round_cap(limit, stats->inserted), &capped) : 0;
+	stats->inserted += n;
+	while (n > 0 || capped)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (capped || stats->inserted > limit)
+			return false;
+		advance(mp);
+		stats->rounds++;
+		sel = round_union(mp, ROUND_ADD_NEXT, false, false);
+		if (!sel[0])
+			break;
+		n = insert_new(mp, mp->target_sql, sel, round_cap(limit, stats->inserted), &capped);
+		stats->inserted += n;
+	}
+	return !capped;
+}
