@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools/test.sh — run every test of gpudl: build (warnings are errors, CUDA
-# module too where nvcc exists), the standalone core tests (also built with
+# module too where nvcc exists), the source layout (tools/layers.py), the standalone core tests (also built with
 # AddressSanitizer + UBSan), a short parser
 # fuzz, pg_regress + pgTAP suites (make installcheck) and the shell tests of
 # test/t/ against this checkout's private cluster.  Ends with PASS or FAIL.
@@ -18,6 +18,9 @@ gpudl_check_prereqs test || exit 1
 
 step "build"
 make -s -j2 || { echo "build failed"; exit 1; }
+
+step "source layout (tools/layers.py: folders in layer order, none over 25 C files)"
+python3 tools/layers.py || failed+=("layers")
 
 step "standalone core tests (test/unit)"
 make -s -C test/unit check || failed+=("unit")
