@@ -318,9 +318,7 @@ cu_op_aggregate(CuCtx *c, CuRel *in, int ngroup, const int *group,
 	}
 
 	/* one row per group */
-	CU_OK(rel_new(c, arity, cu_packable(arity, lo, hi) ? L_PACKED : L_WIDE, g, &r));
-	memcpy(r->lo, lo, sizeof(int64_t) * arity);
-	memcpy(r->hi, hi, sizeof(int64_t) * arity);
+	CU_OK(rel_new_bounded(c, arity, g, lo, hi, &r));
 	r->is_set = true;
 	herr = -1;
 	if (cudaMemsetAsync(derr, 0xff, sizeof(unsigned long long), c->stream) != cudaSuccess)

@@ -289,9 +289,7 @@ upload_body(CuCtx *c, int ncols, int64_t n, const int64_t *const *cols, CuRel **
 				hi[k] = v[i];
 		}
 	}
-	CU_OK(rel_new(c, ncols, cu_packable(ncols, lo, hi) ? L_PACKED : L_WIDE, n, &r));
-	memcpy(r->lo, lo, sizeof(int64_t) * ncols);
-	memcpy(r->hi, hi, sizeof(int64_t) * ncols);
+	CU_OK(rel_new_bounded(c, ncols, n, lo, hi, &r));
 	r->is_set = n <= 1;			/* the engine starts fixpoints from empty uploads */
 	r->sorted = n <= 1;
 	st = GDL_BK_OK;

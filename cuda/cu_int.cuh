@@ -174,6 +174,13 @@ struct DRel
 	const int64_t *cols;
 };
 
+/* Device columns (stride ld, n rows) seen as a wide relation. */
+static inline DRel
+cu_wide_view(int arity, const int64_t *cols, int64_t n, int64_t ld)
+{
+	return DRel{L_WIDE, arity, n, ld, nullptr, cols};
+}
+
 /* Where a kernel writes rows of a new relation. */
 struct DOut
 {
@@ -344,6 +351,8 @@ cu_cub(CuCtx *c, F &&f)
 /* -------------------------------------------------------------- rel.cu */
 
 extern int	rel_new(CuCtx *c, int arity, int layout, int64_t n, CuRel **out);
+extern int	rel_new_bounded(CuCtx *c, int arity, int64_t n, const int64_t *lo, const int64_t *hi,
+							CuRel **out);
 extern int	rel_view(CuCtx *c, CuStore *st, int arity, int64_t off, int64_t n, CuRel **out);
 extern void rel_free(CuCtx *c, CuRel *r);
 extern void store_unref(CuCtx *c, CuStore *st);
@@ -354,6 +363,7 @@ extern bool cu_packable(int arity, const int64_t *lo, const int64_t *hi);
 extern void bounds_empty(int arity, int64_t *lo, int64_t *hi);
 extern void bounds_union(int arity, int64_t *lo, int64_t *hi, const int64_t *lo2, const int64_t *hi2);
 extern void bounds_copy(CuRel *dst, const CuRel *src);
+extern void rel_mark_union(CuRel *r, const CuRel *A, const CuRel *B);
 extern int	key_end_bit(int arity, const int64_t *lo, const int64_t *hi);
 extern int	rel_adopt(CuCtx *c, int arity, int layout, int64_t n, void *data, CuRel **out);
 extern int	rel_copy_wide(CuCtx *c, const CuRel *r, int64_t *dst, int64_t ld, int64_t row0);
@@ -375,6 +385,8 @@ extern int	sort_perm(CuCtx *c, const DRel &r, int ncols, const int *cols,
 					  const int64_t *lo, const int64_t *hi, DBuf &perm);
 extern int	select_flagged(CuCtx *c, const uint8_t *flags, int64_t n, DBuf &ids, int64_t *m);
 extern int	exclusive_scan(CuCtx *c, const int64_t *in, int64_t *out, int64_t n);
+extern int	merge_keys(CuCtx *c, const uint64_t *a, int64_t na, const uint64_t *b, int64_t nb,
+					   uint64_t *out);
 
 /* ------------------------------------------------------------- hash.cu */
 

@@ -214,6 +214,28 @@ table_room(const CuCtx *c, const CuStore *st)
 }
 
 /*
+ * Install tk and tp (tcap slots) as st's table and fill it with the log's
+ * keys: the end of a rebuild, at the new size or (short of memory) the old.
+ */
+static int
+hlog_fill_table(CuCtx *c, CuStore *st, void *tk, void *tp, uint64_t tcap)
+{
+	st->tkeys = (uint64_t *) tk;
+	st->tpos = (uint32_t *) tp;
+	st->tmask = tcap - 1;
+	CU_TRY(c, cudaMemsetAsync(tk, 0xff, sizeof(uint64_t) * tcap, c->stream));
+	if (st->lcount > 0)
+	{
+		c->cnt.launches++;
+		k_insert_known<<<cu_grid(st->lcount), CU_BLOCK, 0, c->stream>>>(
+			(const uint64_t *) st->data, st->lcount, 0,
+			(unsigned long long *) st->tkeys, st->tpos, st->tmask);
+		CU_LAUNCHED(c);
+	}
+	return GDL_BK_OK;
+}
+
+/*
  * Build a new table of at least 2 * need slots (lean: 4/3 * need) from the
  * log's keys.  While the table is small it at least quadruples (not when
  * lean), so a relation growing from thousands to tens of millions of rows
@@ -262,34 +284,10 @@ hlog_rebuild_table(CuCtx *c, CuStore *st, int64_t need)
 		tcap = old;
 		(void) cu_fail(c, GDL_BK_ERR_NO_MEMORY, "device memory limit exceeded: no room to grow a hash set to %llu slots",
 					   (unsigned long long) pow2_at_least((uint64_t) need));
-		s = GDL_BK_ERR_NO_MEMORY;
-		st->tkeys = (uint64_t *) tk;
-		st->tpos = (uint32_t *) tp;
-		st->tmask = tcap - 1;
-		CU_TRY(c, cudaMemsetAsync(tk, 0xff, sizeof(uint64_t) * tcap, c->stream));
-		if (st->lcount > 0)
-		{
-			c->cnt.launches++;
-			k_insert_known<<<cu_grid(st->lcount), CU_BLOCK, 0, c->stream>>>(
-				(const uint64_t *) st->data, st->lcount, 0,
-				(unsigned long long *) st->tkeys, st->tpos, st->tmask);
-			CU_LAUNCHED(c);
-		}
-		return s;
+		CU_OK(hlog_fill_table(c, st, tk, tp, tcap));
+		return GDL_BK_ERR_NO_MEMORY;
 	}
-	st->tkeys = (uint64_t *) tk;
-	st->tpos = (uint32_t *) tp;
-	st->tmask = tcap - 1;
-	CU_TRY(c, cudaMemsetAsync(tk, 0xff, sizeof(uint64_t) * tcap, c->stream));
-	if (st->lcount > 0)
-	{
-		c->cnt.launches++;
-		k_insert_known<<<cu_grid(st->lcount), CU_BLOCK, 0, c->stream>>>(
-			(const uint64_t *) st->data, st->lcount, 0,
-			(unsigned long long *) st->tkeys, st->tpos, st->tmask);
-		CU_LAUNCHED(c);
-	}
-	return GDL_BK_OK;
+	return hlog_fill_table(c, st, tk, tp, tcap);
 }
 
 /* Make room in a log for 'need' keys in all: grow the array and the table. */

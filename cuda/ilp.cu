@@ -222,6 +222,24 @@ session_free(GdlIlpDevSession *s)
 	delete s;
 }
 
+/*
+ * The two steps of the transpose: the entries' rows sorted by column into
+ * trow, the per-column counts scanned into toff; with tmp NULL, only the
+ * scratch each needs (into tb, tb2), as CUB sizes it.
+ */
+bool
+transpose_sort_scan(GdlIlpDevSession *s, void *tmp, size_t &tb, size_t &tb2, int32_t *keys_out,
+					int32_t *rows, unsigned long long *cnt, int bits, char *errmsg, size_t errlen)
+{
+	bool		sizing = tmp == NULL;
+
+	return !failed(cub::DeviceRadixSort::SortPairs(tmp, tb, s->idx, keys_out, rows, s->trow,
+												   s->nnz, 0, bits, s->stream),
+				   sizing ? "sort size" : "sort", errmsg, errlen) &&
+		!failed(cub::DeviceScan::InclusiveSum(tmp, tb2, cnt, s->toff, s->ncols + 1, s->stream),
+				sizing ? "scan size" : "scan", errmsg, errlen);
+}
+
 /* Build the transpose (toff, trow) on the device. */
 bool
 build_transpose(GdlIlpDevSession *s, char *errmsg, size_t errlen)
@@ -253,22 +271,14 @@ build_transpose(GdlIlpDevSession *s, char *errmsg, size_t errlen)
 	k_col_count<<<nblocks(s->nnz), ILP_BLOCK, 0, s->stream>>>(s->nnz, s->idx, cnt);
 	if (failed(cudaGetLastError(), "launch", errmsg, errlen))
 		goto done;
-	if (failed(cub::DeviceRadixSort::SortPairs(NULL, tb, s->idx, keys_out, rows, s->trow,
-											   s->nnz, 0, bits, s->stream),
-			   "sort size", errmsg, errlen) ||
-		failed(cub::DeviceScan::InclusiveSum(NULL, tb2, cnt, s->toff, s->ncols + 1,
-											 s->stream), "scan size", errmsg, errlen))
+	if (!transpose_sort_scan(s, NULL, tb, tb2, keys_out, rows, cnt, bits, errmsg, errlen))
 		goto done;
 	if (tb2 > tb)
 		tb = tb2;
 	if (failed(cudaMalloc(&tmp, tb), "malloc", errmsg, errlen))
 		goto done;
 	tb2 = tb;
-	if (failed(cub::DeviceRadixSort::SortPairs(tmp, tb, s->idx, keys_out, rows, s->trow,
-											   s->nnz, 0, bits, s->stream),
-			   "sort", errmsg, errlen) ||
-		failed(cub::DeviceScan::InclusiveSum(tmp, tb2, cnt, s->toff, s->ncols + 1,
-											 s->stream), "scan", errmsg, errlen))
+	if (!transpose_sort_scan(s, tmp, tb, tb2, keys_out, rows, cnt, bits, errmsg, errlen))
 		goto done;
 	ok = !failed(cudaStreamSynchronize(s->stream), "transpose", errmsg, errlen);
 done:

@@ -19,64 +19,13 @@
 
 #include <cub/cub.cuh>
 
+#include "cu_bufs.cuh"
 #include "ilp/ilp_bulk.h"
 
 #define COVER_BLOCK 128
 
 namespace
 {
-
-/* Record a CUDA error as the message; true when there was one. */
-bool
-cover_failed(cudaError_t rc, const char *what, char *errmsg, size_t errlen)
-{
-	if (rc == cudaSuccess)
-		return false;
-	snprintf(errmsg, errlen, "%s: %s", what, cudaGetErrorString(rc));
-	return true;
-}
-
-/* Device buffers of one cover() call, freed together. */
-struct CoverBufs
-{
-	void	   *p[16];
-	int			n;
-
-	CoverBufs() : n(0) {}
-	~CoverBufs()
-	{
-		for (int i = 0; i < n; i++)
-			cudaFree(p[i]);
-	}
-	/* cudaMalloc, remembered */
-	template <typename T> bool alloc(T **out, size_t bytes, char *errmsg, size_t errlen)
-	{
-		void	   *q = NULL;
-
-		if (cover_failed(cudaMalloc(&q, bytes > 0 ? bytes : 8), "device memory", errmsg, errlen))
-			return false;
-		p[n++] = q;
-		*out = (T *) q;
-		return true;
-	}
-};
-
-/* Copy a host array to a new device buffer. */
-template <typename T>
-bool
-upload(CoverBufs &b, const T *src, int64_t n, const T **dst, cudaStream_t st, char *errmsg,
-	   size_t errlen)
-{
-	T		   *d;
-
-	if (!b.alloc(&d, sizeof(T) * (size_t) n, errmsg, errlen))
-		return false;
-	if (n > 0 && cover_failed(cudaMemcpyAsync(d, src, sizeof(T) * (size_t) n,
-											 cudaMemcpyHostToDevice, st), "upload", errmsg, errlen))
-		return false;
-	*dst = d;
-	return true;
-}
 
 /*
  * The graph of the last call with a nonzero graph_id, kept on the device:
@@ -85,7 +34,7 @@ upload(CoverBufs &b, const T *src, int64_t n, const T **dst, cudaStream_t st, ch
 struct Resident
 {
 	uint64_t	id;
-	CoverBufs  *bufs;
+	CuBufs	   *bufs;
 	const int64_t *aoff;
 	const uint64_t *adj;
 	const int64_t *soff;
@@ -95,6 +44,22 @@ struct Resident
 };
 
 Resident	resident = {0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+
+/*
+ * Point dst's graph arrays at src's: a call's input at the resident graph,
+ * or the resident graph at a call's upload (the two share the field names).
+ */
+template <typename D, typename S>
+void
+copy_graph(D &dst, const S &src)
+{
+	dst.aoff = src.aoff;
+	dst.adj = src.adj;
+	dst.soff = src.soff;
+	dst.sig = src.sig;
+	dst.uoff = src.uoff;
+	dst.usig = src.usig;
+}
 
 /* Free the resident graph. */
 void
@@ -107,15 +72,15 @@ resident_release()
 
 /* Upload the graph arrays of hin into b, pointing in's at them. */
 bool
-upload_graph(CoverBufs &b, const GdlIlpDevCoverIn *hin, GdlIlpDevCoverIn *in, cudaStream_t st,
+upload_graph(CuBufs &b, const GdlIlpDevCoverIn *hin, GdlIlpDevCoverIn *in, cudaStream_t st,
 			 char *errmsg, size_t errlen)
 {
-	return upload(b, hin->aoff, (int64_t) in->nent + 1, &in->aoff, st, errmsg, errlen) &&
-		upload(b, hin->adj, hin->aoff[in->nent], &in->adj, st, errmsg, errlen) &&
-		upload(b, hin->soff, (int64_t) in->nent + 1, &in->soff, st, errmsg, errlen) &&
-		upload(b, hin->sig, hin->soff[in->nent], &in->sig, st, errmsg, errlen) &&
-		upload(b, hin->uoff, (int64_t) in->nent + 1, &in->uoff, st, errmsg, errlen) &&
-		upload(b, hin->usig, hin->uoff[in->nent], &in->usig, st, errmsg, errlen);
+	return b.up(hin->aoff, (int64_t) in->nent + 1, &in->aoff, errmsg, errlen, &st) &&
+		b.up(hin->adj, hin->aoff[in->nent], &in->adj, errmsg, errlen, &st) &&
+		b.up(hin->soff, (int64_t) in->nent + 1, &in->soff, errmsg, errlen, &st) &&
+		b.up(hin->sig, hin->soff[in->nent], &in->sig, errmsg, errlen, &st) &&
+		b.up(hin->uoff, (int64_t) in->nent + 1, &in->uoff, errmsg, errlen, &st) &&
+		b.up(hin->usig, hin->uoff[in->nent], &in->usig, errmsg, errlen, &st);
 }
 
 /* Entries per example (pass 1) or the entries themselves (pass 2). */
@@ -138,7 +103,7 @@ ilp_cover(const GdlIlpDevCoverIn *hin, uint64_t **out, int64_t *nout, double *se
 		  char *errmsg, size_t errlen)
 {
 	auto		start = std::chrono::steady_clock::now();
-	CoverBufs	b;
+	CuBufs	b;
 	GdlIlpDevCoverIn in = *hin;
 	cudaStream_t st = 0;
 	int64_t    *count,
@@ -161,34 +126,24 @@ ilp_cover(const GdlIlpDevCoverIn *hin, uint64_t **out, int64_t *nout, double *se
 		grid = 1;
 	if (in.graph_id != 0 && in.graph_id == resident.id)
 	{
-		in.aoff = resident.aoff;
-		in.adj = resident.adj;
-		in.soff = resident.soff;
-		in.sig = resident.sig;
-		in.uoff = resident.uoff;
-		in.usig = resident.usig;
+		copy_graph(in, resident);
 	}
 	else if (in.graph_id != 0)
 	{
 		resident_release();
-		resident.bufs = new CoverBufs();
+		resident.bufs = new CuBufs();
 		if (!upload_graph(*resident.bufs, hin, &in, st, errmsg, errlen))
 		{
 			resident_release();
 			return -1;
 		}
 		resident.id = in.graph_id;
-		resident.aoff = in.aoff;
-		resident.adj = in.adj;
-		resident.soff = in.soff;
-		resident.sig = in.sig;
-		resident.uoff = in.uoff;
-		resident.usig = in.usig;
+		copy_graph(resident, in);
 	}
 	else if (!upload_graph(b, hin, &in, st, errmsg, errlen))
 		return -1;
-	if (!upload(b, hin->ex0, in.nex, &in.ex0, st, errmsg, errlen) ||
-		!upload(b, hin->ex1, in.nex, &in.ex1, st, errmsg, errlen) ||
+	if (!b.up(hin->ex0, in.nex, &in.ex0, errmsg, errlen, &st) ||
+		!b.up(hin->ex1, in.nex, &in.ex1, errmsg, errlen, &st) ||
 		!b.alloc(&count, sizeof(int64_t) * ((size_t) in.nex + 1), errmsg, errlen) ||
 		!b.alloc(&off, sizeof(int64_t) * ((size_t) in.nex + 1), errmsg, errlen) ||
 		!b.alloc(&dnsel, sizeof(int64_t), errmsg, errlen))
@@ -196,19 +151,19 @@ ilp_cover(const GdlIlpDevCoverIn *hin, uint64_t **out, int64_t *nout, double *se
 	if (in.nex > 0)
 	{
 		cover_kernel<<<grid, COVER_BLOCK, 0, st>>>(in, count, NULL, NULL);
-		if (cover_failed(cudaGetLastError(), "count kernel", errmsg, errlen))
+		if (cu_msg_failed(cudaGetLastError(), "count kernel", errmsg, errlen))
 			return -1;
 		cub::DeviceScan::ExclusiveSum(NULL, need, count, off, in.nex, st);
 		tmpbytes = need;
 		if (!b.alloc(&tmp, tmpbytes, errmsg, errlen))
 			return -1;
-		if (cover_failed(cub::DeviceScan::ExclusiveSum(tmp, tmpbytes, count, off, in.nex, st),
+		if (cu_msg_failed(cub::DeviceScan::ExclusiveSum(tmp, tmpbytes, count, off, in.nex, st),
 						 "scan", errmsg, errlen) ||
-			cover_failed(cudaMemcpyAsync(&total, off + in.nex - 1, sizeof(int64_t),
+			cu_msg_failed(cudaMemcpyAsync(&total, off + in.nex - 1, sizeof(int64_t),
 										 cudaMemcpyDeviceToHost, st), "download", errmsg, errlen) ||
-			cover_failed(cudaMemcpyAsync(&last, count + in.nex - 1, sizeof(int64_t),
+			cu_msg_failed(cudaMemcpyAsync(&last, count + in.nex - 1, sizeof(int64_t),
 										 cudaMemcpyDeviceToHost, st), "download", errmsg, errlen) ||
-			cover_failed(cudaStreamSynchronize(st), "count", errmsg, errlen))
+			cu_msg_failed(cudaStreamSynchronize(st), "count", errmsg, errlen))
 			return -1;
 		total += last;
 	}
@@ -224,7 +179,7 @@ ilp_cover(const GdlIlpDevCoverIn *hin, uint64_t **out, int64_t *nout, double *se
 	if (total > 0)
 	{
 		cover_kernel<<<grid, COVER_BLOCK, 0, st>>>(in, count, off, ent);
-		if (cover_failed(cudaGetLastError(), "fill kernel", errmsg, errlen))
+		if (cu_msg_failed(cudaGetLastError(), "fill kernel", errmsg, errlen))
 			return -1;
 		need = 0;
 		cub::DeviceRadixSort::SortKeys(NULL, need, ent, sorted, total, 0, 64, st);
@@ -244,13 +199,13 @@ ilp_cover(const GdlIlpDevCoverIn *hin, uint64_t **out, int64_t *nout, double *se
 			tmp = t2;
 			tmpbytes = need;
 		}
-		if (cover_failed(cub::DeviceRadixSort::SortKeys(tmp, tmpbytes, ent, sorted, total, 0, 64, st),
+		if (cu_msg_failed(cub::DeviceRadixSort::SortKeys(tmp, tmpbytes, ent, sorted, total, 0, 64, st),
 						 "sort", errmsg, errlen) ||
-			cover_failed(cub::DeviceSelect::Unique(tmp, tmpbytes, sorted, ent, dnsel, total, st),
+			cu_msg_failed(cub::DeviceSelect::Unique(tmp, tmpbytes, sorted, ent, dnsel, total, st),
 						 "unique", errmsg, errlen) ||
-			cover_failed(cudaMemcpyAsync(&nsel, dnsel, sizeof(int64_t), cudaMemcpyDeviceToHost, st),
+			cu_msg_failed(cudaMemcpyAsync(&nsel, dnsel, sizeof(int64_t), cudaMemcpyDeviceToHost, st),
 						 "download", errmsg, errlen) ||
-			cover_failed(cudaStreamSynchronize(st), "sort", errmsg, errlen))
+			cu_msg_failed(cudaStreamSynchronize(st), "sort", errmsg, errlen))
 			return -1;
 	}
 	host = (uint64_t *) malloc(sizeof(uint64_t) * ((size_t) nsel + 1));
@@ -260,9 +215,9 @@ ilp_cover(const GdlIlpDevCoverIn *hin, uint64_t **out, int64_t *nout, double *se
 		return -1;
 	}
 	if (nsel > 0 &&
-		(cover_failed(cudaMemcpyAsync(host, ent, sizeof(uint64_t) * (size_t) nsel,
+		(cu_msg_failed(cudaMemcpyAsync(host, ent, sizeof(uint64_t) * (size_t) nsel,
 									  cudaMemcpyDeviceToHost, st), "download", errmsg, errlen) ||
-		 cover_failed(cudaStreamSynchronize(st), "download", errmsg, errlen)))
+		 cu_msg_failed(cudaStreamSynchronize(st), "download", errmsg, errlen)))
 	{
 		free(host);
 		return -1;

@@ -809,9 +809,7 @@ cu_op_join(CuCtx *c, CuRel *L, CuRel *R, int nkeys, const int *lkeys, const int 
 	/* materialize */
 	if (nout == 0)
 		return rel_unit(c, total, result);
-	CU_OK(rel_new(c, nout, cu_packable(nout, lo, hi) ? L_PACKED : L_WIDE, total, &r));
-	memcpy(r->lo, lo, sizeof(int64_t) * nout);
-	memcpy(r->hi, hi, sizeof(int64_t) * nout);
+	CU_OK(rel_new_bounded(c, nout, total, lo, hi, &r));
 	if (total > 0)
 	{
 		DOut		o = rel_dout(r);

@@ -331,9 +331,7 @@ map_project(CuCtx *c, CuRel *in, int nout, const GdlBkExpr *out, CuRel **result)
 		return rel_share(c, in, result);
 	if (nout == 0)
 		return rel_unit(c, in->n, result);
-	CU_OK(rel_new(c, nout, cu_packable(nout, lo, hi) ? L_PACKED : L_WIDE, in->n, &r));
-	memcpy(r->lo, lo, sizeof(int64_t) * nout);
-	memcpy(r->hi, hi, sizeof(int64_t) * nout);
+	CU_OK(rel_new_bounded(c, nout, in->n, lo, hi, &r));
 	if (in->n > 0)
 	{
 		o = rel_dout(r);
@@ -547,9 +545,7 @@ cu_op_map(CuCtx *c, CuRel *in, int nfilter, const GdlBkExpr *filter,
 		lo[j] = is_col(&out[j]) ? in->lo[out[j].code[0].arg] : hstats[1 + 2 * j];
 		hi[j] = is_col(&out[j]) ? in->hi[out[j].code[0].arg] : hstats[2 + 2 * j];
 	}
-	CU_OK(rel_new(c, nout, cu_packable(nout, lo, hi) ? L_PACKED : L_WIDE, m, &r));
-	memcpy(r->lo, lo, sizeof(int64_t) * nout);
-	memcpy(r->hi, hi, sizeof(int64_t) * nout);
+	CU_OK(rel_new_bounded(c, nout, m, lo, hi, &r));
 	/* a filtered set with its columns unchanged stays a set */
 	r->is_set = in->is_set && nout == in->arity && r->layout == in->layout;
 	for (int j = 0; j < nout && r->is_set; j++)

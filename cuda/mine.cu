@@ -41,6 +41,7 @@
 #include <cub/cub.cuh>
 
 #include "mine/gdl_mine_device.h"
+#include "cu_bufs.cuh"
 #include "mine_walk.cuh"
 
 namespace
@@ -73,60 +74,6 @@ k_flag(const ull *keys, const ull *vals, uint64_t n, const int64_t *nfacts, int6
 
 /* ---------------------------------------------------------------- host */
 
-/* Record a CUDA error as the message; true when there was one. */
-bool
-md_failed(cudaError_t rc, const char *what, char *errmsg, size_t errlen)
-{
-	if (rc == cudaSuccess)
-		return false;
-	snprintf(errmsg, errlen, "%s: %s", what, cudaGetErrorString(rc));
-	return true;
-}
-
-/* Device buffers of one call, freed together. */
-struct Bufs
-{
-	std::vector<void *> p;
-
-	~Bufs()
-	{
-		for (void *q : p)
-			cudaFree(q);
-	}
-	template <typename T> bool alloc(T **out, size_t bytes, char *errmsg, size_t errlen)
-	{
-		void	   *q = NULL;
-
-		if (md_failed(cudaMalloc(&q, bytes > 0 ? bytes : 8), "device memory", errmsg, errlen))
-			return false;
-		p.push_back(q);
-		*out = (T *) q;
-		return true;
-	}
-	void		release(void *q)
-	{
-		for (size_t i = 0; i < p.size(); i++)
-			if (p[i] == q)
-			{
-				cudaFree(q);
-				p.erase(p.begin() + i);
-				return;
-			}
-	}
-	template <typename T> bool up(const T *src, int64_t n, const T **dst, char *errmsg, size_t errlen)
-	{
-		T		   *d;
-
-		if (!alloc(&d, sizeof(T) * (size_t) n, errmsg, errlen))
-			return false;
-		if (n > 0 && md_failed(cudaMemcpy(d, src, sizeof(T) * (size_t) n, cudaMemcpyHostToDevice),
-							   "upload", errmsg, errlen))
-			return false;
-		*dst = d;
-		return true;
-	}
-};
-
 double
 now_s()
 {
@@ -135,7 +82,7 @@ now_s()
 
 /* A key set (or key -> index table) built by md_set_build, uploaded. */
 bool
-upload_set(Bufs &b, const uint64_t *keys, int64_t n, const ull **dkeys, const int64_t **didx,
+upload_set(CuBufs &b, const uint64_t *keys, int64_t n, const ull **dkeys, const int64_t **didx,
 		   uint64_t *mask, char *errmsg, size_t errlen)
 {
 	ull		   *k = NULL;
@@ -231,16 +178,16 @@ struct StopFlag
 		void	   *m = NULL;
 
 		in = req;
-		if (md_failed(cudaHostAlloc((void **) &host, sizeof(int), cudaHostAllocDefault),
+		if (cu_msg_failed(cudaHostAlloc((void **) &host, sizeof(int), cudaHostAllocDefault),
 					  "stop flag", errmsg, errlen) ||
-			md_failed(cudaHostAlloc(&m, sizeof(int), cudaHostAllocMapped), "stop flag", errmsg, errlen))
+			cu_msg_failed(cudaHostAlloc(&m, sizeof(int), cudaHostAllocMapped), "stop flag", errmsg, errlen))
 			return false;
 		mapped = (volatile int *) m;
 		*host = 0;
 		*mapped = 0;
-		if (md_failed(cudaMalloc((void **) &dev, sizeof(int)), "stop flag", errmsg, errlen) ||
-			md_failed(cudaMemset(dev, 0, sizeof(int)), "stop flag", errmsg, errlen) ||
-			md_failed(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stop flag",
+		if (cu_msg_failed(cudaMalloc((void **) &dev, sizeof(int)), "stop flag", errmsg, errlen) ||
+			cu_msg_failed(cudaMemset(dev, 0, sizeof(int)), "stop flag", errmsg, errlen) ||
+			cu_msg_failed(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stop flag",
 					  errmsg, errlen))
 			return false;
 		if (pthread_create(&watcher, NULL, watch, this) != 0)
@@ -289,7 +236,7 @@ wait_kernels(StopFlag &sf, const char *what, char *errmsg, size_t errlen)
 		sf.poll();
 		usleep(1000);
 	}
-	if (md_failed(e, what, errmsg, errlen))
+	if (cu_msg_failed(e, what, errmsg, errlen))
 		return false;
 	if (sf.poll())
 	{
@@ -304,7 +251,7 @@ wait_kernels(StopFlag &sf, const char *what, char *errmsg, size_t errlen)
 }
 
 bool
-run_pass(Bufs &b, MdRun &run, const std::vector<int32_t> &ents, int maxb, const int64_t *aoff,
+run_pass(CuBufs &b, MdRun &run, const std::vector<int32_t> &ents, int maxb, const int64_t *aoff,
 		 const int32_t *sig, const std::vector<int64_t> &need_of, StopFlag &sf,
 		 char *errmsg, size_t errlen)
 {
@@ -326,7 +273,7 @@ run_pass(Bufs &b, MdRun &run, const std::vector<int32_t> &ents, int maxb, const 
 	if (!b.up(xs.data(), nitems, &dxs, errmsg, errlen) ||
 		!b.up(parts.data(), nitems, &dparts, errmsg, errlen))
 		return false;
-	if (md_failed(cudaMemGetInfo(&freeb, &totalb), "memory info", errmsg, errlen))
+	if (cu_msg_failed(cudaMemGetInfo(&freeb, &totalb), "memory info", errmsg, errlen))
 		return false;
 	budget = std::min(freeb / 2, (size_t) 24 << 30);
 	{
@@ -358,7 +305,7 @@ run_pass(Bufs &b, MdRun &run, const std::vector<int32_t> &ents, int maxb, const 
 		run.scratch = scratch;
 		run.cap = cap;
 		k_mine<<<(unsigned) ((nt + MD_BLOCK - 1) / MD_BLOCK), MD_BLOCK>>>(run);
-		if (md_failed(cudaGetLastError(), "mining kernel", errmsg, errlen) ||
+		if (cu_msg_failed(cudaGetLastError(), "mining kernel", errmsg, errlen) ||
 			!wait_kernels(sf, "mining kernel", errmsg, errlen))
 			return false;
 		i += nt;
@@ -373,7 +320,7 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 		char *errmsg, size_t errlen)
 {
 	StopFlag	sf;				/* freed last: kernels read it */
-	Bufs		b;
+	CuBufs		b;
 	MdRun		run;
 	double		t0 = now_s(),
 				t1,
@@ -451,7 +398,7 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 		size_t		freeb = 0,
 					totalb = 0;
 
-		if (md_failed(cudaMemGetInfo(&freeb, &totalb), "memory info", errmsg, errlen))
+		if (cu_msg_failed(cudaMemGetInfo(&freeb, &totalb), "memory info", errmsg, errlen))
 			return 1;
 		while (cap0 < (uint64_t) in->nlinks * 32 && cap0 * 2 * 16 <= freeb / 4)
 			cap0 *= 2;
@@ -470,15 +417,15 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 		size_t		tmpb = 0;
 		int64_t		nsel_h = 0;
 
-		Bufs		hb;
+		CuBufs		hb;
 
 		if (!hb.alloc(&hk, sizeof(ull) * cap, errmsg, errlen) ||
 			!hb.alloc(&hv, sizeof(ull) * cap, errmsg, errlen) ||
 			!hb.alloc(&hu, sizeof(ull), errmsg, errlen) ||
-			md_failed(cudaMemset(hk, 0, sizeof(ull) * cap), "memset", errmsg, errlen) ||
-			md_failed(cudaMemset(hv, 0, sizeof(ull) * cap), "memset", errmsg, errlen) ||
-			md_failed(cudaMemset(hu, 0, sizeof(ull)), "memset", errmsg, errlen) ||
-			md_failed(cudaMemset(derr, 0, sizeof(int)), "memset", errmsg, errlen))
+			cu_msg_failed(cudaMemset(hk, 0, sizeof(ull) * cap), "memset", errmsg, errlen) ||
+			cu_msg_failed(cudaMemset(hv, 0, sizeof(ull) * cap), "memset", errmsg, errlen) ||
+			cu_msg_failed(cudaMemset(hu, 0, sizeof(ull)), "memset", errmsg, errlen) ||
+			cu_msg_failed(cudaMemset(derr, 0, sizeof(int)), "memset", errmsg, errlen))
 			return 1;
 		run.pass = 1;
 		run.hkeys = hk;
@@ -487,7 +434,7 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 		run.hused = hu;
 		run.hlimit = cap / 2;
 		if (!run_pass(hb, run, xs1, maxb, in->aoff, in->sig, need, sf, errmsg, errlen) ||
-			md_failed(cudaMemcpy(&herr, derr, sizeof(int), cudaMemcpyDeviceToHost), "download", errmsg, errlen))
+			cu_msg_failed(cudaMemcpy(&herr, derr, sizeof(int), cudaMemcpyDeviceToHost), "download", errmsg, errlen))
 			return 1;
 		if (herr == 2)
 		{
@@ -512,12 +459,12 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 			return 1;
 		k_flag<<<(unsigned) ((cap + 255) / 256), 256>>>(hk, hv, cap, dnf, in->min_support,
 														in->min_head_coverage, flag);
-		if (md_failed(cudaGetLastError(), "flag kernel", errmsg, errlen) ||
-			md_failed(cub::DeviceSelect::Flagged(tmp, tmpb, hk, flag, sk, nsel, (int64_t) cap), "select", errmsg, errlen) ||
+		if (cu_msg_failed(cudaGetLastError(), "flag kernel", errmsg, errlen) ||
+			cu_msg_failed(cub::DeviceSelect::Flagged(tmp, tmpb, hk, flag, sk, nsel, (int64_t) cap), "select", errmsg, errlen) ||
 			!hb.alloc((char **) &tmp, tmpb, errmsg, errlen) ||
-			md_failed(cub::DeviceSelect::Flagged(tmp, tmpb, hk, flag, sk, nsel, (int64_t) cap), "select", errmsg, errlen) ||
-			md_failed(cub::DeviceSelect::Flagged(tmp, tmpb, hv, flag, sv, nsel, (int64_t) cap), "select", errmsg, errlen) ||
-			md_failed(cudaMemcpy(&nsel_h, nsel, sizeof(int64_t), cudaMemcpyDeviceToHost), "download", errmsg, errlen))
+			cu_msg_failed(cub::DeviceSelect::Flagged(tmp, tmpb, hk, flag, sk, nsel, (int64_t) cap), "select", errmsg, errlen) ||
+			cu_msg_failed(cub::DeviceSelect::Flagged(tmp, tmpb, hv, flag, sv, nsel, (int64_t) cap), "select", errmsg, errlen) ||
+			cu_msg_failed(cudaMemcpy(&nsel_h, nsel, sizeof(int64_t), cudaMemcpyDeviceToHost), "download", errmsg, errlen))
 			return 1;
 		/*
 		 * sorted by (body key, head) on the device: a pair is key << HEAD_BITS
@@ -538,10 +485,10 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 		if (nsel_h > 0 &&
 			(!hb.alloc(&sk2, sizeof(ull) * nsel_h, errmsg, errlen) ||
 			 !hb.alloc(&sv2, sizeof(ull) * nsel_h, errmsg, errlen) ||
-			 md_failed(cub::DeviceRadixSort::SortPairs(stmp, stmpb, sk, sk2, sv, sv2, nsel_h, 0, 63),
+			 cu_msg_failed(cub::DeviceRadixSort::SortPairs(stmp, stmpb, sk, sk2, sv, sv2, nsel_h, 0, 63),
 					   "sort", errmsg, errlen) ||
 			 !hb.alloc((char **) &stmp, stmpb, errmsg, errlen) ||
-			 md_failed(cub::DeviceRadixSort::SortPairs(stmp, stmpb, sk, sk2, sv, sv2, nsel_h, 0, 63),
+			 cu_msg_failed(cub::DeviceRadixSort::SortPairs(stmp, stmpb, sk, sk2, sv, sv2, nsel_h, 0, 63),
 					   "sort", errmsg, errlen) ||
 			 !wait_kernels(sf, "sort", errmsg, errlen)))
 			return 1;
@@ -549,8 +496,8 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 		std::vector<ull> ks(nsel_h), vs(nsel_h);
 
 		if (nsel_h > 0 &&
-			(md_failed(cudaMemcpy(ks.data(), sk2, sizeof(ull) * nsel_h, cudaMemcpyDeviceToHost), "download", errmsg, errlen) ||
-			 md_failed(cudaMemcpy(vs.data(), sv2, sizeof(ull) * nsel_h, cudaMemcpyDeviceToHost), "download", errmsg, errlen)))
+			(cu_msg_failed(cudaMemcpy(ks.data(), sk2, sizeof(ull) * nsel_h, cudaMemcpyDeviceToHost), "download", errmsg, errlen) ||
+			 cu_msg_failed(cudaMemcpy(vs.data(), sv2, sizeof(ull) * nsel_h, cudaMemcpyDeviceToHost), "download", errmsg, errlen)))
 			return 1;
 		cand.resize(nsel_h);
 		for (int64_t i = 0; i < nsel_h; i++)
@@ -627,9 +574,9 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 			b.up(need_p2p.data(), (int64_t) need_p2p.size(), &run.need_p2p, errmsg, errlen) &&
 			b.alloc(&bcnt, sizeof(ull) * nbodies, errmsg, errlen) &&
 			b.alloc(&pcnt, sizeof(ull) * cand.size(), errmsg, errlen) &&
-			!md_failed(cudaMemset(bcnt, 0, sizeof(ull) * nbodies), "memset", errmsg, errlen) &&
-			!md_failed(cudaMemset(pcnt, 0, sizeof(ull) * cand.size()), "memset", errmsg, errlen) &&
-			!md_failed(cudaMemset(derr, 0, sizeof(int)), "memset", errmsg, errlen);
+			!cu_msg_failed(cudaMemset(bcnt, 0, sizeof(ull) * nbodies), "memset", errmsg, errlen) &&
+			!cu_msg_failed(cudaMemset(pcnt, 0, sizeof(ull) * cand.size()), "memset", errmsg, errlen) &&
+			!cu_msg_failed(cudaMemset(derr, 0, sizeof(int)), "memset", errmsg, errlen);
 		free(bodies);
 		free(p3);
 		free(pp);
@@ -643,7 +590,7 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 		run.bcnt = bcnt;
 		run.pcnt = pcnt;
 		if (!run_pass(b, run, order, maxb, in->aoff, in->sig, need, sf, errmsg, errlen) ||
-			md_failed(cudaMemcpy(&herr, derr, sizeof(int), cudaMemcpyDeviceToHost), "download", errmsg, errlen))
+			cu_msg_failed(cudaMemcpy(&herr, derr, sizeof(int), cudaMemcpyDeviceToHost), "download", errmsg, errlen))
 			return 1;
 		if (herr != 0)
 		{
@@ -652,8 +599,8 @@ md_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 		}
 		std::vector<ull> hb(nbodies), hp(cand.size());
 
-		if (md_failed(cudaMemcpy(hb.data(), bcnt, sizeof(ull) * hb.size(), cudaMemcpyDeviceToHost), "download", errmsg, errlen) ||
-			md_failed(cudaMemcpy(hp.data(), pcnt, sizeof(ull) * hp.size(), cudaMemcpyDeviceToHost), "download", errmsg, errlen))
+		if (cu_msg_failed(cudaMemcpy(hb.data(), bcnt, sizeof(ull) * hb.size(), cudaMemcpyDeviceToHost), "download", errmsg, errlen) ||
+			cu_msg_failed(cudaMemcpy(hp.data(), pcnt, sizeof(ull) * hp.size(), cudaMemcpyDeviceToHost), "download", errmsg, errlen))
 			return 1;
 		for (int64_t bi = 0; bi < nbodies; bi++)
 			for (int64_t i = bcoff[bi]; i < bcoff[bi + 1]; i++)

@@ -333,18 +333,15 @@ typedef struct MdW
 	uint32_t	polls;			/* groups since the stop flag was read */
 } MdW;
 
-/* First by-neighbour link of x to y (or the end of x's links). */
+/* First index in sorted a[lo..hi) with a[i] >= v (hi when none): x's links are searched by it. */
 MD_HD int64_t
-md_xlinks(const MdGraph *g, int64_t xa, int64_t xb, int32_t y)
+md_lower_bound(const int32_t *a, int64_t lo, int64_t hi, int32_t v)
 {
-	int64_t		lo = xa,
-				hi = xb;
-
 	while (lo < hi)
 	{
 		int64_t		mid = lo + (hi - lo) / 2;
 
-		if (g->bnb[mid] < y)
+		if (a[mid] < v)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -352,22 +349,19 @@ md_xlinks(const MdGraph *g, int64_t xa, int64_t xb, int32_t y)
 	return lo;
 }
 
+/* First by-neighbour link of x to y (or the end of x's links). */
+MD_HD int64_t
+md_xlinks(const MdGraph *g, int64_t xa, int64_t xb, int32_t y)
+{
+	return md_lower_bound(g->bnb, xa, xb, y);
+}
+
 /* Is x a subject of relation r? */
 MD_HD bool
 md_xdom(const MdGraph *g, int64_t xa, int64_t xb, int32_t r)
 {
-	int64_t		lo = xa,
-				hi = xb;
+	int64_t		lo = md_lower_bound(g->asig, xa, xb, 2 * r);
 
-	while (lo < hi)
-	{
-		int64_t		mid = lo + (hi - lo) / 2;
-
-		if (g->asig[mid] < 2 * r)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < xb && g->asig[lo] == 2 * r;
 }
 
@@ -508,6 +502,21 @@ md_expand(MdW *w, MdYs F, int64_t nF, md_ull *out)
 	return nF > 1 ? md_sort_unique(out, n) : n;
 }
 
+/*
+ * End of the group that starts at i in the sorted frontier L[0..n): the
+ * entries whose bits from 'shift' up equal L[i]'s (one signature, or one
+ * pair of signatures).
+ */
+MD_HD int64_t
+md_group_end(const md_ull *L, int64_t i, int64_t n, int shift)
+{
+	int64_t		j = i;
+
+	while (j < n && (L[j] >> shift) == (L[i] >> shift))
+		j++;
+	return j;
+}
+
 /* Is shape sh counted in this pass? */
 MD_HD bool
 md_want(const MdRun *run, int sh)
@@ -532,10 +541,8 @@ md_paths(MdW *w, uint32_t s1, const int32_t *Z, int64_t nZ)
 	for (int64_t i = 0; i < n2 && !w->ovf;)
 	{
 		uint32_t	s2 = (uint32_t) (w->L2[i] >> 32);
-		int64_t		j = i;
+		int64_t		j = md_group_end(w->L2, i, n2, 32);
 
-		while (j < n2 && (uint32_t) (w->L2[j] >> 32) == s2)
-			j++;
 		if (md_want(run, MD_P2))
 			md_emit(w, md_key(MD_P2, s1, s2, 0), md_ys64(w->L2 + i), j - i);
 		if (run->maxb >= 3)
@@ -559,10 +566,8 @@ md_paths(MdW *w, uint32_t s1, const int32_t *Z, int64_t nZ)
 				for (int64_t a = 0; a < n3 && !w->ovf;)
 				{
 					uint32_t	s3 = (uint32_t) (w->L3[a] >> 32);
-					int64_t		b = a;
+					int64_t		b = md_group_end(w->L3, a, n3, 32);
 
-					while (b < n3 && (uint32_t) (w->L3[b] >> 32) == s3)
-						b++;
 					md_emit(w, md_key(MD_P3, s1, s2, s3), md_ys64(w->L3 + a), b - a);
 					a = b;
 				}
@@ -590,10 +595,8 @@ md_paths(MdW *w, uint32_t s1, const int32_t *Z, int64_t nZ)
 		for (int64_t p = 0; p < n && !w->ovf;)
 		{
 			md_ull		ab = w->LP[p] >> 31;
-			int64_t		q = p;
+			int64_t		q = md_group_end(w->LP, p, n, 31);
 
-			while (q < n && (w->LP[q] >> 31) == ab)
-				q++;
 			md_emit(w, md_key(MD_P2P, s1, (uint32_t) (ab >> 15), (uint32_t) (ab & MD_SIG_MASK)),
 					md_ysp(w->LP + p), q - p);
 			p = q;
@@ -697,10 +700,8 @@ md_walk_x(const MdRun *run, int64_t t)
 					for (int64_t i = 0; i < n && !w.ovf;)
 					{
 						uint32_t	s2 = (uint32_t) (w.L3[i] >> 32);
-						int64_t		j = i;
+						int64_t		j = md_group_end(w.L3, i, n, 32);
 
-						while (j < n && (uint32_t) (w.L3[j] >> 32) == s2)
-							j++;
 						md_emit(wp, md_key(MD_PP2, a, b, s2), md_ys64(w.L3 + i), j - i);
 						i = j;
 					}

@@ -67,6 +67,23 @@ rel_new(CuCtx *c, int arity, int layout, int64_t n, CuRel **out)
 	return GDL_BK_OK;
 }
 
+/*
+ * A new relation of n rows with bounds lo/hi, packed when they allow it,
+ * else wide (contents unset): the result of most operations.
+ */
+int
+rel_new_bounded(CuCtx *c, int arity, int64_t n, const int64_t *lo, const int64_t *hi, CuRel **out)
+{
+	CuRel	   *r;
+
+	*out = nullptr;
+	CU_OK(rel_new(c, arity, cu_packable(arity, lo, hi) ? L_PACKED : L_WIDE, n, &r));
+	memcpy(r->lo, lo, sizeof(int64_t) * arity);
+	memcpy(r->hi, hi, sizeof(int64_t) * arity);
+	*out = r;
+	return GDL_BK_OK;
+}
+
 /* A packed relation viewing rows [off, off + n) of a store (shared). */
 int
 rel_view(CuCtx *c, CuStore *st, int arity, int64_t off, int64_t n, CuRel **out)
@@ -289,6 +306,19 @@ bounds_copy(CuRel *dst, const CuRel *src)
 	memcpy(dst->hi, src->hi, sizeof(int64_t) * src->arity);
 }
 
+/*
+ * Mark r as the union of sets A and B: their bounds joined, a sorted set.
+ * The end of both unions (set.cu's on the device, runs.cu's in host memory).
+ */
+void
+rel_mark_union(CuRel *r, const CuRel *A, const CuRel *B)
+{
+	bounds_copy(r, A);
+	bounds_union(A->arity, r->lo, r->hi, B->lo, B->hi);
+	r->is_set = true;
+	r->sorted = true;
+}
+
 /* Highest key bit (exclusive) a radix sort of packed rows with these bounds needs. */
 int
 key_end_bit(int arity, const int64_t *lo, const int64_t *hi)
@@ -401,24 +431,15 @@ rel_from_wide(CuCtx *c, int arity, const int64_t *cols, int64_t ld, int64_t n,
 			  const int64_t *lo, const int64_t *hi, CuRel **out)
 {
 	CuRel	   *r;
-	DRel		src;
 
 	*out = nullptr;
 	if (arity == 0)
 		return rel_unit(c, n, out);
-	CU_OK(rel_new(c, arity, cu_packable(arity, lo, hi) ? L_PACKED : L_WIDE, n, &r));
-	memcpy(r->lo, lo, sizeof(int64_t) * arity);
-	memcpy(r->hi, hi, sizeof(int64_t) * arity);
+	CU_OK(rel_new_bounded(c, arity, n, lo, hi, &r));
 	if (n > 0)
 	{
-		src.layout = L_WIDE;
-		src.arity = arity;
-		src.n = n;
-		src.ld = ld;
-		src.keys = nullptr;
-		src.cols = cols;
 		c->cnt.launches++;
-		k_from_wide<<<cu_grid(n), CU_BLOCK, 0, c->stream>>>(src, rel_dout(r));
+		k_from_wide<<<cu_grid(n), CU_BLOCK, 0, c->stream>>>(cu_wide_view(arity, cols, n, ld), rel_dout(r));
 		if (cudaGetLastError() != cudaSuccess)
 		{
 			rel_free(c, r);

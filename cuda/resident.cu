@@ -217,9 +217,7 @@ cu_op_from_resident(CuCtx *c, void *res, int ncols, const int *colidx,
 	}
 	if (ncols == 0)
 		return rel_unit(c, t->nrows, out);
-	CU_OK(rel_new(c, ncols, cu_packable(ncols, lo, hi) ? L_PACKED : L_WIDE, t->nrows, &r));
-	memcpy(r->lo, lo, sizeof(int64_t) * ncols);
-	memcpy(r->hi, hi, sizeof(int64_t) * ncols);
+	CU_OK(rel_new_bounded(c, ncols, t->nrows, lo, hi, &r));
 	if (t->nrows > 0)
 	{
 		int			st;

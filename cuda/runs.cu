@@ -276,10 +276,7 @@ runs_merge_two(CuCtx *c, CuRel *r, int i, int j)
 		CU_OK(store_new_host(c, na + nb, &st));
 	else
 		CU_OK(store_new(c, na + nb, &st));
-	int			s = cu_cub(c, [&](void *t, size_t &bytes) {
-		return cub::DeviceMerge::MergeKeys(t, bytes, a, na, b, nb, (uint64_t *) st->data,
-										   cuda::std::less<uint64_t>(), c->stream);
-	});
+	int			s = merge_keys(c, a, na, b, nb, (uint64_t *) st->data);
 
 	if (s != GDL_BK_OK)
 	{
@@ -642,20 +639,14 @@ runs_union_host(CuCtx *c, CuRel *A, CuRel *B, bool disjoint, CuRel **out)
 
 	*out = nullptr;
 	CU_OK(store_new_host(c, na + nb, &st));
-	s = cu_cub(c, [&](void *t, size_t &bytes) {
-		return cub::DeviceMerge::MergeKeys(t, bytes, ak, na, bk, nb, (uint64_t *) st->data,
-										   cuda::std::less<uint64_t>(), c->stream);
-	});
+	s = merge_keys(c, ak, na, bk, nb, (uint64_t *) st->data);
 	if (s == GDL_BK_OK && !disjoint)
 		s = unique_keys_inplace(c, (uint64_t *) st->data, na + nb, &m);
 	if (s == GDL_BK_OK)
 		s = rel_view(c, st, A->arity, 0, m, &r);
 	store_unref(c, st);			/* r holds the store now, or it is freed */
 	CU_OK(s);
-	bounds_copy(r, A);
-	bounds_union(A->arity, r->lo, r->hi, B->lo, B->hi);
-	r->is_set = true;
-	r->sorted = true;
+	rel_mark_union(r, A, B);
 	*out = r;
 	return GDL_BK_OK;
 }

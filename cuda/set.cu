@@ -32,13 +32,19 @@ all_packed(int nin, GdlBkRel *const *in)
 	return true;
 }
 
-/* Union of the bounds of the inputs into lo/hi. */
-static void
+/* Union of the bounds of the inputs into lo/hi; returns their rows in all. */
+static int64_t
 union_bounds(int nin, GdlBkRel *const *in, int64_t *lo, int64_t *hi)
 {
+	int64_t		total = 0;
+
 	bounds_empty(in[0]->arity, lo, hi);
 	for (int i = 0; i < nin; i++)
+	{
 		bounds_union(in[0]->arity, lo, hi, in[i]->lo, in[i]->hi);
+		total += in[i]->n;
+	}
+	return total;
 }
 
 /* Copy the keys of packed inputs one after the other into dst. */
@@ -97,14 +103,11 @@ static int
 concat_rels(CuCtx *c, int nin, GdlBkRel *const *in, CuRel **out)
 {
 	int			arity = in[0]->arity;
-	int64_t		total = 0;
 	int64_t		lo[CU_MAX_ARITY],
 				hi[CU_MAX_ARITY];
+	int64_t		total = union_bounds(nin, in, lo, hi);
 	CuRel	   *r;
 
-	for (int i = 0; i < nin; i++)
-		total += in[i]->n;
-	union_bounds(nin, in, lo, hi);
 	if (arity == 0)
 		return rel_unit(c, total, out);
 	if (all_packed(nin, in))
@@ -194,21 +197,6 @@ k_gather_perm(DRel src, const uint32_t *perm, const uint32_t *ids, int64_t m, DO
 	}
 }
 
-/* A wide view of n rows of columns with stride ld. */
-static DRel
-wide_view(int arity, const int64_t *cols, int64_t n, int64_t ld)
-{
-	DRel		d;
-
-	d.layout = L_WIDE;
-	d.arity = arity;
-	d.n = n;
-	d.ld = ld;
-	d.keys = nullptr;
-	d.cols = cols;
-	return d;
-}
-
 /*
  * Rows of the wide view w kept by 'flag' (a kernel over the permutation
  * sorted with bounds lo/hi) become a new set with bounds rlo/rhi (its
@@ -243,9 +231,7 @@ wide_select(CuCtx *c, const DRel &w, int mode, int64_t na,
 		CU_LAUNCHED(c);
 	}
 	CU_OK(select_flagged(c, flags.as<uint8_t>(), w.n, ids, &m));
-	CU_OK(rel_new(c, w.arity, cu_packable(w.arity, rlo, rhi) ? L_PACKED : L_WIDE, m, &r));
-	memcpy(r->lo, rlo, sizeof(int64_t) * w.arity);
-	memcpy(r->hi, rhi, sizeof(int64_t) * w.arity);
+	CU_OK(rel_new_bounded(c, w.arity, m, rlo, rhi, &r));
 	r->is_set = true;
 	if (m > 0)
 	{
@@ -353,17 +339,14 @@ static int
 dedup_wide(CuCtx *c, int nin, GdlBkRel *const *in, CuRel **out)
 {
 	int			arity = in[0]->arity;
-	int64_t		total = 0;
 	int64_t		lo[CU_MAX_ARITY],
 				hi[CU_MAX_ARITY];
+	int64_t		total = union_bounds(nin, in, lo, hi);
 	DBuf		cols;
 
-	for (int i = 0; i < nin; i++)
-		total += in[i]->n;
-	union_bounds(nin, in, lo, hi);
 	CU_OK(cols.get(c, sizeof(int64_t) * arity * (total > 0 ? total : 1)));
 	CU_OK(concat_wide(c, nin, in, cols.as<int64_t>(), total));
-	return wide_select(c, wide_view(arity, cols.as<int64_t>(), total, total), 0, 0, lo, hi,
+	return wide_select(c, cu_wide_view(arity, cols.as<int64_t>(), total, total), 0, 0, lo, hi,
 					   lo, hi, out);
 }
 
@@ -475,7 +458,7 @@ cu_op_difference(CuCtx *c, CuRel *A, CuRel *B, CuRel **result)
 	CU_OK(concat_wide(c, 2, both, cols.as<int64_t>(), total));
 	/* sort by the union of bounds, but the result keeps A's */
 	union_bounds(2, both, lo, hi);
-	return wide_select(c, wide_view(A->arity, cols.as<int64_t>(), total, total), 1, A->n,
+	return wide_select(c, cu_wide_view(A->arity, cols.as<int64_t>(), total, total), 1, A->n,
 					   lo, hi, A->lo, A->hi, result);
 }
 
@@ -516,10 +499,7 @@ merge_sorted(CuCtx *c, CuRel *A, CuRel *B, bool disjoint, CuRel **out)
 		c->bytes + (int64_t) sizeof(uint64_t) * (total + total / 8) + 65536 > c->limit)
 		return runs_union_host(c, A, B, disjoint, out);
 	CU_OK(keys.get(c, sizeof(uint64_t) * total));
-	CU_OK(cu_cub(c, [&](void *t, size_t &b) {
-		return cub::DeviceMerge::MergeKeys(t, b, ak, A->n, bk, B->n, keys.as<uint64_t>(),
-										   cuda::std::less<uint64_t>(), c->stream);
-	}));
+	CU_OK(merge_keys(c, ak, A->n, bk, B->n, keys.as<uint64_t>()));
 	if (disjoint)
 		CU_OK(rel_adopt(c, A->arity, L_PACKED, total, keys.take(), &r));
 	else
@@ -528,10 +508,7 @@ merge_sorted(CuCtx *c, CuRel *A, CuRel *B, bool disjoint, CuRel **out)
 		CU_OK(unique_keys_inplace(c, keys.as<uint64_t>(), total, &m));
 		CU_OK(adopt_keys(c, A->arity, keys, m, total, &r));
 	}
-	bounds_copy(r, A);
-	bounds_union(A->arity, r->lo, r->hi, B->lo, B->hi);
-	r->is_set = true;
-	r->sorted = true;
+	rel_mark_union(r, A, B);
 	*out = r;
 	return GDL_BK_OK;
 }

@@ -125,6 +125,19 @@ select_flagged(CuCtx *c, const uint8_t *flags, int64_t n, DBuf &ids, int64_t *m)
 	return cu_read_i64(c, dnum, 1, m);
 }
 
+/*
+ * Merge the sorted keys a[0..na) and b[0..nb) into out (room for na + nb;
+ * repeats kept; no sync): unions and run merges (set.cu, runs.cu).
+ */
+int
+merge_keys(CuCtx *c, const uint64_t *a, int64_t na, const uint64_t *b, int64_t nb, uint64_t *out)
+{
+	return cu_cub(c, [&](void *t, size_t &bytes) {
+		return cub::DeviceMerge::MergeKeys(t, bytes, a, na, b, nb, out,
+										   cuda::std::less<uint64_t>(), c->stream);
+	});
+}
+
 /* out[i] = in[0] + ... + in[i - 1] over n values (no sync). */
 int
 exclusive_scan(CuCtx *c, const int64_t *in, int64_t *out, int64_t n)

@@ -332,23 +332,23 @@ class Extractor:
             for (ptype, pname), (piece, vals, null) in zip(params, args):
                 dst = callee + ':%' + pname
                 ptr = is_ptr(ptype.split()[0] if ptype.split() else '') or is_ptr(ptype)
-                for v in vals:
-                    self.add('arc', v, dst)
-                    if ptr:
-                        self.add('assign', v, dst)
-                        self.add('assgn', dst, v)
-                if ptr and null:
-                    self.null_into(fn, dst)
+                self.flow(fn, vals, dst, ptr, null)
             if r is None:
                 continue
             for cfn, vals, null in rets:
-                for v in vals:
-                    self.add('arc', v, r)
-                    if rptr:
-                        self.add('assign', v, r)
-                        self.add('assgn', r, v)
-                if rptr and null:
-                    self.null_into(cfn, r)
+                self.flow(cfn, vals, r, rptr, null)
+
+    def flow(self, fn, vals, dst, ptr, null):
+        """Values vals flowing into dst (an argument into its parameter, a return value into
+        the call's result): an arc each; for a pointer also assign and assgn, and the null
+        of fn when the value may be null."""
+        for v in vals:
+            self.add('arc', v, dst)
+            if ptr:
+                self.add('assign', v, dst)
+                self.add('assgn', dst, v)
+        if ptr and null:
+            self.null_into(fn, dst)
 
     def write(self, outdir):
         """One sorted TSV per relation in outdir; returns {relation: rows}."""

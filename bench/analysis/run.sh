@@ -23,13 +23,9 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-DEVICE="${DEVICE:-cpu}"
-WORK="${WORK:-/tmp/gpudl-analysis}"
-CLANG="${CLANG:-clang-14}"
-export PGHOST="${GPUDL_PGHOST:-${PGHOST:-/tmp}}"
-export PGPORT="${GPUDL_PGPORT:-${PGPORT:-54329}}"
-export PGUSER="${GPUDL_PGUSER:-${PGUSER:-postgres}}"
-PROGRAMS="${PROGRAMS:-andersen csda cspa}"
+source "$here/../common/lib.sh"
+bench_defaults DEVICE=cpu WORK=/tmp/gpudl-analysis CLANG=clang-14 PROGRAMS="andersen csda cspa"
+bench_connection
 export PGOPTIONS="-c client_min_messages=warning -c gpudl.device=$DEVICE -c statement_timeout=${TIMEOUT:-0}"
 db=gpudl_analysis
 dirs=("$@")

@@ -126,6 +126,33 @@ now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* An option that stores its value: a string, an int or an int64. */
+typedef struct ValueOpt
+{
+	const char *name;
+	char		kind;			/* 's', 'i' or 'l' */
+	void	   *dst;
+} ValueOpt;
+
+/* Store val at the option of opts (ended by a NULL name) called name; false: none is. */
+static bool
+set_value_opt(const ValueOpt *opts, const char *name, const char *val)
+{
+	for (; opts->name != NULL; opts++)
+	{
+		if (strcmp(opts->name, name) != 0)
+			continue;
+		if (opts->kind == 's')
+			*(const char **) opts->dst = val;
+		else if (opts->kind == 'i')
+			*(int *) opts->dst = atoi(val);
+		else
+			*(int64_t *) opts->dst = atoll(val);
+		return true;
+	}
+	return false;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -148,28 +175,22 @@ main(int argc, char **argv)
 	static GdlGoal goal;
 	GdlError   *err;
 	struct rusage ru;
+	static const ValueOpt value_opts[] = {
+		{"--program", 's', &program}, {"--cuda-lib", 's', &cuda_lib},
+		{"--threads", 'i', &threads}, {"--repeat", 'i', &repeat}, {"--partitions", 'i', &partitions},
+		{"--memory-limit", 'l', &memory_limit_mb}, {"--host-limit", 'l', &host_limit_mb},
+		{NULL, 0, NULL}
+	};
 
 	for (i = 1; i < argc; i++)
 	{
-		if (strcmp(argv[i], "--program") == 0 && i + 1 < argc)
-			program = argv[++i];
-		else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
-			threads = atoi(argv[++i]);
-		else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
-			repeat = atoi(argv[++i]);
+		if (i + 1 < argc && set_value_opt(value_opts, argv[i], argv[i + 1]))
+			i++;
 		else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
 		{
 			i++;
 			device = strcmp(argv[i], "gpu") == 0 ? GDL_DEVICE_GPU : GDL_DEVICE_CPU;
 		}
-		else if (strcmp(argv[i], "--cuda-lib") == 0 && i + 1 < argc)
-			cuda_lib = argv[++i];
-		else if (strcmp(argv[i], "--memory-limit") == 0 && i + 1 < argc)
-			memory_limit_mb = atoll(argv[++i]);
-		else if (strcmp(argv[i], "--host-limit") == 0 && i + 1 < argc)
-			host_limit_mb = atoll(argv[++i]);
-		else if (strcmp(argv[i], "--partitions") == 0 && i + 1 < argc)
-			partitions = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--part-min-rows") == 0 && i + 1 < argc)
 			gdl_engine_set_part_min_rows(atoll(argv[++i]));
 		else if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc)

@@ -19,15 +19,14 @@
 # cpu runs the same rows on CPU contexts, GPU_COUNTS then ignored), EXTRA.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-BENCH="${BENCH:-$here/../engine/bench_engine}"
-CUDA_LIB="${CUDA_LIB:-$here/../../cuda/gpudl_cuda.so}"
-GRAPH_DIR="${GRAPH_DIR:-$here/../../../shared/data/graphs}"
+source "$here/../common/lib.sh"
+bench_defaults BENCH="$here/../engine/bench_engine" CUDA_LIB="$here/../../cuda/gpudl_cuda.so" \
+  GRAPH_DIR="$here/../../../shared/data/graphs" TIMEOUT=300 DEVICE=gpu
+# these four may be set empty (none of them)
 GRAPHS="${GRAPHS-p2p-Gnutella31 SF.cedge}"
 PROGRAMS="${PROGRAMS-tc sg}"
 GPU_COUNTS="${GPU_COUNTS-1 2 4}"
 ONE_GPU_PARTS="${ONE_GPU_PARTS-2 4}"
-TIMEOUT="${TIMEOUT:-300}"
-DEVICE="${DEVICE:-gpu}"
 args=(--device "$DEVICE")
 [ "$DEVICE" = gpu ] && args+=(--cuda-lib "$CUDA_LIB")
 [ -n "${MIN_ROWS:-}" ] && args+=(--part-min-rows "$MIN_ROWS")

@@ -27,6 +27,7 @@
  */
 #include "../../test/ilp/ilp_data.h"
 #include "../../test/unit/test_host.h"
+#include "../common/int_opts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,34 +193,23 @@ main(int argc, char **argv)
 	int			nrun = 0;
 	bool		only[32] = {false};
 	bool		any_only = false;
+	const BenchIntOpt int_opts[] = {
+		{'b', &params.max_body}, {'e', &params.epochs}, {'m', &params.min_support},
+		{'r', &params.max_rules}, {'n', &params.neg_per_pos}, {0, NULL}
+	};
 
 	gdl_ilp_params_default(&params);
 	params.neg_mode = GDL_ILP_NEG_CLOSED;
 	params.neg_per_pos = 20;
-	while ((opt = getopt(argc, argv, "d:b:e:s:m:r:n:pv")) != -1)
+	while ((opt = bench_getopt(argc, argv, "d:b:e:s:m:r:n:pv", int_opts)) != -1)
 	{
 		switch (opt)
 		{
 			case 'd':
 				dir = optarg;
 				break;
-			case 'b':
-				params.max_body = atoi(optarg);
-				break;
-			case 'e':
-				params.epochs = atoi(optarg);
-				break;
 			case 's':
 				params.seed = atoll(optarg);
-				break;
-			case 'm':
-				params.min_support = atoi(optarg);
-				break;
-			case 'r':
-				params.max_rules = atoi(optarg);
-				break;
-			case 'n':
-				params.neg_per_pos = atoi(optarg);
 				break;
 			case 'p':
 				params.neg_mode = GDL_ILP_NEG_PCA;

@@ -44,21 +44,11 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-DATA_DIR="${DATA_DIR:-$root/../shared/data/kg/family}"
-DEVICE="${DEVICE:-auto}"
-NEG="${NEG:-pca closed_world}"
-RUNS="${RUNS:-1}"
-MAX_BODY="${MAX_BODY:-2}"
-MAX_RULES="${MAX_RULES:-32}"
-EPOCHS="${EPOCHS:-200}"
-SEED="${SEED:-0}"
-MIN_SUPPORT="${MIN_SUPPORT:-1}"
-VERBOSE="${VERBOSE:-0}"
-WARMUP="${WARMUP:-1}"
+source "$here/../common/lib.sh"
+bench_defaults DATA_DIR="$root/../shared/data/kg/family" DEVICE=auto NEG="pca closed_world" RUNS=1 \
+  MAX_BODY=2 MAX_RULES=32 EPOCHS=200 SEED=0 MIN_SUPPORT=1 VERBOSE=0 WARMUP=1
 DB="${BENCH_DB:-gpudl_family_bench}"
-export PGHOST="${GPUDL_PGHOST:-${PGHOST:-/tmp}}"
-export PGPORT="${GPUDL_PGPORT:-${PGPORT:-54329}}"
-export PGUSER="${GPUDL_PGUSER:-${PGUSER:-postgres}}"
+bench_connection
 export PGOPTIONS="-c client_min_messages=warning"
 
 die() { echo "family_sql.sh: $*" >&2; exit 1; }

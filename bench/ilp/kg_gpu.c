@@ -46,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/int_opts.h"
 #include "../common/kg_synth.h"
 
 /* gdl_ilp_learn under GDL_TRY, in a frame of its own (setjmp). */
@@ -462,36 +463,20 @@ main(int argc, char **argv)
 				gpu;
 	char	  **pc,
 			  **pg;
+	const BenchIntOpt int_opts[] = {
+		{'e', &nent}, {'t', &ntypes}, {'r', &nrels}, {'f', &nfacts},
+		{'b', &params.max_body}, {'E', &params.epochs}, {'n', &ntargets}, {'s', &first},
+		{0, NULL}
+	};
 
 	gdl_test_host_install();
 	gdl_ilp_params_default(&params);
 	params.max_body = 2;
 	params.deepen = false;
-	while ((opt = getopt(argc, argv, "e:t:r:f:b:E:n:s:g:cvT:SPR")) != -1)
+	while ((opt = bench_getopt(argc, argv, "e:t:r:f:b:E:n:s:g:cvT:SPR", int_opts)) != -1)
 	{
 		switch (opt)
 		{
-			case 'e':
-				nent = atoi(optarg);
-				break;
-			case 't':
-				ntypes = atoi(optarg);
-				break;
-			case 'r':
-				nrels = atoi(optarg);
-				break;
-			case 'f':
-				nfacts = atoi(optarg);
-				break;
-			case 'b':
-				params.max_body = atoi(optarg);
-				break;
-			case 'E':
-				params.epochs = atoi(optarg);
-				break;
-			case 'n':
-				ntargets = atoi(optarg);
-				break;
 			case 'g':
 				lib = optarg;
 				break;
@@ -500,9 +485,6 @@ main(int argc, char **argv)
 				break;
 			case 'v':
 				verbose = true;
-				break;
-			case 's':
-				first = atoi(optarg);
 				break;
 			case 'T':
 				tspec = optarg;

@@ -47,15 +47,9 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-DATA_ROOT="${DATA_ROOT:-$root/../shared/data/kg}"
-SPLIT="${SPLIT:-test}"
-MIN_HC="${MIN_HC:-0.01}"
-MIN_SUPPORT="${MIN_SUPPORT:-1}"
-CONSTANTS="${CONSTANTS:-false}"
-MAX_BODY_CONST="${MAX_BODY_CONST:-NULL}"
-CONST_HC="${CONST_HC:-NULL}"
-MAX_SECONDS="${MAX_SECONDS:-NULL}"
-AGG="${AGG:-max}"
+source "$here/../common/lib.sh"
+bench_defaults DATA_ROOT="$root/../shared/data/kg" SPLIT=test MIN_HC=0.01 MIN_SUPPORT=1 CONSTANTS=false \
+  MAX_BODY_CONST=NULL CONST_HC=NULL MAX_SECONDS=NULL AGG=max DEVICE=auto
 user_max_body="${MAX_BODY:-}" user_min_conf="${MIN_CONF:-}" user_conf="${CONF:-}" user_smooth="${SMOOTH:-}"
 # the settings chosen on the valid split, unless given
 settings_for() {
@@ -67,10 +61,7 @@ settings_for() {
   MAX_BODY="${user_max_body:-$MAX_BODY}" MIN_CONF="${user_min_conf:-$MIN_CONF}"
   CONF="${user_conf:-$CONF}" SMOOTH="${user_smooth:-$SMOOTH}"
 }
-DEVICE="${DEVICE:-auto}"
-export PGHOST="${GPUDL_PGHOST:-${PGHOST:-/tmp}}"
-export PGPORT="${GPUDL_PGPORT:-${PGPORT:-54329}}"
-export PGUSER="${GPUDL_PGUSER:-${PGUSER:-postgres}}"
+bench_connection
 export PGOPTIONS="-c client_min_messages=warning -c gpudl.device=$DEVICE"
 names=("$@"); [ ${#names[@]} -gt 0 ] || names=(family kinship)
 

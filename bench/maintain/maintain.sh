@@ -20,16 +20,10 @@
 # DEVICE (cpu|gpu|auto: the full runs and recomputes), CHECK (1), GRAPH_DIR.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-if [ -z "${PGHOST:-}" ]; then source "$here/../../tools/pgenv.sh"; pg_start >/dev/null; fi
-GRAPH_DIR="${GRAPH_DIR:-$here/../../../shared/data/graphs}"
-GRAPHS="${GRAPHS:-ego-Facebook}"
-WORKLOADS="${WORKLOADS:-tc sg}"
-SIZES="${SIZES:-1 100 10000}"
-RUNS="${RUNS:-3}"
-DEVICE="${DEVICE:-auto}"
-CHECK="${CHECK:-1}"
-DB="${BENCH_DB:-gpudl_bench_maintain}"
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+source "$here/../common/lib.sh"
+bench_defaults GRAPH_DIR="$here/../../../shared/data/graphs" GRAPHS=ego-Facebook WORKLOADS="tc sg" \
+  SIZES="1 100 10000" RUNS=3 DEVICE=auto CHECK=1
+bench_sql_db gpudl_bench_maintain
 export PGOPTIONS="${PGOPTIONS:-} -c gpudl.device=$DEVICE -c client_min_messages=warning"
 
 # median of numbers on stdin
@@ -37,7 +31,7 @@ median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 
 # run a psql script with \timing; print the milliseconds of each statement after a "\echo T label" line as "label ms"
 timed() { q -f - | awk '/^T /{label=$2; next} /^Time: /{if (label != "") {print label, $2; label=""}}'; }
 
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" >/dev/null
+bench_fresh_db "WITH (FORCE)"
 q -c "CREATE EXTENSION gpudl"
 echo "| graph | workload | tuples | full count s | full materialize s | setup maintain s | edges changed | delete ms | insert back ms | full count / one-edge change |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"

@@ -67,15 +67,24 @@ def closure(edges):
     return out
 
 
-def ancestor(out, rng):
+def two_families(rng, prefix, ngens):
+    """Two families of ngens generations of six people (PREFIX<family>_<generation>_<i>);
+    each person after the first generation gets a father (an even i) and a mother (an
+    odd i) drawn from the generation before.  Returns the father and mother pairs and
+    each family's people, for the tasks over a family tree."""
     father, mother, people = [], [], []
     for fam in (1, 2):
-        gens = [["p%d_%d_%d" % (fam, g, i) for i in range(6)] for g in range(5)]
+        gens = [["%s%d_%d_%d" % (prefix, fam, g, i) for i in range(6)] for g in range(ngens)]
         people.append([p for g in gens for p in g])
-        for g in range(1, 5):
+        for g in range(1, ngens):
             for c in gens[g]:
                 father.append((gens[g - 1][2 * rng.randrange(3)], c))
                 mother.append((gens[g - 1][2 * rng.randrange(3) + 1], c))
+    return father, mother, people
+
+
+def ancestor(out, rng):
+    father, mother, people = two_families(rng, "p", 5)
     anc = closure(father + mother)
     pos = set(anc)
     neg = {(a, b) for fam in people for a in fam for b in fam if (a, b) not in anc}
@@ -126,14 +135,7 @@ def grid(out, rng):
 
 
 def grandparent(out, rng):
-    father, mother, people = [], [], []
-    for fam in (1, 2):
-        gens = [["g%d_%d_%d" % (fam, g, i) for i in range(6)] for g in range(4)]
-        people.append([p for g in gens for p in g])
-        for g in range(1, 4):
-            for c in gens[g]:
-                father.append((gens[g - 1][2 * rng.randrange(3)], c))
-                mother.append((gens[g - 1][2 * rng.randrange(3) + 1], c))
+    father, mother, people = two_families(rng, "g", 4)
     par = father + mother
     gp = {(a, d) for (a, b) in par for (c, d) in par if b == c}
     neg = {(a, b) for fam in people for a in fam for b in fam if (a, b) not in gp}

@@ -25,17 +25,12 @@
 # Connection: PGHOST/PGPORT/... as set; without them, tools/pgenv.sh's private cluster.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-if [ -z "${PGHOST:-}" ]; then source "$here/../../tools/pgenv.sh"; pg_start >/dev/null; fi
-GRAPH_DIR="${GRAPH_DIR:-$here/../../../shared/data/graphs}"
+source "$here/../common/lib.sh"
+bench_defaults GRAPH_DIR="$here/../../../shared/data/graphs" RUNS=5 FULL_RUNS=3 NODE=24325 DEVICE=auto
 [ -f "$GRAPH_DIR/CA-HepTh.txt" ] || GRAPH_DIR=/work/shared/data/graphs
-RUNS="${RUNS:-5}"
-FULL_RUNS="${FULL_RUNS:-3}"
-NODE="${NODE:-24325}"
-DEVICE="${DEVICE:-auto}"
-DB="${BENCH_DB:-gpudl_bench_pushdown}"
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+bench_sql_db gpudl_bench_pushdown
 
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" >/dev/null
+bench_fresh_db
 q -c "CREATE EXTENSION gpudl" -c "CREATE TABLE edge(a int, b int)" \
   -c "\\copy edge FROM '$GRAPH_DIR/CA-HepTh.txt'" -c "ANALYZE edge" \
   -c "SELECT gpudl_create_program('anc', 'anc(X, Y) :- edge(X, Y). anc(X, Y) :- anc(X, Z), edge(Z, Y).')" >/dev/null

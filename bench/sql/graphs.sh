@@ -18,19 +18,12 @@
 # Connection: PGHOST/PGPORT/... as set; without them, tools/pgenv.sh's private cluster.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-if [ -z "${PGHOST:-}" ]; then source "$here/../../tools/pgenv.sh"; pg_start >/dev/null; fi
-GRAPH_DIR="${GRAPH_DIR:-$here/../../../shared/data/graphs}"
-GRAPHS="${GRAPHS:-p2p-Gnutella04 CA-HepTh ego-Facebook SF.cedge}"
-DEVICE="${DEVICE:-auto}"
-RUNS="${RUNS:-3}"
-WORKLOADS="${WORKLOADS:-tc sg}"
-RECURSIVE_TIMEOUT_S="${RECURSIVE_TIMEOUT_S:-120}"
-MATERIALIZE="${MATERIALIZE:-1}"
-LOADED="${LOADED:-0}"
-DB="${BENCH_DB:-gpudl_bench}"
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+source "$here/../common/lib.sh"
+bench_defaults GRAPH_DIR="$here/../../../shared/data/graphs" GRAPHS="p2p-Gnutella04 CA-HepTh ego-Facebook SF.cedge" \
+  DEVICE=auto RUNS=3 WORKLOADS="tc sg" RECURSIVE_TIMEOUT_S=120 MATERIALIZE=1 LOADED=0
+bench_sql_db gpudl_bench
 
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" >/dev/null
+bench_fresh_db
 q -c "CREATE EXTENSION gpudl" -c "
 CREATE FUNCTION bench_count(prog text, goal text, dev text) RETURNS text LANGUAGE plpgsql AS \$\$
 DECLARE t0 timestamptz; n bigint; e bigint; it bigint; b0 bigint; f0 bigint; x0 bigint; d text;

@@ -41,6 +41,27 @@ rule_text(const GdlIlpRule *r)
 	return r->aux ? psprintf("%s %s", r->rule, r->aux) : r->rule;
 }
 
+/*
+ * The ten columns of a learned rule, as gpudl_learn returns them and
+ * gpudl.learned_rules keeps them (after the run's id): rank, rule,
+ * probability, loss, precision, recall, support, head_coverage,
+ * std_confidence, pca_confidence.
+ */
+static void
+rule_values(const GdlIlpRule *r, Datum *v)
+{
+	v[0] = Int32GetDatum(r->rank);
+	v[1] = CStringGetTextDatum(rule_text(r));
+	v[2] = Float8GetDatum(r->probability);
+	v[3] = Float8GetDatum(r->loss);
+	v[4] = Float8GetDatum(r->precision);
+	v[5] = Float8GetDatum(r->recall);
+	v[6] = Int64GetDatum(r->support);
+	v[7] = Float8GetDatum(r->head_coverage);
+	v[8] = Float8GetDatum(r->std_confidence);
+	v[9] = Float8GetDatum(r->pca_confidence);
+}
+
 /* The call's parameters as a jsonb text, for gpudl.learn_runs.params. */
 static char *
 params_json(const char *positives, const char *negatives, const GdlIlpParams *p, bool commit,
@@ -108,16 +129,7 @@ finish_run(int64 run_id, const GdlIlpResult *res, bool committed, bool catalog_0
 		Datum		v[12];
 
 		v[0] = Int64GetDatum(run_id);
-		v[1] = Int32GetDatum(r->rank);
-		v[2] = CStringGetTextDatum(rule_text(r));
-		v[3] = Float8GetDatum(r->probability);
-		v[4] = Float8GetDatum(r->loss);
-		v[5] = Float8GetDatum(r->precision);
-		v[6] = Float8GetDatum(r->recall);
-		v[7] = Int64GetDatum(r->support);
-		v[8] = Float8GetDatum(r->head_coverage);
-		v[9] = Float8GetDatum(r->std_confidence);
-		v[10] = Float8GetDatum(r->pca_confidence);
+		rule_values(r, &v[1]);
 		v[11] = BoolGetDatum(committed);
 		if (SPI_execute_plan(plan, v, NULL, false, 0) != SPI_OK_INSERT)
 			elog(ERROR, "gpudl: could not record a learned rule");
@@ -180,19 +192,14 @@ learn_03_args(FunctionCallInfo fcinfo, GdlIlpParams *params, char **types)
 	}
 	if (!PG_ARGISNULL(17))
 	{
+		static const GpudlKeyword methods[] = {
+			{"auto", GDL_ILP_AUTO}, {"bulk", GDL_ILP_BULK}, {"refine", GDL_ILP_REFINE}, {NULL, 0}
+		};
 		char	   *m = text_to_cstring(PG_GETARG_TEXT_PP(17));
 
-		if (strcmp(m, "auto") == 0)
-			params->method = GDL_ILP_AUTO;
-		else if (strcmp(m, "bulk") == 0)
-			params->method = GDL_ILP_BULK;
-		else if (strcmp(m, "refine") == 0)
-			params->method = GDL_ILP_REFINE;
-		else
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid method \"%s\"", m),
-					 errhint("Use 'auto', 'bulk' (noisy-or training) or 'refine' (refinement search).")));
+		params->method = (GdlIlpMethod)
+			gpudl_keyword(m, methods, "invalid method \"%s\"",
+						  "Use 'auto', 'bulk' (noisy-or training) or 'refine' (refinement search).");
 	}
 }
 
@@ -226,6 +233,21 @@ commit_rules(const char *program, const GdlIlpResult *res)
 }
 
 /*
+ * The first four arguments of gpudl_learn and gpudl_loss_grad: the program,
+ * the target and the positives must be given; negatives NULL leaves them to
+ * the learner.
+ */
+static void
+example_args(FunctionCallInfo fcinfo, char **program, char **target, char **positives,
+			 char **negatives)
+{
+	*program = gpudl_text_arg(fcinfo, 0, "program name");
+	*target = gpudl_text_arg(fcinfo, 1, "target");
+	*positives = gpudl_text_arg(fcinfo, 2, "positives");
+	*negatives = PG_ARGISNULL(3) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(3));
+}
+
+/*
  * gpudl_learn(program, target, positives, negatives, max_body, max_rules,
  * epochs, learning_rate, allow_recursive, min_support, seed, commit,
  * negative_sampling [0.2], max_seconds, noise, types, max_vars, method [0.3])
@@ -233,10 +255,10 @@ commit_rules(const char *program, const GdlIlpResult *res)
 Datum
 gpudl_learn(PG_FUNCTION_ARGS)
 {
-	char	   *program = gpudl_text_arg(fcinfo, 0, "program name");
-	char	   *target = gpudl_text_arg(fcinfo, 1, "target");
-	char	   *positives = gpudl_text_arg(fcinfo, 2, "positives");
-	char	   *negatives = PG_ARGISNULL(3) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(3));
+	char	   *program,
+			   *target,
+			   *positives,
+			   *negatives;
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	GdlIlpParams params;
 	bool		commit;
@@ -253,6 +275,7 @@ gpudl_learn(PG_FUNCTION_ARGS)
 	char	   *types;
 	int			i;
 
+	example_args(fcinfo, &program, &target, &positives, &negatives);
 	gdl_ilp_params_default(&params);
 	params.max_body = gpudl_int_arg(fcinfo, 4, "max_body");
 	params.max_rules = gpudl_int_arg(fcinfo, 5, "max_rules");
@@ -267,17 +290,14 @@ gpudl_learn(PG_FUNCTION_ARGS)
 	/* an addition to the contract: how negatives are drawn when none are given */
 	if (PG_NARGS() > 12 && !PG_ARGISNULL(12))
 	{
+		static const GpudlKeyword modes[] = {
+			{"pca", GDL_ILP_NEG_PCA}, {"closed_world", GDL_ILP_NEG_CLOSED}, {NULL, 0}
+		};
 		char	   *mode = text_to_cstring(PG_GETARG_TEXT_PP(12));
 
-		if (strcmp(mode, "pca") == 0)
-			params.neg_mode = GDL_ILP_NEG_PCA;
-		else if (strcmp(mode, "closed_world") == 0)
-			params.neg_mode = GDL_ILP_NEG_CLOSED;
-		else
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid negative_sampling \"%s\"", mode),
-					 errhint("Use 'pca' (partial completeness) or 'closed_world'.")));
+		params.neg_mode = (GdlIlpNegMode)
+			gpudl_keyword(mode, modes, "invalid negative_sampling \"%s\"",
+						  "Use 'pca' (partial completeness) or 'closed_world'.");
 	}
 	learn_03_args(fcinfo, &params, &types);
 	/*
@@ -340,16 +360,7 @@ gpudl_learn(PG_FUNCTION_ARGS)
 		Datum		v[10];
 		bool		nulls[10] = {0};
 
-		v[0] = Int32GetDatum(r->rank);
-		v[1] = CStringGetTextDatum(rule_text(r));
-		v[2] = Float8GetDatum(r->probability);
-		v[3] = Float8GetDatum(r->loss);
-		v[4] = Float8GetDatum(r->precision);
-		v[5] = Float8GetDatum(r->recall);
-		v[6] = Int64GetDatum(r->support);
-		v[7] = Float8GetDatum(r->head_coverage);
-		v[8] = Float8GetDatum(r->std_confidence);
-		v[9] = Float8GetDatum(r->pca_confidence);
+		rule_values(r, v);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
 	}
 	MemoryContextSwitchTo(old);
@@ -399,10 +410,10 @@ gpudl_candidates(PG_FUNCTION_ARGS)
 Datum
 gpudl_loss_grad(PG_FUNCTION_ARGS)
 {
-	char	   *program = gpudl_text_arg(fcinfo, 0, "program name");
-	char	   *target = gpudl_text_arg(fcinfo, 1, "target");
-	char	   *positives = gpudl_text_arg(fcinfo, 2, "positives");
-	char	   *negatives = PG_ARGISNULL(3) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(3));
+	char	   *program,
+			   *target,
+			   *positives,
+			   *negatives;
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	ArrayType  *arr;
 	Datum	   *elems;
@@ -417,6 +428,7 @@ gpudl_loss_grad(PG_FUNCTION_ARGS)
 	Datum		v[2];
 	bool		nulls[2] = {0};
 
+	example_args(fcinfo, &program, &target, &positives, &negatives);
 	if (PG_ARGISNULL(4))
 		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("probabilities must not be null")));
 	arr = PG_GETARG_ARRAYTYPE_P(4);

@@ -94,6 +94,25 @@ mine_args_05(FunctionCallInfo fcinfo, GpudlMineArgs *a)
 }
 
 /*
+ * The eight columns of a mined rule (its text given), as gpudl_mine returns
+ * them and gpudl.mined_rules keeps them (after the program): target, rule,
+ * support, head_coverage, std_confidence, pca_confidence, body_size,
+ * pca_body_size.
+ */
+static void
+rule_values(const GpudlKg *kg, const GdlMineRule *r, const char *text, Datum *v)
+{
+	v[0] = CStringGetTextDatum(gdl_mine_graph_relname(kg->graph, r->head));
+	v[1] = CStringGetTextDatum(text);
+	v[2] = Int64GetDatum(r->support);
+	v[3] = Float8GetDatum(r->head_coverage);
+	v[4] = Float8GetDatum(r->std_confidence);
+	v[5] = Float8GetDatum(r->pca_confidence);
+	v[6] = Int64GetDatum(r->body_size);
+	v[7] = Int64GetDatum(r->pca_body_size);
+}
+
+/*
  * Replace the stored rules of the mined targets (target, or every relation
  * of the graph) with the run's rules, in the caller's transaction.
  */
@@ -148,14 +167,7 @@ commit_rules(GpudlKg *kg, const char *target, const GdlMineResult *res, char **t
 			Datum		v[11];
 
 			v[0] = dv[0];
-			v[1] = CStringGetTextDatum(gdl_mine_graph_relname(kg->graph, r->head));
-			v[2] = CStringGetTextDatum(texts[i]);
-			v[3] = Int64GetDatum(r->support);
-			v[4] = Float8GetDatum(r->head_coverage);
-			v[5] = Float8GetDatum(r->std_confidence);
-			v[6] = Float8GetDatum(r->pca_confidence);
-			v[7] = Int64GetDatum(r->body_size);
-			v[8] = Int64GetDatum(r->pca_body_size);
+			rule_values(kg, r, texts[i], &v[1]);
 			v[9] = Int32GetDatum(r->nbody);
 			v[10] = CStringGetTextDatum(params);
 			if (SPI_execute_plan(plan, v, NULL, false, 0) != SPI_OK_INSERT)
@@ -257,14 +269,7 @@ gpudl_mine(PG_FUNCTION_ARGS)
 		Datum		v[8];
 		bool		nulls[8] = {0};
 
-		v[0] = CStringGetTextDatum(gdl_mine_graph_relname(kg->graph, r->head));
-		v[1] = CStringGetTextDatum(texts[i]);
-		v[2] = Int64GetDatum(r->support);
-		v[3] = Float8GetDatum(r->head_coverage);
-		v[4] = Float8GetDatum(r->std_confidence);
-		v[5] = Float8GetDatum(r->pca_confidence);
-		v[6] = Int64GetDatum(r->body_size);
-		v[7] = Int64GetDatum(r->pca_body_size);
+		rule_values(kg, r, texts[i], v);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
 	}
 	gpudl_kg_release(kg);

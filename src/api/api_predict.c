@@ -298,21 +298,17 @@ split_rules(SplitRules *sr, int rel)
 static GdlPredictAggregation
 parse_aggregation(const char *s)
 {
-	if (strcmp(s, "max") == 0)
-		return GDL_PREDICT_MAX;
-	if (strcmp(s, "noisy_or") == 0)
-		return GDL_PREDICT_NOISY_OR;
-	if (strcmp(s, "cluster_noisy_or") == 0)
-		return GDL_PREDICT_CLUSTER_NOISY_OR;
-	if (strcmp(s, "kind_noisy_or") == 0)
-		return GDL_PREDICT_KIND_NOISY_OR;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid aggregation \"%s\"", s),
-			 errhint("Use 'max' (the best rule's confidence, ties broken by the next best), 'noisy_or', "
-					 "'cluster_noisy_or' (noisy-or over clusters of rules with the same body relations) or "
-					 "'kind_noisy_or' (over kinds of evidence).")));
-	return GDL_PREDICT_MAX;		/* not reached */
+	static const GpudlKeyword aggregations[] = {
+		{"max", GDL_PREDICT_MAX}, {"noisy_or", GDL_PREDICT_NOISY_OR},
+		{"cluster_noisy_or", GDL_PREDICT_CLUSTER_NOISY_OR},
+		{"kind_noisy_or", GDL_PREDICT_KIND_NOISY_OR}, {NULL, 0}
+	};
+
+	return (GdlPredictAggregation)
+		gpudl_keyword(s, aggregations, "invalid aggregation \"%s\"",
+					  "Use 'max' (the best rule's confidence, ties broken by the next best), 'noisy_or', "
+					  "'cluster_noisy_or' (noisy-or over clusters of rules with the same body relations) or "
+					  "'kind_noisy_or' (over kinds of evidence).");
 }
 
 /* Read and check the prediction options (arguments 3-5 and 9-10). */
@@ -330,17 +326,11 @@ predict_options(FunctionCallInfo fcinfo, GdlPredictOptions *o)
 				 errhint("Use 0 for every answer.")));
 	if (PG_NARGS() > 9)
 	{
+		static const GpudlKeyword confidences[] = {{"pca", true}, {"std", false}, {NULL, 0}};
 		char	   *conf = gpudl_text_arg(fcinfo, 9, "confidence");
 
-		if (strcmp(conf, "pca") == 0)
-			o->use_pca = true;
-		else if (strcmp(conf, "std") == 0)
-			o->use_pca = false;
-		else
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid confidence \"%s\"", conf),
-					 errhint("Use 'pca' (partial completeness) or 'std' (standard confidence).")));
+		o->use_pca = gpudl_keyword(conf, confidences, "invalid confidence \"%s\"",
+								   "Use 'pca' (partial completeness) or 'std' (standard confidence).") != 0;
 	}
 	if (PG_NARGS() > 10)
 	{

@@ -30,6 +30,23 @@ PG_FUNCTION_INFO_V1(gpudl_bind);
 PG_FUNCTION_INFO_V1(gpudl_explain);
 
 /*
+ * An SPI parameter from a nullable argument of the SQL function: its Datum,
+ * or a NULL ('n') when the argument is NULL (a description, the columns of
+ * a binding).
+ */
+static void
+spi_arg(FunctionCallInfo fcinfo, int argno, Datum *value, char *null)
+{
+	if (PG_ARGISNULL(argno))
+	{
+		*value = (Datum) 0;
+		*null = 'n';
+	}
+	else
+		*value = PG_GETARG_DATUM(argno);
+}
+
+/*
  * Insert the items of a parsed text as rows of gpudl.rules in ONE statement
  * (so the catalog triggers validate and bump the version once); return the
  * new ids in source order.
@@ -123,11 +140,11 @@ insert_validated_rules(const char *program, GdlProgram *prog, bool learned)
 
 /*
  * Validate and insert clauses into an existing program (learned marks them
- * as induced); returns the new ids.  Used by gpudl_commit_rule and
- * gpudl_learn(commit => true).
+ * as induced); returns the new ids.  A text without clauses is an error,
+ * with a hint on how clauses end when the user wrote it (gpudl_add_rules).
  */
-List *
-gpudl_insert_rules_text(const char *program, const char *rules, bool learned)
+static List *
+insert_rules_text(const char *program, const char *rules, bool learned, bool hint)
 {
 	GdlProgram *prog;
 
@@ -136,8 +153,19 @@ gpudl_insert_rules_text(const char *program, const char *rules, bool learned)
 	if (prog->nitems == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("no rules, facts or declarations found in the text")));
+				 errmsg("no rules, facts or declarations found in the text"),
+				 hint ? errhint("Each clause ends with a period, e.g. \"p(X) :- q(X).\"") : 0));
 	return insert_validated_rules(program, prog, learned);
+}
+
+/*
+ * insert_rules_text for gpudl_commit_rule and gpudl_learn(commit => true),
+ * without the hint.
+ */
+List *
+gpudl_insert_rules_text(const char *program, const char *rules, bool learned)
+{
+	return insert_rules_text(program, rules, learned, false);
 }
 
 /*
@@ -170,13 +198,7 @@ gpudl_create_program(PG_FUNCTION_ARGS)
 
 	SPI_connect();
 	values[0] = CStringGetTextDatum(name);
-	if (PG_ARGISNULL(2))
-	{
-		values[1] = (Datum) 0;
-		nulls[1] = 'n';
-	}
-	else
-		values[1] = PG_GETARG_DATUM(2);
+	spi_arg(fcinfo, 2, &values[1], &nulls[1]);
 	if (SPI_execute_with_args("INSERT INTO gpudl.programs(name, description) VALUES ($1, $2)",
 							  2, argtypes, values, nulls, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "gpudl: could not insert program");
@@ -194,18 +216,8 @@ gpudl_add_rules(PG_FUNCTION_ARGS)
 	char	   *program = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	char	   *rules = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	GdlProgram *prog;
-	List	   *ids;
+	List	   *ids = insert_rules_text(program, rules, false, true);
 	ListCell   *lc;
-
-	gpudl_require_program(program, GPUDL_PRIV_MODIFY);
-	prog = validate_new_rules(program, rules, true);
-	if (prog->nitems == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("no rules, facts or declarations found in the text"),
-				 errhint("Each clause ends with a period, e.g. \"p(X) :- q(X).\"")));
-	ids = insert_validated_rules(program, prog, false);
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	foreach(lc, ids)
@@ -342,13 +354,7 @@ gpudl_bind(PG_FUNCTION_ARGS)
 	values[0] = CStringGetTextDatum(program);
 	values[1] = CStringGetTextDatum(predicate);
 	values[2] = ObjectIdGetDatum(relid);
-	if (PG_ARGISNULL(3))
-	{
-		values[3] = (Datum) 0;
-		nulls[3] = 'n';
-	}
-	else
-		values[3] = PG_GETARG_DATUM(3);
+	spi_arg(fcinfo, 3, &values[3], &nulls[3]);
 	if (SPI_execute_with_args("INSERT INTO gpudl.bindings(program, predicate, relation, columns) "
 							  "VALUES ($1, $2, $3, $4) ON CONFLICT (program, predicate) "
 							  "DO UPDATE SET relation = EXCLUDED.relation, columns = EXCLUDED.columns",

@@ -92,10 +92,10 @@ typedef struct GpudlScanState
 	bool	   *pushed_unknown; /* EXPLAIN: per pushed condition, value not known yet */
 } GpudlScanState;
 
-/* pg_scan_exec.c */
+/* scan_exec.c */
 extern Node *gpudl_scan_create_state(CustomScan *cscan);
 
-/* pg_scan_explain.c */
+/* scan_explain.c */
 extern void gpudl_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es);
 extern void gpudl_scan_note_run(GpudlScanState *st, GpudlRun *run);
 

@@ -1,5 +1,5 @@
 /*
- * pg_scan_exec.c — the executor side of the GpuDatalog custom scan.
+ * scan_exec.c — the executor side of the GpuDatalog custom scan.
  *
  * The first fetch after the scan starts (or after a rescan whose parameters
  * changed) evaluates the program and goal arguments and the pushed-down

@@ -1,5 +1,5 @@
 /*
- * pg_scan_explain.c — what EXPLAIN shows of the GpuDatalog scan:
+ * scan_explain.c — what EXPLAIN shows of the GpuDatalog scan:
  *
  *   Custom Scan (GpuDatalog)
  *     Program: fam (version 3)

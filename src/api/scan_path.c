@@ -1,5 +1,5 @@
 /*
- * pg_scan_path.c — the planner side of the GpuDatalog custom scan.
+ * scan_path.c — the planner side of the GpuDatalog custom scan.
  *
  * A set_rel_pathlist hook (chained to any earlier one) looks at function
  * scans in FROM: one call of gpudl_query or gpudl_count, without WITH
@@ -20,7 +20,7 @@
  *
  * The plan is a CustomScan with scanrelid 0 whose custom_scan_tlist lists
  * the function's columns (a function is no relation the executor could
- * open); see pg_scan.h for what custom_exprs and custom_private carry.
+ * open); see scan.h for what custom_exprs and custom_private carry.
  */
 #include "api/scan.h"
 

@@ -1,6 +1,6 @@
 /*
  * gdl_host.c — the core's thin wrappers over the installed host hooks, and
- * a growable string buffer built on them.
+ * a growable string buffer and growing arrays built on them.
  */
 #include "gdl_host.h"
 
@@ -52,6 +52,20 @@ gdl_free(void *ptr)
 {
 	if (ptr != NULL)
 		current_host->free(ptr);
+}
+
+/*
+ * The array v (elements of elem bytes, room for *cap) with room for element
+ * n: unchanged while n < *cap, else resized to 'first' elements, then to
+ * twice as many each time.  The append step of every growing list.
+ */
+void *
+gdl_grow(void *v, int n, int *cap, int first, size_t elem)
+{
+	if (n < *cap)
+		return v;
+	*cap = *cap ? *cap * 2 : first;
+	return gdl_realloc(v, elem * *cap);
 }
 
 /* Copy a NUL-terminated string into host memory. */
@@ -225,10 +239,6 @@ gdl_buf_putsn(GdlBuf *b, const char *s, size_t n)
 void
 gdl_lines_add(GdlLines *l, char *line)
 {
-	if (l->n == l->cap)
-	{
-		l->cap = l->cap ? l->cap * 2 : 16;
-		l->v = gdl_realloc(l->v, sizeof(char *) * l->cap);
-	}
+	l->v = gdl_grow(l->v, l->n, &l->cap, 16, sizeof(char *));
 	l->v[l->n++] = line;
 }

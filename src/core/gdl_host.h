@@ -77,6 +77,8 @@ extern void *gdl_realloc(void *ptr, size_t size);
 /* Like gdl_alloc, not zeroed: for blocks the caller writes in full. */
 extern void *gdl_alloc_uninit(size_t size);
 extern void gdl_free(void *ptr);
+/* A growing array with room for element n: see gdl_host.c. */
+extern void *gdl_grow(void *v, int n, int *cap, int first, size_t elem);
 extern char *gdl_strdup(const char *s);
 extern char *gdl_strndup(const char *s, size_t n);
 extern char *gdl_sprintf(const char *fmt,...) __attribute__((format(printf, 1, 2)));

@@ -155,20 +155,11 @@ cpu_slice(void *vctx, GdlBkRel *rel, int64_t from, int64_t to, GdlBkRel **result
 		return cpu_fail(ctx, GDL_BK_ERR_INVALID, "slice [%lld, %lld) out of range",
 						(long long) from, (long long) to);
 	cpu_rel_flatten(ctx, rel);
-	r = cpu_rel_new(ctx, rel->arity);
-	memcpy(r->lo, rel->lo, sizeof(r->lo));
-	memcpy(r->hi, rel->hi, sizeof(r->hi));
-	r->is_set = rel->is_set;
-	r->sorted_cols = rel->sorted_cols;
+	r = cpu_rel_like(ctx, rel, to - from);
 	if (rel->packed)
-	{
-		r->sch = rel->sch;
-		cpu_rel_alloc_keys(ctx, r, to - from);
 		memcpy(r->keys, rel->keys + from, sizeof(uint64_t) * (to - from));
-	}
 	else
 	{
-		cpu_rel_alloc_cols(ctx, r, to - from);
 		for (c = 0; c < rel->arity; c++)
 			memcpy(r->cols[c], rel->cols[c] + from, sizeof(int64_t) * (to - from));
 	}

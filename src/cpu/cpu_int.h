@@ -159,6 +159,7 @@ extern CpuRel *cpu_rel_from_cols(CpuCtx *ctx, int arity, int64_t n, int64_t **co
 								 const int64_t *caps, const int64_t *lo, const int64_t *hi);
 extern CpuRel *cpu_rel_repack(CpuCtx *ctx, const CpuRel *r, const CpuSchema *s);
 extern CpuRel *cpu_rel_widen(CpuCtx *ctx, const CpuRel *r);
+extern CpuRel *cpu_rel_like(CpuCtx *ctx, const CpuRel *r, int64_t n);
 extern CpuRun *cpu_run_new(CpuCtx *ctx, int64_t n);
 extern void cpu_run_unref(CpuCtx *ctx, CpuRun *run);
 extern void cpu_rel_flatten(CpuCtx *ctx, CpuRel *r);

@@ -542,6 +542,42 @@ check_keys(CpuCtx *ctx, CpuRel *L, CpuRel *R, int nkeys, const int *lkeys, const
 	return GDL_BK_OK;
 }
 
+/* A join's shared state for L, R and their key columns; the rest zero. */
+static void
+join_par_init(JoinPar *jp, CpuRel *L, CpuRel *R, int nkeys, const int *lkeys, const int *rkeys)
+{
+	memset(jp, 0, sizeof(*jp));
+	jp->L = L;
+	jp->R = R;
+	jp->lkeys = lkeys;
+	jp->rkeys = rkeys;
+	jp->nkeys = nkeys;
+}
+
+/*
+ * R's index on its keys and L split into chunks, a count per chunk: what
+ * join and join_count both run join_task over.
+ */
+static void
+join_par_chunks(CpuCtx *ctx, JoinPar *jp)
+{
+	jp->ix = cpu_index_get(ctx, jp->R, jp->nkeys, jp->rkeys);
+	jp->nchunks = (jp->L->n + JOIN_CHUNK - 1) / JOIN_CHUNK;
+	jp->counts = gdl_alloc(sizeof(int64_t) * jp->nchunks);
+}
+
+/*
+ * One pass of join_task over L's chunks (counting, or writing when
+ * jp->write), on every thread when there are several chunks.
+ */
+static void
+join_pass(CpuCtx *ctx, JoinPar *jp)
+{
+	atomic_store(&jp->next, 0);
+	gdl_parallel(jp->nchunks > 1 ? ctx->nthreads : 1, join_task, jp);
+	gdl_check_stop();	/* stopped tasks leave partial results: raise */
+}
+
 /* Backend op: equi-join of L and R with projection. */
 int
 cpu_op_join(void *vctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkeys,
@@ -590,22 +626,13 @@ cpu_op_join(void *vctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkeys,
 		*result = res;
 		return GDL_BK_OK;
 	}
-	memset(&jp, 0, sizeof(jp));
-	jp.L = L;
-	jp.R = R;
-	jp.ix = cpu_index_get(ctx, R, nkeys, rkeys);
-	jp.lkeys = lkeys;
-	jp.rkeys = rkeys;
-	jp.nkeys = nkeys;
+	join_par_init(&jp, L, R, nkeys, lkeys, rkeys);
+	join_par_chunks(ctx, &jp);
 	jp.nout = nout;
 	jp.out = out;
-	jp.nchunks = (L->n + JOIN_CHUNK - 1) / JOIN_CHUNK;
-	jp.counts = gdl_alloc(sizeof(int64_t) * jp.nchunks);
 	jp.packed = cpu_schema_make(nout, res->lo, res->hi, &jp.osch);
 	jp.fast = jp.packed && L->packed && R->packed && !jp.ix->hashed;
-	atomic_store(&jp.next, 0);
-	gdl_parallel(jp.nchunks > 1 ? ctx->nthreads : 1, join_task, &jp);
-	gdl_check_stop();	/* stopped tasks leave partial results: raise */
+	join_pass(ctx, &jp);
 	for (ch = 0; ch < jp.nchunks; ch++)
 	{
 		int64_t		c = jp.counts[ch];
@@ -626,9 +653,7 @@ cpu_op_join(void *vctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkeys,
 			jp.ocols[j] = res->cols[j];
 	}
 	jp.write = true;
-	atomic_store(&jp.next, 0);
-	gdl_parallel(jp.nchunks > 1 ? ctx->nthreads : 1, join_task, &jp);
-	gdl_check_stop();	/* stopped tasks leave partial results: raise */
+	join_pass(ctx, &jp);
 	res->n = total;
 	gdl_free(jp.counts);
 	*result = res;
@@ -652,20 +677,11 @@ cpu_op_join_count(void *vctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lk
 	cpu_rel_flatten(ctx, R);
 	if (L->n == 0 || R->n == 0)
 		return GDL_BK_OK;
-	memset(&jp, 0, sizeof(jp));
-	jp.L = L;
-	jp.R = R;
-	jp.ix = cpu_index_get(ctx, R, nkeys, rkeys);
-	jp.lkeys = lkeys;
-	jp.rkeys = rkeys;
-	jp.nkeys = nkeys;
-	jp.nchunks = (L->n + JOIN_CHUNK - 1) / JOIN_CHUNK;
-	jp.counts = gdl_alloc(sizeof(int64_t) * jp.nchunks);
+	join_par_init(&jp, L, R, nkeys, lkeys, rkeys);
+	join_par_chunks(ctx, &jp);
 	jp.packed = cpu_schema_make(0, NULL, NULL, &jp.osch);
 	jp.fast = L->packed && R->packed && !jp.ix->hashed;
-	atomic_store(&jp.next, 0);
-	gdl_parallel(jp.nchunks > 1 ? ctx->nthreads : 1, join_task, &jp);
-	gdl_check_stop();	/* stopped tasks leave partial results: raise */
+	join_pass(ctx, &jp);
 	for (ch = 0; ch < jp.nchunks; ch++)
 		*count += jp.counts[ch];
 	gdl_free(jp.counts);
@@ -722,24 +738,8 @@ cpu_op_antijoin(void *vctx, GdlBkRel *L, GdlBkRel *R, int nkeys, const int *lkey
 		return st;
 	cpu_rel_flatten(ctx, L);
 	cpu_rel_flatten(ctx, R);
-	res = cpu_rel_new(ctx, L->arity);
-	memcpy(res->lo, L->lo, sizeof(res->lo));
-	memcpy(res->hi, L->hi, sizeof(res->hi));
-	res->is_set = L->is_set;
-	res->sorted_cols = L->sorted_cols;
-	if (L->packed)
-	{
-		res->sch = L->sch;
-		cpu_rel_alloc_keys(ctx, res, L->n);
-	}
-	else
-		cpu_rel_alloc_cols(ctx, res, L->n);
-	memset(&jp, 0, sizeof(jp));
-	jp.L = L;
-	jp.R = R;
-	jp.lkeys = lkeys;
-	jp.rkeys = rkeys;
-	jp.nkeys = nkeys;
+	res = cpu_rel_like(ctx, L, L->n);
+	join_par_init(&jp, L, R, nkeys, lkeys, rkeys);
 	if (R->n > 0 && L->n > 0)
 	{
 		jp.ix = cpu_index_get(ctx, R, nkeys, rkeys);

@@ -448,6 +448,31 @@ cpu_rel_repack(CpuCtx *ctx, const CpuRel *r, const CpuSchema *s)
 	return o;
 }
 
+/*
+ * An empty relation shaped like r with room for n rows: r's arity, bounds,
+ * set and sort flags, and layout (packed in r's schema, or wide).  The
+ * start of every op whose result keeps rows of r as they are (a slice, an
+ * anti-join).
+ */
+CpuRel *
+cpu_rel_like(CpuCtx *ctx, const CpuRel *r, int64_t n)
+{
+	CpuRel	   *o = cpu_rel_new(ctx, r->arity);
+
+	memcpy(o->lo, r->lo, sizeof(o->lo));
+	memcpy(o->hi, r->hi, sizeof(o->hi));
+	o->is_set = r->is_set;
+	o->sorted_cols = r->sorted_cols;
+	if (r->packed)
+	{
+		o->sch = r->sch;
+		cpu_rel_alloc_keys(ctx, o, n);
+	}
+	else
+		cpu_rel_alloc_cols(ctx, o, n);
+	return o;
+}
+
 /* A wide copy of r; flags kept. */
 CpuRel *
 cpu_rel_widen(CpuCtx *ctx, const CpuRel *r)

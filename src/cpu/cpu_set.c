@@ -187,6 +187,28 @@ keyop_compact(KeyOp *op, int nt, bool with_b)
 	return pos;
 }
 
+/*
+ * Run a key set operation on nt threads: a and b split into aligned parts,
+ * task run on each part, the parts' results moved together (with_b: each
+ * was written at abeg + bbeg, else at abeg).  Returns the count.
+ */
+static int64_t
+keyop_run(const uint64_t *a, int64_t na, const uint64_t *b, int64_t nb, uint64_t *out, int nt,
+		  GdlTaskFn task, bool with_b)
+{
+	KeyOp		op;
+
+	op.a = a;
+	op.na = na;
+	op.b = b;
+	op.nb = nb;
+	op.out = out;
+	keyop_split(&op, nt);
+	gdl_parallel(nt, task, &op);
+	gdl_check_stop();	/* stopped tasks leave partial results: raise */
+	return keyop_compact(&op, nt, with_b);
+}
+
 /* Threads worth using for n items. */
 static int
 threads_for(CpuCtx *ctx, int64_t n)
@@ -199,18 +221,7 @@ static int64_t
 keys_diff(CpuCtx *ctx, const uint64_t *a, int64_t na, const uint64_t *b, int64_t nb,
 		  uint64_t *out)
 {
-	KeyOp		op;
-	int			nt = threads_for(ctx, na);
-
-	op.a = a;
-	op.na = na;
-	op.b = b;
-	op.nb = nb;
-	op.out = out;
-	keyop_split(&op, nt);
-	gdl_parallel(nt, diff_task, &op);
-	gdl_check_stop();	/* stopped tasks leave partial results: raise */
-	return keyop_compact(&op, nt, false);
+	return keyop_run(a, na, b, nb, out, threads_for(ctx, na), diff_task, false);
 }
 
 /* out = a U b (sorted unique keys); returns the count.  out has room for na + nb. */
@@ -218,7 +229,6 @@ static int64_t
 keys_union(CpuCtx *ctx, const uint64_t *a, int64_t na, const uint64_t *b, int64_t nb,
 		   uint64_t *out)
 {
-	KeyOp		op;
 	int			nt = threads_for(ctx, na + nb);
 
 	if (na < nb)
@@ -231,15 +241,7 @@ keys_union(CpuCtx *ctx, const uint64_t *a, int64_t na, const uint64_t *b, int64_
 		b = t;
 		nb = tn;
 	}
-	op.a = a;
-	op.na = na;
-	op.b = b;
-	op.nb = nb;
-	op.out = out;
-	keyop_split(&op, nt);
-	gdl_parallel(nt, union_task, &op);
-	gdl_check_stop();	/* stopped tasks leave partial results: raise */
-	return keyop_compact(&op, nt, true);
+	return keyop_run(a, na, b, nb, out, nt, union_task, true);
 }
 
 /* Shared state of a parallel difference against several runs. */
@@ -696,15 +698,48 @@ check_sets(CpuCtx *ctx, CpuRel *A, CpuRel *B, const char *op)
 	return GDL_BK_OK;
 }
 
+/*
+ * The flat path of difference (minus) and merge (union), shared by both
+ * ops: B flattened (A already is), both packed under one schema and their
+ * sorted keys subtracted or united, or the wide path when they do not pack.
+ */
+static int
+flat_setop(CpuCtx *ctx, CpuRel *A, CpuRel *B, bool minus, GdlBkRel **result)
+{
+	CpuRel	   *pa,
+			   *pb,
+			   *r;
+	CpuSchema	s;
+
+	cpu_rel_flatten(ctx, B);
+	if (!unify_packed(ctx, A, B, &pa, &pb, &s))
+	{
+		*result = wide_setop(ctx, A, B, minus);
+		return GDL_BK_OK;
+	}
+	r = packed_set(ctx, A->arity, &s, A->lo, A->hi);
+	if (minus)
+	{
+		cpu_rel_alloc_keys(ctx, r, pa->n);
+		cpu_rel_shrink(ctx, r, keys_diff(ctx, pa->keys, pa->n, pb->keys, pb->n, r->keys));
+	}
+	else
+	{
+		cpu_bounds_union(A->arity, r->lo, r->hi, B->lo, B->hi);
+		cpu_rel_alloc_keys(ctx, r, pa->n + pb->n);
+		cpu_rel_shrink(ctx, r, keys_union(ctx, pa->keys, pa->n, pb->keys, pb->n, r->keys));
+	}
+	unify_done(ctx, A, B, pa, pb);
+	*result = r;
+	return GDL_BK_OK;
+}
+
 /* Backend op: set A minus set B. */
 int
 cpu_op_difference(void *vctx, GdlBkRel *A, GdlBkRel *B, GdlBkRel **result)
 {
 	CpuCtx	   *ctx = vctx;
-	CpuRel	   *pa,
-			   *pb,
-			   *r;
-	CpuSchema	s;
+	CpuRel	   *r;
 	int			st;
 
 	*result = NULL;
@@ -720,18 +755,7 @@ cpu_op_difference(void *vctx, GdlBkRel *A, GdlBkRel *B, GdlBkRel **result)
 		*result = r;
 		return GDL_BK_OK;
 	}
-	cpu_rel_flatten(ctx, B);
-	if (!unify_packed(ctx, A, B, &pa, &pb, &s))
-	{
-		*result = wide_setop(ctx, A, B, true);
-		return GDL_BK_OK;
-	}
-	r = packed_set(ctx, A->arity, &s, A->lo, A->hi);
-	cpu_rel_alloc_keys(ctx, r, pa->n);
-	cpu_rel_shrink(ctx, r, keys_diff(ctx, pa->keys, pa->n, pb->keys, pb->n, r->keys));
-	unify_done(ctx, A, B, pa, pb);
-	*result = r;
-	return GDL_BK_OK;
+	return flat_setop(ctx, A, B, true, result);
 }
 
 /* Backend op: union of sets A and B. */
@@ -739,29 +763,13 @@ int
 cpu_op_merge(void *vctx, GdlBkRel *A, GdlBkRel *B, GdlBkRel **result)
 {
 	CpuCtx	   *ctx = vctx;
-	CpuRel	   *pa,
-			   *pb,
-			   *r;
-	CpuSchema	s;
 	int			st;
 
 	*result = NULL;
 	if ((st = check_sets(ctx, A, B, "merge")) != GDL_BK_OK)
 		return st;
 	cpu_rel_flatten(ctx, A);
-	cpu_rel_flatten(ctx, B);
-	if (!unify_packed(ctx, A, B, &pa, &pb, &s))
-	{
-		*result = wide_setop(ctx, A, B, false);
-		return GDL_BK_OK;
-	}
-	r = packed_set(ctx, A->arity, &s, A->lo, A->hi);
-	cpu_bounds_union(A->arity, r->lo, r->hi, B->lo, B->hi);
-	cpu_rel_alloc_keys(ctx, r, pa->n + pb->n);
-	cpu_rel_shrink(ctx, r, keys_union(ctx, pa->keys, pa->n, pb->keys, pb->n, r->keys));
-	unify_done(ctx, A, B, pa, pb);
-	*result = r;
-	return GDL_BK_OK;
+	return flat_setop(ctx, A, B, false, result);
 }
 
 /*

@@ -84,6 +84,21 @@ digit_plan(int lowbit, int highbit, int *passes, int *width)
 	*width = (nbits + *passes - 1) / *passes;
 }
 
+/* The bits that differ between some of keys[0..n): OR xor AND of them all. */
+static uint64_t
+key_bits_vary(const uint64_t *keys, int64_t n)
+{
+	uint64_t	o = 0,
+				an = ~UINT64_C(0);
+
+	for (int64_t i = 0; i < n; i++)
+	{
+		o |= keys[i];
+		an &= keys[i];
+	}
+	return o ^ an;
+}
+
 /*
  * One LSD pass's bucket starts: cnt[b] = how many of keys[0..n) have a
  * digit (width bits at shift) below b.
@@ -160,6 +175,7 @@ typedef struct RadixPar
 	int			shift;
 	int			width;
 	int64_t    *hist;			/* [tid][bucket] */
+	bool		scatter;		/* radix_digit_task: scatter (else count) */
 	uint64_t	or_[CPU_MAX_THREADS];
 	uint64_t	and_[CPU_MAX_THREADS];
 } RadixPar;
@@ -185,27 +201,13 @@ radix_orand_task(void *arg, int tid, int nt)
 	rp->and_[tid] = a;
 }
 
-/* Task: histogram of this thread's share for the current digit. */
+/*
+ * Task: one pass over this thread's share for the current digit: its
+ * histogram, or (rp->scatter) its keys scattered to its bucket offsets.
+ * The two steps of a pass read the share and the digit alike.
+ */
 static void
-radix_hist_task(void *arg, int tid, int nt)
-{
-	RadixPar   *rp = arg;
-	int64_t		from,
-				to,
-				i;
-	int64_t    *h = rp->hist + (size_t) tid * RADIX_BUCKETS;
-	uint64_t	mask = (UINT64_C(1) << rp->width) - 1;
-	int			shift = rp->shift;
-
-	gdl_split(rp->n, tid, nt, &from, &to);
-	memset(h, 0, sizeof(int64_t) << rp->width);
-	for (i = from; i < to; i++)
-		h[(rp->src[i] >> shift) & mask]++;
-}
-
-/* Task: scatter this thread's share to its bucket offsets. */
-static void
-radix_scatter_task(void *arg, int tid, int nt)
+radix_digit_task(void *arg, int tid, int nt)
 {
 	RadixPar   *rp = arg;
 	int64_t		from,
@@ -218,6 +220,13 @@ radix_scatter_task(void *arg, int tid, int nt)
 			   *dst = rp->dst;
 
 	gdl_split(rp->n, tid, nt, &from, &to);
+	if (!rp->scatter)
+	{
+		memset(h, 0, sizeof(int64_t) << rp->width);
+		for (i = from; i < to; i++)
+			h[(src[i] >> shift) & mask]++;
+		return;
+	}
 	for (i = from; i < to; i++)
 	{
 		uint64_t	v = src[i];
@@ -247,12 +256,7 @@ cpu_sort_u64(CpuCtx *ctx, uint64_t *a, uint64_t *tmp, int64_t n)
 
 	if (n < PAR_MIN_N || nt <= 1)
 	{
-		for (int64_t i = 0; i < n; i++)
-		{
-			o |= a[i];
-			an &= a[i];
-		}
-		vary = o ^ an;
+		vary = key_bits_vary(a, n);
 		if (vary)
 			cpu_sort_u64_seq(a, tmp, n, __builtin_ctzll(vary), 63 - __builtin_clzll(vary));
 		return a;
@@ -283,7 +287,8 @@ cpu_sort_u64(CpuCtx *ctx, uint64_t *a, uint64_t *tmp, int64_t n)
 
 		rp.shift = lowbit + p * width;
 		rp.width = width;
-		gdl_parallel(nt, radix_hist_task, &rp);
+		rp.scatter = false;
+		gdl_parallel(nt, radix_digit_task, &rp);
 		gdl_check_stop();	/* stopped tasks leave partial results: raise */
 		for (b = 0; b < (1 << width); b++)
 			for (t = 0; t < nt; t++)
@@ -294,7 +299,8 @@ cpu_sort_u64(CpuCtx *ctx, uint64_t *a, uint64_t *tmp, int64_t n)
 				*h = sum;
 				sum += c;
 			}
-		gdl_parallel(nt, radix_scatter_task, &rp);
+		rp.scatter = true;
+		gdl_parallel(nt, radix_digit_task, &rp);
 		gdl_check_stop();	/* stopped tasks leave partial results: raise */
 		sw = rp.src;
 		rp.src = rp.dst;
@@ -456,9 +462,7 @@ void
 cpu_sort_pairs(uint64_t *k, int64_t *v, uint64_t *tk, int64_t *tv, int64_t n)
 {
 	int64_t		cnt[RADIX_BUCKETS];
-	uint64_t	o = 0,
-				an = ~UINT64_C(0),
-				vary;
+	uint64_t	vary = key_bits_vary(k, n);
 	int			lowbit,
 				highbit,
 				passes,
@@ -470,12 +474,6 @@ cpu_sort_pairs(uint64_t *k, int64_t *v, uint64_t *tk, int64_t *tv, int64_t n)
 			   *dv = tv;
 	int64_t		i;
 
-	for (i = 0; i < n; i++)
-	{
-		o |= k[i];
-		an &= k[i];
-	}
-	vary = o ^ an;
 	if (vary == 0)
 		return;
 	lowbit = __builtin_ctzll(vary);

@@ -5,7 +5,7 @@
  * computes them; constants are encoded (text through the run's dictionary,
  * float8 bit-cast); integers meeting float8 are converted; text compared
  * by order goes through the rank table.  Also evaluates constant terms on
- * the host, for facts.
+ * the host, for facts, and builds the filters that answer a goal.
  */
 #include "exec_int.h"
 
@@ -59,13 +59,10 @@ expr_term_type(const GdlClauseInfo *info, const GdlTerm *t)
 			return info && info->var_types && info->var_types[t->var] != GDL_TYPE_UNKNOWN ?
 				info->var_types[t->var] : GDL_TYPE_BIGINT;
 		case GDL_TERM_INT:
-			return GDL_TYPE_BIGINT;
 		case GDL_TERM_FLOAT:
-			return GDL_TYPE_FLOAT8;
 		case GDL_TERM_TEXT:
-			return GDL_TYPE_TEXT;
 		case GDL_TERM_BOOL:
-			return GDL_TYPE_BOOL;
+			return gdl_term_const_type(t);
 		case GDL_TERM_NEG:
 			return expr_term_type(info, t->left);
 		case GDL_TERM_BINOP:
@@ -309,4 +306,87 @@ expr_intern_clause(const GdlClause *c, GdlDict *dict)
 			for (k = 0; k < lit->atom.nargs; k++)
 				intern_term(lit->atom.args[k], dict);
 	}
+}
+
+/*
+ * The expressions that answer a goal from its predicate's relation, shared
+ * by the one-context driver (exec_seminaive.c) and the partitioned one
+ * (exec_part_run.c): one equality filter per bound argument and per pair of
+ * arguments the goal equates, and one plain column per argument as the
+ * output.  Allocates *filters and *outs (free them with expr_free_exprs);
+ * returns the number of filters.
+ */
+int
+expr_goal(const GdlGoal *goal, const GdlPred *pred, GdlBkExpr **filters, GdlBkExpr **outs)
+{
+	GdlBkExpr  *f = gdl_alloc(sizeof(GdlBkExpr) * (goal->nbindings + goal->nequal + 1));
+	GdlBkExpr  *o = gdl_alloc(sizeof(GdlBkExpr) * (pred->arity + 1));
+	ExprBuf		eb;
+	int			nf = 0,
+				k;
+
+	for (k = 0; k < goal->nbindings; k++)
+	{
+		if (goal->bindings[k].arg < 0 || goal->bindings[k].arg >= pred->arity)
+			gdl_error(GDL_ERR_PARAM, NULL, NULL, "goal argument %d out of range", goal->bindings[k].arg);
+		expr_init(&eb);
+		expr_emit(&eb, GDL_BC_COL, goal->bindings[k].arg, 0);
+		expr_emit(&eb, GDL_BC_CONST, 0, goal->bindings[k].value);
+		expr_emit(&eb, GDL_BC_EQ, 0, 0);
+		f[nf++] = expr_done(&eb);
+	}
+	for (k = 0; k < goal->nequal; k++)
+	{
+		if (goal->equal_a[k] < 0 || goal->equal_a[k] >= pred->arity ||
+			goal->equal_b[k] < 0 || goal->equal_b[k] >= pred->arity)
+			gdl_error(GDL_ERR_PARAM, NULL, NULL, "goal argument out of range");
+		expr_init(&eb);
+		expr_emit(&eb, GDL_BC_COL, goal->equal_a[k], 0);
+		expr_emit(&eb, GDL_BC_COL, goal->equal_b[k], 0);
+		expr_emit(&eb, GDL_BC_EQ, 0, 0);
+		f[nf++] = expr_done(&eb);
+	}
+	for (k = 0; k < pred->arity; k++)
+	{
+		expr_init(&eb);
+		expr_emit(&eb, GDL_BC_COL, k, 0);
+		o[k] = expr_done(&eb);
+	}
+	*filters = f;
+	*outs = o;
+	return nf;
+}
+
+/*
+ * Free the code of nf filters and nout outputs and both arrays: what a
+ * backend map was handed (expr_goal's, or a rule step's), done with.
+ */
+void
+expr_free_exprs(GdlBkExpr *filters, int nf, GdlBkExpr *outs, int nout)
+{
+	int			k;
+
+	for (k = 0; k < nf; k++)
+		gdl_free((void *) filters[k].code);
+	for (k = 0; k < nout; k++)
+		gdl_free((void *) outs[k].code);
+	gdl_free(filters);
+	gdl_free(outs);
+}
+
+/*
+ * Point env at a clause (info), the layout of the relation its expressions
+ * read (nlayout columns; NULL for none) and the assignment of each
+ * variable (NULL for none): what every compiling caller sets up alike.
+ */
+void
+expr_env_init(ExprEnv *env, const GdlClauseInfo *info, const int *layout, int nlayout,
+			  const int *assign_lit, GdlDict *dict)
+{
+	env->info = info;
+	env->c = info->clause;
+	env->layout = layout;
+	env->nlayout = nlayout;
+	env->assign_lit = assign_lit;
+	env->dict = dict;
 }

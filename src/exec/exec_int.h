@@ -115,6 +115,11 @@ extern void expr_term(const ExprEnv *env, ExprBuf *e, const GdlTerm *t, GdlType 
 extern void expr_cmp(const ExprEnv *env, ExprBuf *e, const GdlLiteral *lit);
 extern int64_t expr_const_value(const GdlTerm *t, GdlType want, GdlDict *dict);
 extern void expr_intern_clause(const GdlClause *c, GdlDict *dict);
+extern int	expr_goal(const GdlGoal *goal, const GdlPred *pred,
+					  GdlBkExpr **filters, GdlBkExpr **outs);
+extern void expr_free_exprs(GdlBkExpr *filters, int nf, GdlBkExpr *outs, int nout);
+extern void expr_env_init(ExprEnv *env, const GdlClauseInfo *info, const int *layout,
+						  int nlayout, const int *assign_lit, GdlDict *dict);
 
 /* exec_rule.c */
 extern void exec_outs_add(ExecOuts *o, GdlBkRel *r);
@@ -126,6 +131,10 @@ extern int64_t exec_fact_columns(const GdlAnalysis *a, const struct PlanStratum 
 								 GdlDict *dict, int64_t **cols);
 extern void exec_prep_clear(ExecState *es);
 extern int64_t exec_size(ExecState *es, GdlBkRel *r);
+
+/* exec_seminaive.c */
+extern void exec_round_limit(int64_t max_iterations, int64_t rounds);
+extern bool exec_stratum_needed(const struct PlanStratum *ps, const bool *need);
 
 /* exec_part.c: the partitioned driver (issue 14); NULL = run unpartitioned */
 extern GdlResult *exec_part_try(const GdlPlan *plan, const GdlRunInput *in,

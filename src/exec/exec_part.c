@@ -404,27 +404,24 @@ part_eval_stratum(PartRun *pr, const PlanStratum *ps, const GdlRunInput *in)
 		PartPred   *pp = &pr->preds[pid];
 		int			arity = a->preds[pid].arity;
 		bool	   *want = gdl_alloc(sizeof(bool) * (arity + 1));
-		int			pass,
-					j;
+		int			j;
 
 		if (pp->primary < 0)
 			pp->primary = part_primary_key(pr, ps, pid, init, rec);
 		want[pp->primary + 1] = true;
-		for (pass = 0; pass < 2; pass++)
+		for (j = 0; j < ps->ninit + ps->nrec; j++)
 		{
-			int			n = pass == 0 ? ps->ninit : ps->nrec;
-			const PlanRule *rules = pass == 0 ? ps->init : ps->rec;
-			const PartBind *binds = pass == 0 ? init : rec;
+			const PartBind *bind;
+			const PlanRule *r = part_rule_at(ps, init, rec, j, &bind);
 
-			for (j = 0; j < n; j++)
-				for (k = 0; k < rules[j].nsteps; k++)
-				{
-					const PlanStep *s = &rules[j].steps[k];
+			for (k = 0; k < r->nsteps; k++)
+			{
+				const PlanStep *s = &r->steps[k];
 
-					if ((s->kind == PSTEP_START || s->kind == PSTEP_JOIN || s->kind == PSTEP_ANTI) &&
-						s->atom.pred == pid)
-						want[binds[j].key[k] + 1] = true;
-				}
+				if ((s->kind == PSTEP_START || s->kind == PSTEP_JOIN || s->kind == PSTEP_ANTI) &&
+					s->atom.pred == pid)
+					want[bind->key[k] + 1] = true;
+			}
 		}
 		for (k = -1; k < arity; k++)
 			if (want[k + 1])
@@ -451,30 +448,24 @@ part_eval_stratum(PartRun *pr, const PlanStratum *ps, const GdlRunInput *in)
 	for (i = 0; i < ps->npreds; i++)
 	{
 		int			pid = ps->preds[i],
-					pass,
+					kp = pr->preds[pid].primary,
 					j;
 
 		stay[i] = pr->P > 1;
 		for (j = 0; j < ps->nfacts; j++)
 			if (a->clauses[ps->facts[j]].head_pred == pid)
 				stay[i] = false;
-		for (pass = 0; pass < 2; pass++)
+		for (j = 0; j < ps->ninit + ps->nrec; j++)
 		{
-			int			n = pass == 0 ? ps->ninit : ps->nrec;
-			const PlanRule *rules = pass == 0 ? ps->init : ps->rec;
-			const PartBind *binds = pass == 0 ? init : rec;
+			const PartBind *bind;
+			const PlanRule *r = part_rule_at(ps, init, rec, j, &bind);
+			const GdlClause *c = a->clauses[r->clause].clause;
 
-			for (j = 0; j < n; j++)
-			{
-				const GdlClause *c = a->clauses[rules[j].clause].clause;
-				int			kp = pr->preds[pid].primary;
-
-				if (rules[j].head_pred != pid)
-					continue;
-				if (binds[j].var < 0 || kp < 0 || kp >= c->head.nargs ||
-					c->head.args[kp]->kind != GDL_TERM_VAR || c->head.args[kp]->var != binds[j].var)
-					stay[i] = false;
-			}
+			if (r->head_pred != pid)
+				continue;
+			if (bind->var < 0 || kp < 0 || kp >= c->head.nargs ||
+				c->head.args[kp]->kind != GDL_TERM_VAR || c->head.args[kp]->var != bind->var)
+				stay[i] = false;
 		}
 	}
 
@@ -497,10 +488,7 @@ part_eval_stratum(PartRun *pr, const PlanStratum *ps, const GdlRunInput *in)
 	while (ps->recursive && total > 0)
 	{
 		gdl_check_interrupts();
-		if (in->max_iterations > 0 && rounds >= in->max_iterations)
-			gdl_error(GDL_ERR_LIMIT, NULL,
-					  "Raise gpudl.max_iterations, or look for rules that derive new values without bound (arithmetic in recursion).",
-					  "fixpoint not reached after %lld iterations", (long long) rounds);
+		exec_round_limit(in->max_iterations, rounds);
 		rounds++;
 		for (i = 0; i < ps->nrec; i++)
 		{

@@ -87,6 +87,8 @@ extern void part_bind_rule(PartRun *pr, const PlanStratum *ps, const PlanRule *r
 						   PartBind *b);
 extern int	part_primary_key(PartRun *pr, const PlanStratum *ps, int pid,
 							 const PartBind *init, const PartBind *rec);
+extern const PlanRule *part_rule_at(const PlanStratum *ps, const PartBind *init,
+									const PartBind *rec, int i, const PartBind **bind);
 
 /* exec_part_xchg.c: the host (memcpy) exchange */
 extern int	part_owner(int64_t v, int P);

@@ -187,6 +187,24 @@ part_bind_rule(PartRun *pr, const PlanStratum *ps, const PlanRule *r, int head_k
 }
 
 /*
+ * Rule i of the stratum's ninit + nrec, with its binding in *bind: the
+ * rules that run once (init), then those run every round (rec), so that a
+ * walk over every rule of the stratum is one loop.
+ */
+const PlanRule *
+part_rule_at(const PlanStratum *ps, const PartBind *init, const PartBind *rec, int i,
+			 const PartBind **bind)
+{
+	if (i < ps->ninit)
+	{
+		*bind = &init[i];
+		return &ps->init[i];
+	}
+	*bind = &rec[i - ps->ninit];
+	return &ps->rec[i - ps->ninit];
+}
+
+/*
  * The primary key of a derived predicate of the stratum: the column its
  * delta is partitioned on in the first recursive version driven by it (so
  * that version needs no re-keying); else -1 when init is NULL (the rules
@@ -200,8 +218,7 @@ part_primary_key(PartRun *pr, const PlanStratum *ps, int pid, const PartBind *in
 {
 	const GdlAnalysis *a = pr->a;
 	int			i,
-				k,
-				pass;
+				k;
 
 	for (i = 0; i < ps->nrec; i++)
 	{
@@ -213,22 +230,17 @@ part_primary_key(PartRun *pr, const PlanStratum *ps, int pid, const PartBind *in
 	}
 	if (init == NULL)
 		return -1;
-	for (pass = 0; pass < 2; pass++)
+	for (i = 0; i < ps->ninit + ps->nrec; i++)
 	{
-		int			n = pass == 0 ? ps->ninit : ps->nrec;
-		const PlanRule *rules = pass == 0 ? ps->init : ps->rec;
-		const PartBind *binds = pass == 0 ? init : rec;
+		const PartBind *bind;
+		const PlanRule *r = part_rule_at(ps, init, rec, i, &bind);
+		const GdlClause *c = a->clauses[r->clause].clause;
 
-		for (i = 0; i < n; i++)
-		{
-			const GdlClause *c = a->clauses[rules[i].clause].clause;
-
-			if (rules[i].head_pred != pid || binds[i].var < 0)
-				continue;
-			for (k = 0; k < c->head.nargs; k++)
-				if (c->head.args[k]->kind == GDL_TERM_VAR && c->head.args[k]->var == binds[i].var)
-					return k;
-		}
+		if (r->head_pred != pid || bind->var < 0)
+			continue;
+		for (k = 0; k < c->head.nargs; k++)
+			if (c->head.args[k]->kind == GDL_TERM_VAR && c->head.args[k]->var == bind->var)
+				return k;
 	}
 	return 0;
 }

@@ -16,49 +16,15 @@ static GdlBkRel *
 goal_part(PartRun *pr, int p, const GdlGoal *goal, GdlBkRel *full)
 {
 	const GdlPred *pred = &pr->a->preds[goal->pred];
-	GdlBkExpr  *filters = gdl_alloc(sizeof(GdlBkExpr) * (goal->nbindings + goal->nequal + 1));
-	GdlBkExpr  *outs = gdl_alloc(sizeof(GdlBkExpr) * (pred->arity + 1));
-	ExprBuf		eb;
+	GdlBkExpr  *filters,
+			   *outs;
 	GdlBkRel   *res = NULL;
-	int			nf = 0,
-				k;
+	int			nf = expr_goal(goal, pred, &filters, &outs);
 
-	for (k = 0; k < goal->nbindings; k++)
-	{
-		if (goal->bindings[k].arg < 0 || goal->bindings[k].arg >= pred->arity)
-			gdl_error(GDL_ERR_PARAM, NULL, NULL, "goal argument %d out of range", goal->bindings[k].arg);
-		expr_init(&eb);
-		expr_emit(&eb, GDL_BC_COL, goal->bindings[k].arg, 0);
-		expr_emit(&eb, GDL_BC_CONST, 0, goal->bindings[k].value);
-		expr_emit(&eb, GDL_BC_EQ, 0, 0);
-		filters[nf++] = expr_done(&eb);
-	}
-	for (k = 0; k < goal->nequal; k++)
-	{
-		if (goal->equal_a[k] < 0 || goal->equal_a[k] >= pred->arity ||
-			goal->equal_b[k] < 0 || goal->equal_b[k] >= pred->arity)
-			gdl_error(GDL_ERR_PARAM, NULL, NULL, "goal argument out of range");
-		expr_init(&eb);
-		expr_emit(&eb, GDL_BC_COL, goal->equal_a[k], 0);
-		expr_emit(&eb, GDL_BC_COL, goal->equal_b[k], 0);
-		expr_emit(&eb, GDL_BC_EQ, 0, 0);
-		filters[nf++] = expr_done(&eb);
-	}
-	for (k = 0; k < pred->arity; k++)
-	{
-		expr_init(&eb);
-		expr_emit(&eb, GDL_BC_COL, k, 0);
-		outs[k] = expr_done(&eb);
-	}
 	part_select(pr, p);
 	exec_check(&pr->es[p], pr->bk->map(pr->es[p].ctx, full, nf, filters, pred->arity, outs, &res),
 			   "goal filter");
-	for (k = 0; k < nf; k++)
-		gdl_free((void *) filters[k].code);
-	for (k = 0; k < pred->arity; k++)
-		gdl_free((void *) outs[k].code);
-	gdl_free(filters);
-	gdl_free(outs);
+	expr_free_exprs(filters, nf, outs, pred->arity);
 	return res;
 }
 
@@ -224,17 +190,8 @@ exec_part_try(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const G
 
 	/* strata the goal depends on, in order */
 	for (i = 0; i < plan->nstrata; i++)
-	{
-		const PlanStratum *ps = &plan->strata[i];
-		bool		wanted = false;
-		int			k;
-
-		for (k = 0; k < ps->npreds; k++)
-			if (need[ps->preds[k]])
-				wanted = true;
-		if (wanted)
-			part_eval_stratum(&pr, ps, in);
-	}
+		if (exec_stratum_needed(&plan->strata[i], need))
+			part_eval_stratum(&pr, &plan->strata[i], in);
 
 	/* the answer: the partitions' disjoint parts of the goal relation */
 	gp = &pr.preds[goal->pred];

@@ -96,10 +96,7 @@ prepare_atom(ExecState *es, const PlanRule *r, const PlanAtom *pa, bool *owned)
 			es->prep[i] = es->prep[--es->nprep];
 			break;
 		}
-	memset(&env, 0, sizeof(env));
-	env.info = info;
-	env.c = info->clause;
-	env.dict = es->dict;
+	expr_env_init(&env, info, NULL, 0, NULL, es->dict);
 	filters = gdl_alloc(sizeof(GdlBkExpr) * (pa->nconst + pa->neq + 1));
 	outs = gdl_alloc(sizeof(GdlBkExpr) * (pa->nvars + 1));
 	for (k = 0; k < pa->nconst; k++)
@@ -137,18 +134,9 @@ prepare_atom(ExecState *es, const PlanRule *r, const PlanAtom *pa, bool *owned)
 		es->bk->release(es->ctx, res);
 		res = set;
 	}
-	for (k = 0; k < nf; k++)
-		gdl_free((void *) filters[k].code);
-	for (k = 0; k < pa->nvars; k++)
-		gdl_free((void *) outs[k].code);
-	gdl_free(filters);
-	gdl_free(outs);
+	expr_free_exprs(filters, nf, outs, pa->nvars);
 	/* keep it while the source does not change */
-	if (es->nprep == es->capprep)
-	{
-		es->capprep = es->capprep ? es->capprep * 2 : 16;
-		es->prep = gdl_realloc(es->prep, sizeof(PrepCache) * es->capprep);
-	}
+	es->prep = gdl_grow(es->prep, es->nprep, &es->capprep, 16, sizeof(PrepCache));
 	es->prep[es->nprep].atom = pa;
 	es->prep[es->nprep].version = version;
 	es->prep[es->nprep].rel = res;
@@ -172,12 +160,7 @@ run_map(ExecState *es, const PlanRule *r, const PlanStep *s, const int *layout, 
 	GdlBkRel   *res = NULL;
 	int			k;
 
-	env.info = info;
-	env.c = c;
-	env.layout = layout;
-	env.nlayout = nlayout;
-	env.assign_lit = r->assign_lit;
-	env.dict = es->dict;
+	expr_env_init(&env, info, layout, nlayout, r->assign_lit, es->dict);
 	for (k = 0; k < s->nfilters; k++)
 	{
 		expr_init(&eb);
@@ -202,12 +185,7 @@ run_map(ExecState *es, const PlanRule *r, const PlanStep *s, const int *layout, 
 		outs[k] = expr_done(&eb);
 	}
 	exec_check(es, es->bk->map(es->ctx, in, s->nfilters, filters, s->nvars, outs, &res), "map");
-	for (k = 0; k < s->nfilters; k++)
-		gdl_free((void *) filters[k].code);
-	for (k = 0; k < s->nvars; k++)
-		gdl_free((void *) outs[k].code);
-	gdl_free(filters);
-	gdl_free(outs);
+	expr_free_exprs(filters, s->nfilters, outs, s->nvars);
 	return res;
 }
 
@@ -239,12 +217,7 @@ run_aggregate(ExecState *es, const PlanRule *r, const int *layout, int nlayout, 
 	ExprEnv		env;
 	ExprBuf		eb;
 
-	env.info = info;
-	env.c = c;
-	env.layout = layout;
-	env.nlayout = nlayout;
-	env.assign_lit = r->assign_lit;
-	env.dict = es->dict;
+	expr_env_init(&env, info, layout, nlayout, r->assign_lit, es->dict);
 	exec_check(es, es->bk->dedup(es->ctx, 1, &in, &distinct), "dedup");
 	/* group columns first, then the aggregated arguments */
 	for (k = 0; k < nargs; k++)
@@ -314,11 +287,7 @@ exec_outs_add(ExecOuts *o, GdlBkRel *r)
 {
 	if (r == NULL)
 		return;
-	if (o->n == o->cap)
-	{
-		o->cap = o->cap ? o->cap * 2 : 4;
-		o->v = gdl_realloc(o->v, sizeof(GdlBkRel *) * o->cap);
-	}
+	o->v = gdl_grow(o->v, o->n, &o->cap, 4, sizeof(GdlBkRel *));
 	o->v[o->n++] = r;
 }
 

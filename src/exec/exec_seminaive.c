@@ -84,6 +84,21 @@ exec_needed_preds(const GdlAnalysis *a, int goal)
 }
 
 /*
+ * Does the goal need stratum ps (does it define a predicate marked in need,
+ * exec_needed_preds)?  Both drivers evaluate exactly these strata.
+ */
+bool
+exec_stratum_needed(const PlanStratum *ps, const bool *need)
+{
+	int			k;
+
+	for (k = 0; k < ps->npreds; k++)
+		if (need[ps->preds[k]])
+			return true;
+	return false;
+}
+
+/*
  * A resident table's columns for an extensional predicate, as a bag in the
  * run's context, when the host serves it that way; NULL otherwise.
  */
@@ -216,6 +231,20 @@ local_index(const PlanStratum *ps, int pid)
 		if (ps->preds[i] == pid)
 			return i;
 	gdl_error(GDL_ERR_INTERNAL, NULL, NULL, "predicate not in its stratum");
+}
+
+/*
+ * Raise the iteration limit's error when 'rounds' rounds have run and the
+ * limit (0: none) allows no more: one message for both drivers (this one
+ * and the partitioned exec_part.c).
+ */
+void
+exec_round_limit(int64_t max_iterations, int64_t rounds)
+{
+	if (max_iterations > 0 && rounds >= max_iterations)
+		gdl_error(GDL_ERR_LIMIT, NULL,
+				  "Raise gpudl.max_iterations, or look for rules that derive new values without bound (arithmetic in recursion).",
+				  "fixpoint not reached after %lld iterations", (long long) rounds);
 }
 
 /* Dedup what was derived for one predicate (a set); NULL when nothing. */
@@ -355,10 +384,7 @@ eval_stratum(ExecState *es, const PlanStratum *ps, const GdlRunInput *in)
 		if (!any)
 			break;
 		gdl_check_interrupts();
-		if (max_iterations > 0 && rounds >= max_iterations)
-			gdl_error(GDL_ERR_LIMIT, NULL,
-					  "Raise gpudl.max_iterations, or look for rules that derive new values without bound (arithmetic in recursion).",
-					  "fixpoint not reached after %lld iterations", (long long) rounds);
+		exec_round_limit(max_iterations, rounds);
 		rounds++;
 		for (i = 0; i < ps->nrec; i++)
 		{
@@ -434,44 +460,15 @@ goal_filter(ExecState *es, const GdlGoal *goal, bool *owned)
 	GdlBkRel   *full = es->preds[goal->pred].full;
 	GdlBkExpr  *filters,
 			   *outs;
-	ExprBuf		eb;
 	GdlBkRel   *res = NULL;
-	int			nf = 0,
-				k;
+	int			nf;
 
 	*owned = false;
 	if (goal->nbindings == 0 && goal->nequal == 0)
 		return full;
-	filters = gdl_alloc(sizeof(GdlBkExpr) * (goal->nbindings + goal->nequal));
-	outs = gdl_alloc(sizeof(GdlBkExpr) * (pred->arity + 1));
-	for (k = 0; k < goal->nbindings; k++)
-	{
-		if (goal->bindings[k].arg < 0 || goal->bindings[k].arg >= pred->arity)
-			gdl_error(GDL_ERR_PARAM, NULL, NULL, "goal argument %d out of range", goal->bindings[k].arg);
-		expr_init(&eb);
-		expr_emit(&eb, GDL_BC_COL, goal->bindings[k].arg, 0);
-		expr_emit(&eb, GDL_BC_CONST, 0, goal->bindings[k].value);
-		expr_emit(&eb, GDL_BC_EQ, 0, 0);
-		filters[nf++] = expr_done(&eb);
-	}
-	for (k = 0; k < goal->nequal; k++)
-	{
-		if (goal->equal_a[k] < 0 || goal->equal_a[k] >= pred->arity ||
-			goal->equal_b[k] < 0 || goal->equal_b[k] >= pred->arity)
-			gdl_error(GDL_ERR_PARAM, NULL, NULL, "goal argument out of range");
-		expr_init(&eb);
-		expr_emit(&eb, GDL_BC_COL, goal->equal_a[k], 0);
-		expr_emit(&eb, GDL_BC_COL, goal->equal_b[k], 0);
-		expr_emit(&eb, GDL_BC_EQ, 0, 0);
-		filters[nf++] = expr_done(&eb);
-	}
-	for (k = 0; k < pred->arity; k++)
-	{
-		expr_init(&eb);
-		expr_emit(&eb, GDL_BC_COL, k, 0);
-		outs[k] = expr_done(&eb);
-	}
+	nf = expr_goal(goal, pred, &filters, &outs);
 	exec_check(es, es->bk->map(es->ctx, full, nf, filters, pred->arity, outs, &res), "goal filter");
+	expr_free_exprs(filters, nf, outs, pred->arity);
 	*owned = true;
 	return res;
 }
@@ -554,17 +551,8 @@ gdl_run(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const GdlGoal
 
 	/* strata the goal depends on, in order */
 	for (i = 0; i < plan->nstrata; i++)
-	{
-		const PlanStratum *ps = &plan->strata[i];
-		bool		wanted = false;
-		int			k;
-
-		for (k = 0; k < ps->npreds; k++)
-			if (need[ps->preds[k]])
-				wanted = true;
-		if (wanted)
-			eval_stratum(&es, ps, in);
-	}
+		if (exec_stratum_needed(&plan->strata[i], need))
+			eval_stratum(&es, &plan->strata[i], in);
 
 	/* the answer */
 	gp = &a->preds[goal->pred];

@@ -136,15 +136,63 @@ sort_run(uint64_t *a, int64_t n)
 }
 
 /*
+ * One entry v at entity x of a CSR array dst: counted at off[x + 1] while
+ * dst is NULL (the sizing pass), else stored at off[x]++ (the filling pass).
+ * A macro: the arrays hold 64-bit entries and 32-bit signatures.
+ */
+#define CSR_PUT(off, x, dst, v) \
+	((dst) == NULL ? (void) (off)[(x) + 1]++ : (void) ((dst)[(off)[x]++] = (v)))
+
+/*
+ * One pass of build_input over the usable predicates: their adjacency
+ * entries, signatures and unary memberships, counted (adj NULL: sizes into
+ * aoff, soff, uoff) or stored (at those starts, moved along).  stamp holds
+ * the last predicate that gave an entity an object signature, tagged apart
+ * per pass.  Predicates go in order, out before in, so signatures ascend.
+ */
+static void
+scan_input(const IlpWorld *w, const bool *pred_ok, int32_t *stamp, int64_t *aoff, int64_t *soff,
+		   int64_t *uoff, uint64_t *adj, uint32_t *sig, uint32_t *usig)
+{
+	for (int p = 0; p < w->npreds; p++)
+	{
+		const IlpRel *r = w->preds[p].rel;
+		int32_t		tag = adj == NULL ? p : -p - 2;
+
+		if (!pred_ok[p])
+			continue;
+		if (r->arity == 1)
+		{
+			for (int64_t i = 0; i < r->n; i++)
+				CSR_PUT(uoff, r->a[i], usig, (uint32_t) p);
+			continue;
+		}
+		for (int64_t i = 0; i < r->n; i++)
+			CSR_PUT(aoff, r->a[i], adj, (uint64_t) (uint32_t) r->b[i] << 32 | (uint32_t) p << 1);
+		for (int64_t i = 0; i < r->n; i++)
+			CSR_PUT(aoff, r->b[i], adj, (uint64_t) (uint32_t) r->a[i] << 32 | (uint32_t) p << 1 | 1);
+		/* distinct subjects (a ascends) and objects (stamped) of p */
+		for (int64_t i = 0; i < r->n; i++)
+			if (i == 0 || r->a[i] != r->a[i - 1])
+				CSR_PUT(soff, r->a[i], sig, (uint32_t) p << 1);
+		for (int64_t i = 0; i < r->n; i++)
+			if (stamp[r->b[i]] != tag)
+			{
+				stamp[r->b[i]] = tag;
+				CSR_PUT(soff, r->b[i], sig, (uint32_t) p << 1 | 1);
+			}
+	}
+}
+
+/*
  * Build the device-neutral input without the examples: the adjacency (by
  * entity, then each entity's entries sorted, so they ascend by z,
  * predicate, direction), the signatures and unary memberships of each
- * entity.
+ * entity.  Sets all of *in: the examples (nex, ex0, ex1) are left 0.
  */
 static void
 build_input(const IlpWorld *w, const bool *pred_ok, int32_t nent, GdlIlpDevCoverIn *in)
 {
-	int64_t		total = 0;
 	int64_t    *zoff = gdl_alloc(sizeof(int64_t) * ((int64_t) nent + 2));
 	int64_t    *aoff = gdl_alloc(sizeof(int64_t) * ((int64_t) nent + 2));
 	int64_t    *soff = gdl_alloc(sizeof(int64_t) * ((int64_t) nent + 2));
@@ -156,36 +204,7 @@ build_input(const IlpWorld *w, const bool *pred_ok, int32_t nent, GdlIlpDevCover
 
 	/* counts: per z, per entity, signatures, unary */
 	memset(stamp, 0xFF, sizeof(int32_t) * ((int64_t) nent + 1));
-	for (int p = 0; p < w->npreds; p++)
-	{
-		const IlpRel *r = w->preds[p].rel;
-
-		if (!pred_ok[p])
-			continue;
-		if (r->arity == 1)
-		{
-			for (int64_t i = 0; i < r->n; i++)
-				uoff[r->a[i] + 1]++;
-			continue;
-		}
-		for (int64_t i = 0; i < r->n; i++)
-		{
-			aoff[r->a[i] + 1]++;
-			aoff[r->b[i] + 1]++;
-		}
-		total += 2 * r->n;
-		/* distinct subjects (a ascends) and objects (stamped) of p */
-		for (int64_t i = 0; i < r->n; i++)
-		{
-			if (i == 0 || r->a[i] != r->a[i - 1])
-				soff[r->a[i] + 1]++;
-			if (stamp[r->b[i]] != p)
-			{
-				stamp[r->b[i]] = p;
-				soff[r->b[i] + 1]++;
-			}
-		}
-	}
+	scan_input(w, pred_ok, stamp, aoff, soff, uoff, NULL, NULL, NULL);
 	for (int32_t v = 0; v < nent; v++)
 	{
 		aoff[v + 1] += aoff[v];
@@ -194,40 +213,11 @@ build_input(const IlpWorld *w, const bool *pred_ok, int32_t nent, GdlIlpDevCover
 	}
 
 	/* by entity, then each entity's few entries sorted in place */
-	adj = gdl_alloc(sizeof(uint64_t) * (total + 1));
+	adj = gdl_alloc(sizeof(uint64_t) * (aoff[nent] + 1));
 	memcpy(zoff, aoff, sizeof(int64_t) * ((int64_t) nent + 1));
 	sig = gdl_alloc(sizeof(uint32_t) * (soff[nent] + 1));
 	usig = gdl_alloc(sizeof(uint32_t) * (uoff[nent] + 1));
-	for (int p = 0; p < w->npreds; p++)
-	{
-		const IlpRel *r = w->preds[p].rel;
-
-		if (!pred_ok[p])
-			continue;
-		if (r->arity == 1)
-		{
-			for (int64_t i = 0; i < r->n; i++)
-				usig[uoff[r->a[i]]++] = (uint32_t) p;
-			continue;
-		}
-		for (int64_t i = 0; i < r->n; i++)
-		{
-			adj[zoff[r->a[i]]++] = (uint64_t) (uint32_t) r->b[i] << 32 | (uint32_t) p << 1;
-		}
-		for (int64_t i = 0; i < r->n; i++)
-		{
-			adj[zoff[r->b[i]]++] = (uint64_t) (uint32_t) r->a[i] << 32 | (uint32_t) p << 1 | 1;
-		}
-		for (int64_t i = 0; i < r->n; i++)
-			if (i == 0 || r->a[i] != r->a[i - 1])
-				sig[soff[r->a[i]]++] = (uint32_t) p << 1;
-		for (int64_t i = 0; i < r->n; i++)
-			if (stamp[r->b[i]] != -p - 2)
-			{
-				stamp[r->b[i]] = -p - 2;
-				sig[soff[r->b[i]]++] = (uint32_t) p << 1 | 1;
-			}
-	}
+	scan_input(w, pred_ok, stamp, zoff, soff, uoff, adj, sig, usig);
 	gdl_free(stamp);
 	/*
 	 * The fills moved each start to the next one's: shift back.  Predicates
@@ -244,16 +234,10 @@ build_input(const IlpWorld *w, const bool *pred_ok, int32_t nent, GdlIlpDevCover
 		sort_run(adj + aoff[v], aoff[v + 1] - aoff[v]);
 	gdl_free(zoff);
 
-	in->nent = nent;
-	in->aoff = aoff;
-	in->adj = adj;
-	in->soff = soff;
-	in->sig = sig;
-	in->uoff = uoff;
-	in->usig = usig;
-	in->max_entries = ILP_BULK_MAX_ENTRIES;
-	in->skip_pred = -1;
-	in->graph_id = 0;
+	*in = (GdlIlpDevCoverIn) {
+		.nent = nent, .aoff = aoff, .adj = adj, .soff = soff, .sig = sig, .uoff = uoff,
+		.usig = usig, .max_entries = ILP_BULK_MAX_ENTRIES, .skip_pred = -1, .graph_id = 0,
+	};
 }
 
 /* Free what build_input allocated. */

@@ -104,9 +104,12 @@ keep(Search *s, const IlpRule *r, const int32_t *cov, int32_t ncov, int32_t npos
 	c->invented = ilp_rule_uses(r, s->w, ILP_PRED_CLOSURE);
 }
 
-/* Count the positives in an ascending coverage list (positives come first). */
+/*
+ * Count the ids below bound in an ascending id list (a binary search): the
+ * positives of a coverage list when bound is the number of positives.
+ */
 int32_t
-ilp_count_pos(const IlpWorld *w, const int32_t *cov, int32_t n)
+ilp_count_below(int32_t bound, const int32_t *ids, int32_t n)
 {
 	int32_t		lo = 0,
 				hi = n;
@@ -115,12 +118,19 @@ ilp_count_pos(const IlpWorld *w, const int32_t *cov, int32_t n)
 	{
 		int32_t		mid = (lo + hi) / 2;
 
-		if (cov[mid] < w->npos)
+		if (ids[mid] < bound)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+/* Count the positives in an ascending coverage list (positives come first). */
+int32_t
+ilp_count_pos(const IlpWorld *w, const int32_t *cov, int32_t n)
+{
+	return ilp_count_below(w->npos, cov, n);
 }
 
 /* Would atoms i and j be the same atom if variable v were u? */

@@ -87,6 +87,30 @@ ilp_plan_build(const IlpRule *r, int nbound, IlpPlan *p)
 }
 
 /*
+ * ilp_solve's step over one adjacency (CSR off/adj over nd sources) of
+ * its relation: every neighbour of the bound variable from bound to free,
+ * the rest of the plan run on each.  FWD and BWD steps differ only in the
+ * adjacency and the direction.
+ */
+static bool
+solve_adjacent(IlpRel *const *rels, const IlpPlan *p, int step, int32_t *vals,
+			   IlpSolutionFn fn, void *arg, int32_t nd, const int64_t *off,
+			   const int32_t *adj, int from, int to)
+{
+	int32_t		u = vals[from];
+
+	if (u < 0 || u >= nd)
+		return false;
+	for (int64_t k = off[u]; k < off[u + 1]; k++)
+	{
+		vals[to] = adj[k];
+		if (ilp_solve(rels, p, step + 1, vals, fn, arg))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Run a plan from 'step' with the bindings in vals.  With fn NULL, report
  * whether any solution exists; else call fn on each solution until it
  * returns true.  Returns true when the search was stopped (a solution found).
@@ -120,33 +144,11 @@ ilp_solve(IlpRel *const *rels, const IlpPlan *p, int step, int32_t *vals,
 			}
 			return false;
 		case ILP_OP_FWD:
-			{
-				int32_t		u = vals[s->a];
-
-				if (u < 0 || u >= r->ndom[0])
-					return false;
-				for (int64_t k = r->fwd_off[u]; k < r->fwd_off[u + 1]; k++)
-				{
-					vals[s->b] = r->b[k];
-					if (ilp_solve(rels, p, step + 1, vals, fn, arg))
-						return true;
-				}
-				return false;
-			}
+			return solve_adjacent(rels, p, step, vals, fn, arg, r->ndom[0], r->fwd_off, r->b,
+								  s->a, s->b);
 		case ILP_OP_BWD:
-			{
-				int32_t		u = vals[s->b];
-
-				if (u < 0 || u >= r->ndom[1])
-					return false;
-				for (int64_t k = r->bwd_off[u]; k < r->bwd_off[u + 1]; k++)
-				{
-					vals[s->a] = r->bwd[k];
-					if (ilp_solve(rels, p, step + 1, vals, fn, arg))
-						return true;
-				}
-				return false;
-			}
+			return solve_adjacent(rels, p, step, vals, fn, arg, r->ndom[1], r->bwd_off, r->bwd,
+								  s->b, s->a);
 		case ILP_OP_SCAN2:
 			for (int64_t i = 0; i < r->n; i++)
 			{

@@ -27,27 +27,42 @@ ilp_keyset_init(IlpKeySet *s, int64_t expect)
 	s->slots = gdl_alloc(sizeof(uint64_t) * s->cap);
 }
 
-/* Double the table and reinsert every key. */
-static void
-keyset_grow(IlpKeySet *s)
-{
-	uint64_t   *old = s->slots;
-	int64_t		oldcap = s->cap;
+/* The hash of an occupied slot of a table (where grow_slots reinserts it). */
+typedef uint64_t (*SlotHash) (const void *ctx, uint64_t slot);
 
-	s->cap *= 2;
-	s->slots = gdl_alloc(sizeof(uint64_t) * s->cap);
+/*
+ * Double an open-addressing table of nonzero slots (*slots, *cap) and
+ * reinsert every slot where hash(ctx, slot) probes to: both sets grow so.
+ */
+static void
+grow_slots(uint64_t **slots, int64_t *cap, SlotHash hash, const void *ctx)
+{
+	uint64_t   *old = *slots;
+	int64_t		oldcap = *cap;
+	uint64_t   *t;
+
+	*cap *= 2;
+	t = *slots = gdl_alloc(sizeof(uint64_t) * *cap);
 	for (int64_t i = 0; i < oldcap; i++)
 	{
 		if (old[i] != 0)
 		{
-			int64_t		h = ilp_mix64(old[i]) & (s->cap - 1);
+			int64_t		h = hash(ctx, old[i]) & (*cap - 1);
 
-			while (s->slots[h] != 0)
-				h = (h + 1) & (s->cap - 1);
-			s->slots[h] = old[i];
+			while (t[h] != 0)
+				h = (h + 1) & (*cap - 1);
+			t[h] = old[i];
 		}
 	}
 	gdl_free(old);
+}
+
+/* SlotHash of a key set: the stored key (key + 1) mixed. */
+static uint64_t
+key_slot_hash(const void *ctx, uint64_t slot)
+{
+	(void) ctx;
+	return ilp_mix64(slot);
 }
 
 /* Insert a key; false when it was already there. */
@@ -58,7 +73,7 @@ ilp_keyset_add(IlpKeySet *s, uint64_t key)
 	int64_t		h;
 
 	if ((s->n + 1) * 2 > s->cap)
-		keyset_grow(s);
+		grow_slots(&s->slots, &s->cap, key_slot_hash, NULL);
 	h = ilp_mix64(k) & (s->cap - 1);
 	while (s->slots[h] != 0)
 	{
@@ -102,9 +117,18 @@ ilp_ruleset_init(IlpRuleSet *s)
 {
 	s->n = 0;
 	s->cap = 1024;
-	s->slots = gdl_alloc(sizeof(int64_t) * s->cap);
+	s->slots = gdl_alloc(sizeof(uint64_t) * s->cap);
 	s->keycap = 512;
 	s->keys = gdl_alloc(sizeof(IlpRule) * s->keycap);
+}
+
+/* SlotHash of a rule set: the hash of the rule the slot stands for. */
+static uint64_t
+rule_slot_hash(const void *ctx, uint64_t slot)
+{
+	const IlpRuleSet *s = ctx;
+
+	return ilp_rule_hash(&s->keys[slot - 1]);
 }
 
 /* Insert a canonical rule; false when an equal rule is already there. */
@@ -114,24 +138,7 @@ ilp_ruleset_add(IlpRuleSet *s, const IlpRule *r)
 	int64_t		h;
 
 	if ((s->n + 1) * 2 > s->cap)
-	{
-		int64_t    *old = s->slots;
-		int64_t		oldcap = s->cap;
-
-		s->cap *= 2;
-		s->slots = gdl_alloc(sizeof(int64_t) * s->cap);
-		for (int64_t i = 0; i < oldcap; i++)
-		{
-			if (old[i] != 0)
-			{
-				h = ilp_rule_hash(&s->keys[old[i] - 1]) & (s->cap - 1);
-				while (s->slots[h] != 0)
-					h = (h + 1) & (s->cap - 1);
-				s->slots[h] = old[i];
-			}
-		}
-		gdl_free(old);
-	}
+		grow_slots(&s->slots, &s->cap, rule_slot_hash, s);
 	h = ilp_rule_hash(r) & (s->cap - 1);
 	while (s->slots[h] != 0)
 	{

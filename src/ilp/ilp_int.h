@@ -1,7 +1,8 @@
 /*
  * ilp_int.h — internal data structures shared by the files of src/ilp.
  *
- *   ilp_rel.c         indexed relations (CSR both ways), closures
+ *   ilp_rel.c         indexed relations (CSR both ways), closures, and the
+ *                     comparators and sorted-array search the files share
  *   ilp_world.c       value domains, predicates, examples
  *   ilp_negatives.c   negatives when none are given (PCA or closed world)
  *   ilp_rule.c        candidate rules: canonical form, text, template
@@ -118,6 +119,13 @@ extern void ilp_rel_free(IlpRel *r);
 extern bool ilp_rel_has(const IlpRel *r, int32_t a, int32_t b);
 extern IlpRel *ilp_rel_closure(const IlpRel *r, int64_t cap);
 extern int	ilp_cmp_u64(const void *x, const void *y);
+extern int	ilp_cmp_i64(const void *x, const void *y);
+extern int64_t ilp_search_i64(const int64_t *a, int64_t n, int64_t v, bool after);
+
+/* In a comparator: return the order of x and y when they differ. */
+#define ILP_CMP_RET(x, y) \
+	do { if ((x) != (y)) return (x) < (y) ? -1 : 1; } while (0)
+
 /* How to generate negatives (ilp_negatives.c). */
 typedef struct IlpNegSpec
 {
@@ -164,13 +172,17 @@ extern char *ilp_rule_template(const IlpRule *r, const IlpWorld *w);
 extern char *ilp_rule_aux(const IlpRule *r, const IlpWorld *w);
 extern char *ilp_closure_text(const IlpWorld *w, int pred);
 extern char *ilp_identifier(const char *name);
+/* The name of element i of an array (the names ilp_unique_name avoids). */
+typedef const char *(*IlpNameAt) (const void *names, int i);
+extern char *ilp_unique_name(const char *stem, const char *suffix, const char *also,
+							 IlpNameAt name_at, const void *names, int n);
 
 /* A set of rules keyed by canonical form (open addressing). */
 typedef struct IlpRuleSet
 {
 	int64_t		n;
 	int64_t		cap;			/* power of two */
-	int64_t    *slots;			/* index + 1 into keys, 0 empty */
+	uint64_t   *slots;			/* index + 1 into keys, 0 empty */
 	IlpRule    *keys;
 	int64_t		keycap;
 } IlpRuleSet;
@@ -263,6 +275,7 @@ typedef struct IlpBias
 extern IlpCandSet *ilp_candidates(const IlpWorld *w, const IlpBias *bias);
 extern int	ilp_refine(const IlpWorld *w, const IlpBias *bias, const IlpRule *r, IlpRule **out);
 extern int32_t ilp_count_pos(const IlpWorld *w, const int32_t *cov, int32_t n);
+extern int32_t ilp_count_below(int32_t bound, const int32_t *ids, int32_t n);
 
 /* ----------------------------------------------------- loss, optimiser */
 

@@ -53,29 +53,24 @@ ilp_progress(const char *phase, int epoch, double loss)
 	progress_fn(progress_arg, &p);
 }
 
-/* PRODUCT.md defaults, and ours for the extensions. */
+/*
+ * PRODUCT.md defaults, and ours for the extensions.  The fields not named
+ * are 0 or false: allow_recursive, seed, neg_per_pos, max_seconds, noise,
+ * max_vars, beam.  Copied bytewise: a static's padding is zero, as memset
+ * would leave it.
+ */
 void
 gdl_ilp_params_default(GdlIlpParams *p)
 {
-	memset(p, 0, sizeof(*p));
-	p->max_body = 2;
-	p->max_rules = 32;
-	p->epochs = 200;
-	p->learning_rate = 0.1;
-	p->allow_recursive = false;
-	p->min_support = 1;
-	p->seed = 0;
-	p->neg_mode = GDL_ILP_NEG_PCA;
-	p->neg_per_pos = 0;
-	p->max_candidates = 2000000;
-	p->deepen = true;
-	p->invent = true;
-	p->min_precision = 0.5;
-	p->max_seconds = 0;
-	p->noise = 0;
-	p->method = GDL_ILP_AUTO;
-	p->max_vars = 0;
-	p->beam = 0;
+	static const GdlIlpParams defaults = {
+		.max_body = 2, .max_rules = 32, .max_candidates = 2000000, .min_support = 1,
+		.epochs = 200, .learning_rate = 0.1,
+		.neg_mode = GDL_ILP_NEG_PCA,
+		.deepen = true, .invent = true, .min_precision = 0.5,
+		.method = GDL_ILP_AUTO,
+	};
+
+	memcpy(p, &defaults, sizeof(*p));
 }
 
 /* Reject parameters outside their ranges with GDL_ERR_PARAM. */

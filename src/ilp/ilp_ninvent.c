@@ -42,28 +42,7 @@ one_domain(const NxRel *r)
 static int64_t
 value_id(const int64_t *vals, int64_t n, int64_t v)
 {
-	int64_t		lo = 0,
-				hi = n;
-
-	while (lo < hi)
-	{
-		int64_t		mid = (lo + hi) / 2;
-
-		if (vals[mid] < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static int
-cmp_i64(const void *x, const void *y)
-{
-	int64_t		a = *(const int64_t *) x,
-				b = *(const int64_t *) y;
-
-	return a < b ? -1 : a > b;
+	return ilp_search_i64(vals, n, v, false);
 }
 
 /*
@@ -86,7 +65,7 @@ closure_rows(const NxRel *r, int64_t cap, GdlColumns *rows)
 
 	memcpy(vals, r->col[0], sizeof(int64_t) * r->n);
 	memcpy(vals + r->n, r->col[1], sizeof(int64_t) * r->n);
-	qsort(vals, 2 * r->n, sizeof(int64_t), cmp_i64);
+	qsort(vals, 2 * r->n, sizeof(int64_t), ilp_cmp_i64);
 	for (int64_t i = 0; i < 2 * r->n; i++)
 		if (i == 0 || vals[i] != vals[i - 1])
 			vals[nv++] = vals[i];
@@ -181,29 +160,18 @@ short_name(const char *name)
 	return slash && slash[1] ? slash + 1 : name;
 }
 
+/* IlpNameAt of an NxRel array. */
+static const char *
+rel_name_at(const void *names, int i)
+{
+	return ((const NxRel *) names)[i].name;
+}
+
 /* A helper's name: the stem made an identifier, unique among the world's relations. */
 static char *
 helper_name(const NxWorld *w, const NxRel *rels, int nrels, const char *stem)
 {
-	GdlBuf		b;
-	size_t		len;
-
-	gdl_buf_init(&b);
-	gdl_buf_append(&b, "%s", ilp_identifier(stem));
-	len = b.len;
-	for (int k = 1;; k++)
-	{
-		bool		clash = w->target && strcmp(w->target, b.data) == 0;
-
-		for (int i = 0; i < nrels && !clash; i++)
-			clash = strcmp(rels[i].name, b.data) == 0;
-		if (!clash)
-			break;
-		b.len = len;
-		b.data[len] = '\0';
-		gdl_buf_append(&b, "_%d", k);
-	}
-	return b.data;
+	return ilp_unique_name(ilp_identifier(stem), "", w->target, rel_name_at, rels, nrels);
 }
 
 /* Append a helper built from rows (its tuples made distinct and indexed). */

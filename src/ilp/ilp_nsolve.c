@@ -92,44 +92,6 @@ nx_plan(const NxWorld *w, const NxRule *r, NxPlan *p)
 	}
 }
 
-/* First index of a sorted array whose value is >= v. */
-static int64_t
-lower(const int64_t *a, int64_t n, int64_t v)
-{
-	int64_t		lo = 0,
-				hi = n;
-
-	while (lo < hi)
-	{
-		int64_t		mid = (lo + hi) / 2;
-
-		if (a[mid] < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* First index of a sorted array whose value is > v. */
-static int64_t
-upper(const int64_t *a, int64_t n, int64_t v)
-{
-	int64_t		lo = 0,
-				hi = n;
-
-	while (lo < hi)
-	{
-		int64_t		mid = (lo + hi) / 2;
-
-		if (a[mid] <= v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Count a step; past the deadline the solver expires. */
 static inline bool
 tick(NxSolver *s)
@@ -164,8 +126,8 @@ solve_step(NxSolver *s, const NxRule *r, const NxPlan *p, int step, int64_t *val
 		if ((p->bound[step] >> k) & 1)
 		{
 			int64_t		v = vals[at->args[k]];
-			int64_t		l = lower(R->sval[k], R->n, v);
-			int64_t		h = upper(R->sval[k], R->n, v);
+			int64_t		l = ilp_search_i64(R->sval[k], R->n, v, false);
+			int64_t		h = ilp_search_i64(R->sval[k], R->n, v, true);
 
 			if (l == h)
 				return false;

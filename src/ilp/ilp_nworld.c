@@ -50,39 +50,34 @@ note(NxWorld *w, char *msg)
 	w->notes[w->nnotes++] = msg;
 }
 
-/* Tuple comparison over all arguments (for sorting and dedup). */
+/* The relation (and argument) the qsort comparators below order by. */
 static const NxRel *sort_rel;
 static int	sort_arg;
 
+/*
+ * Order tuples a and b by arguments [from, to) of sort_rel, then by tuple
+ * id (stable, deterministic).
+ */
+static int
+cmp_tuple_args(int32_t a, int32_t b, int from, int to)
+{
+	for (int k = from; k < to; k++)
+		ILP_CMP_RET(sort_rel->col[k][a], sort_rel->col[k][b]);
+	return (a > b) - (a < b);
+}
+
+/* Tuple comparison over all arguments (for sorting and dedup). */
 static int
 cmp_tuple(const void *x, const void *y)
 {
-	int32_t		a = *(const int32_t *) x,
-				b = *(const int32_t *) y;
-
-	for (int k = 0; k < sort_rel->arity; k++)
-	{
-		int64_t		u = sort_rel->col[k][a],
-					v = sort_rel->col[k][b];
-
-		if (u != v)
-			return u < v ? -1 : 1;
-	}
-	return a < b ? -1 : a > b;
+	return cmp_tuple_args(*(const int32_t *) x, *(const int32_t *) y, 0, sort_rel->arity);
 }
 
 /* Order by one argument, then by tuple id (stable, deterministic). */
 static int
 cmp_arg(const void *x, const void *y)
 {
-	int32_t		a = *(const int32_t *) x,
-				b = *(const int32_t *) y;
-	int64_t		u = sort_rel->col[sort_arg][a],
-				v = sort_rel->col[sort_arg][b];
-
-	if (u != v)
-		return u < v ? -1 : 1;
-	return a < b ? -1 : a > b;
+	return cmp_tuple_args(*(const int32_t *) x, *(const int32_t *) y, sort_arg, sort_arg + 1);
 }
 
 /* Copy a relation's rows as distinct tuples and index each argument. */
@@ -218,16 +213,6 @@ cmp_rel_name(const void *x, const void *y)
 	return strcmp(((const NxRel *) x)->name, ((const NxRel *) y)->name);
 }
 
-/* qsort: int64 ascending. */
-static int
-cmp_i64(const void *x, const void *y)
-{
-	int64_t		a = *(const int64_t *) x,
-				b = *(const int64_t *) y;
-
-	return a < b ? -1 : a > b;
-}
-
 /* Hash of an example tuple. */
 static uint64_t
 tuple_hash(int arity, int64_t *const *cols, int64_t i, int k, int64_t repl)
@@ -275,7 +260,7 @@ draw_negatives(NxWorld *w, const GdlIlpProblem *prob, int64_t seed, int per_pos,
 				if (nx_compat(w, w->rels[r].cls[c], w->cls[k]))
 					for (int64_t t = 0; t < w->rels[r].n; t++)
 						dom[k][m++] = w->rels[r].col[c][t];
-		qsort(dom[k], m, sizeof(int64_t), cmp_i64);
+		qsort(dom[k], m, sizeof(int64_t), ilp_cmp_i64);
 		n = 0;
 		for (int64_t i = 0; i < m; i++)
 			if (i == 0 || dom[k][i] != dom[k][i - 1])

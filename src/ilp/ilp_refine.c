@@ -110,25 +110,6 @@ typedef struct Program
 	int			atoms;
 } Program;
 
-/* Count the positives (ids below npos) in an ascending id list. */
-static int32_t
-count_pos(int32_t npos, const int32_t *ids, int32_t n)
-{
-	int32_t		lo = 0,
-				hi = n;
-
-	while (lo < hi)
-	{
-		int32_t		mid = (lo + hi) / 2;
-
-		if (ids[mid] < npos)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Is a complete rule acceptable? */
 static bool
 acceptable(const Search *s, int32_t tp, int32_t fp)
@@ -497,7 +478,7 @@ find_rule(Search *s, const int32_t *ex, int32_t nex, Node *out)
 					break;
 				}
 				c.cov = buf;
-				c.ntp = count_pos(w->npos, buf, nc);
+				c.ntp = ilp_count_below(w->npos, buf, nc);
 				c.nfp = nc - c.ntp;
 				c.nfresh = c.ntp;
 				if (recursive_mode(s))
@@ -1127,7 +1108,7 @@ make_result(Search *s, const Program *pg, int beam, bool timed_out, double secs)
 	{
 		GdlIlpRule *r = &res->rules[i];
 		int32_t		n = nx_cover(&sv, &pg->rules[i], all, nex, buf);
-		int32_t		tp = count_pos(w->npos, buf, n);
+		int32_t		tp = ilp_count_below(w->npos, buf, n);
 		double		p;
 
 		r->rank = i + 1;

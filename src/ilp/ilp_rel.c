@@ -2,7 +2,8 @@
  * ilp_rel.c — indexed relations over dense value ids: a unary or binary
  * relation sorted and deduplicated, with forward (a -> b's) and backward
  * (b -> a's) adjacency in CSR form, membership tests, and the transitive
- * closure used for invented predicates.
+ * closure used for invented predicates; and the comparators and binary
+ * search of sorted arrays the files of the core share.
  */
 #include "ilp_int.h"
 
@@ -17,6 +18,38 @@ ilp_cmp_u64(const void *x, const void *y)
 	uint64_t	b = *(const uint64_t *) y;
 
 	return (a > b) - (a < b);
+}
+
+/* qsort comparator for int64 values (encoded values, domains). */
+int
+ilp_cmp_i64(const void *x, const void *y)
+{
+	int64_t		a = *(const int64_t *) x;
+	int64_t		b = *(const int64_t *) y;
+
+	return (a > b) - (a < b);
+}
+
+/*
+ * Binary search of an ascending array: the first index whose value is >= v,
+ * or with after the first whose value is > v (n when there is none).
+ */
+int64_t
+ilp_search_i64(const int64_t *a, int64_t n, int64_t v, bool after)
+{
+	int64_t		lo = 0,
+				hi = n;
+
+	while (lo < hi)
+	{
+		int64_t		mid = (lo + hi) / 2;
+
+		if (a[mid] < v || (after && a[mid] == v))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /*

@@ -26,12 +26,9 @@ var_name(int arity, int v)
 static int
 lit_cmp(const IlpLit *x, const IlpLit *y)
 {
-	if (x->pred != y->pred)
-		return x->pred < y->pred ? -1 : 1;
-	if (x->a != y->a)
-		return x->a < y->a ? -1 : 1;
-	if (x->b != y->b)
-		return x->b < y->b ? -1 : 1;
+	ILP_CMP_RET(x->pred, y->pred);
+	ILP_CMP_RET(x->a, y->a);
+	ILP_CMP_RET(x->b, y->b);
 	return 0;
 }
 
@@ -42,10 +39,8 @@ lit_cmp(const IlpLit *x, const IlpLit *y)
 int
 ilp_rule_cmp(const IlpRule *x, const IlpRule *y)
 {
-	if (x->natoms != y->natoms)
-		return x->natoms < y->natoms ? -1 : 1;
-	if (x->nlits != y->nlits)
-		return x->nlits < y->nlits ? -1 : 1;
+	ILP_CMP_RET(x->natoms, y->natoms);
+	ILP_CMP_RET(x->nlits, y->nlits);
 	for (int i = 0; i < x->nlits; i++)
 	{
 		int			c = lit_cmp(&x->lits[i], &y->lits[i]);

@@ -185,25 +185,6 @@ next_candidate(const IlpSelectCtx *ctx, const bool *derived, const bool *chosen,
 	return best;
 }
 
-/* Elimination order: longer rules first, later ranks first among equals. */
-typedef struct ElimKey
-{
-	int			len;
-	int			pos;
-} ElimKey;
-
-/* qsort comparator for ElimKey. */
-static int
-cmp_elim(const void *x, const void *y)
-{
-	const ElimKey *a = x,
-			   *b = y;
-
-	if (a->len != b->len)
-		return b->len - a->len;
-	return b->pos - a->pos;
-}
-
 /*
  * Select a program.  Non-recursive candidates first (their gain is exact);
  * then, while positives are left underived, recursive candidates (gain
@@ -225,7 +206,7 @@ ilp_select(IlpSelectCtx *ctx, IlpSelection *out)
 	int			cap = ctx->max_rules * 4 > 64 ? ctx->max_rules * 4 : 64;
 	int32_t    *ids = gdl_alloc(sizeof(int32_t) * (cap + 1));
 	int32_t    *rest = gdl_alloc(sizeof(int32_t) * (cap + 1));
-	ElimKey    *order;
+	uint64_t   *order;
 	int			n = 0;
 	int32_t		tp,
 				fp;
@@ -290,17 +271,19 @@ ilp_select(IlpSelectCtx *ctx, IlpSelection *out)
 		has_rec = has_rec || cs->c[best].recursive;
 	}
 
-	/* backward elimination: drop what the program does not need, longest first */
-	order = gdl_alloc(sizeof(ElimKey) * (n + 1));
+	/*
+	 * backward elimination: drop what the program does not need, longest
+	 * first, later ranks first among equals: the keys length << 32 | rank
+	 * ascending, taken from the last
+	 */
+	order = gdl_alloc(sizeof(uint64_t) * (n + 1));
 	for (int i = 0; i < n; i++)
-	{
-		order[i].len = cs->c[ids[i]].rule.nlits;
-		order[i].pos = i;
-	}
-	qsort(order, n, sizeof(ElimKey), cmp_elim);
+		order[i] = (uint64_t) cs->c[ids[i]].rule.nlits << 32 | (uint32_t) i;
+	qsort(order, n, sizeof(uint64_t), ilp_cmp_u64);
 	for (int k = 0; k < n; k++)
 	{
-		int			victim = ids[order[k].pos];
+		int			pos = (int) (order[n - 1 - k] & 0xffffffffu);
+		int			victim = ids[pos];
 		int			m = 0,
 					cur = 0;
 		int32_t		ttp,
@@ -324,7 +307,7 @@ ilp_select(IlpSelectCtx *ctx, IlpSelection *out)
 		count_tp_fp(w, trial, &ttp, &tfp);
 		if (score(w, ttp, tfp) >= score(w, tp, fp))
 		{
-			ids[order[k].pos] = -1;
+			ids[pos] = -1;
 			memcpy(derived, trial, sizeof(bool) * nex);
 			tp = ttp;
 			fp = tfp;

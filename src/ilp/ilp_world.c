@@ -226,29 +226,54 @@ ilp_identifier(const char *name)
 	return b.data;
 }
 
+/* Is name also (when not NULL) or one of the n names of the array? */
+static bool
+name_taken(const char *name, const char *also, IlpNameAt name_at, const void *names, int n)
+{
+	if (also && strcmp(also, name) == 0)
+		return true;
+	for (int i = 0; i < n; i++)
+		if (strcmp(name_at(names, i), name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * stem then suffix as a name no other has: with "_1", "_2", ... appended
+ * while it is also or one of the n names of the array names (the names of
+ * invented predicates, here and in ilp_ninvent.c).
+ */
+char *
+ilp_unique_name(const char *stem, const char *suffix, const char *also, IlpNameAt name_at,
+				const void *names, int n)
+{
+	GdlBuf		b;
+	size_t		len;
+
+	gdl_buf_init(&b);
+	gdl_buf_append(&b, "%s%s", stem, suffix);
+	len = b.len;
+	for (int k = 1; name_taken(b.data, also, name_at, names, n); k++)
+	{
+		b.len = len;
+		b.data[len] = '\0';
+		gdl_buf_append(&b, "_%d", k);
+	}
+	return b.data;
+}
+
+/* IlpNameAt of an IlpPred array. */
+static const char *
+pred_name_at(const void *names, int i)
+{
+	return ((const IlpPred *) names)[i].name;
+}
+
 /* A predicate name for an invented closure: base name made an identifier, "_plus", unique. */
 static char *
 closure_name(const IlpPred *preds, int npreds, const char *base)
 {
-	GdlBuf		b;
-	size_t		stem;
-
-	gdl_buf_init(&b);
-	gdl_buf_append(&b, "%s_plus", ilp_identifier(base));
-	stem = b.len;
-	for (int k = 1;; k++)
-	{
-		bool		clash = false;
-
-		for (int i = 0; i < npreds && !clash; i++)
-			clash = strcmp(preds[i].name, b.data) == 0;
-		if (!clash)
-			break;
-		b.len = stem;
-		b.data[stem] = '\0';
-		gdl_buf_append(&b, "_%d", k);
-	}
-	return b.data;
+	return ilp_unique_name(ilp_identifier(base), "_plus", NULL, pred_name_at, preds, npreds);
 }
 
 /* Add the invented closures of every binary background predicate over one class. */

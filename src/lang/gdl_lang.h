@@ -81,6 +81,17 @@ typedef struct GdlTerm
 	struct GdlTerm *arg;		/* AGG: the aggregated term (a variable) */
 } GdlTerm;
 
+/* The type of a constant leaf (bigint for an integer); UNKNOWN for any other term. */
+extern GdlType gdl_term_const_type(const GdlTerm *t);
+
+/*
+ * Does every variable of t have bound[] set?  A NULL term counts as bound,
+ * _ only when anon_bound, an aggregate by its argument when agg_arg (else
+ * never).  Range restriction, the magic-set rewrite and the planner each
+ * ask with their own answer for _ and aggregates.
+ */
+extern bool gdl_term_bound(const GdlTerm *t, const bool *bound, bool anon_bound, bool agg_arg);
+
 typedef struct GdlAtom
 {
 	char	   *name;			/* predicate; "schema.table" when qualified */
@@ -172,6 +183,10 @@ extern char *gdl_clause_to_string(const GdlClause *c);
 
 /* Print one term of clause c (c names the variables; may be NULL). */
 extern char *gdl_term_to_string(const GdlClause *c, const GdlTerm *t);
+
+/* An atom printed with its arguments written by a term printer (lang_print.c). */
+typedef void (*GdlTermPrinter) (GdlBuf *b, const GdlClause *c, const GdlTerm *t);
+extern void gdl_atom_print(GdlBuf *b, const GdlClause *c, const GdlAtom *a, GdlTermPrinter term);
 
 /* Print a declaration back as ".decl name(arg: type, ...)". */
 extern char *gdl_decl_to_string(const GdlDecl *d);

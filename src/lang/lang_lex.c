@@ -384,15 +384,47 @@ bad_char(Lexer *lx, int start, GdlLoc loc)
 					 "unexpected character %s", shown);
 }
 
+/*
+ * The operators and punctuation other than parentheses, those of two
+ * characters first; "==" and "<>" are other spellings of "=" and "!=".
+ */
+static const struct
+{
+	const char *text;
+	GdlTokKind	kind;
+}			puncts[] =
+{
+	{":-", TK_IMPLIES}, {"!=", TK_NE}, {"==", TK_EQ}, {"<=", TK_LE}, {"<>", TK_NE}, {">=", TK_GE},
+	{",", TK_COMMA}, {".", TK_DOT}, {":", TK_COLON}, {"!", TK_BANG}, {"=", TK_EQ}, {"<", TK_LT},
+	{">", TK_GT}, {"+", TK_PLUS}, {"-", TK_MINUS}, {"*", TK_STAR}, {"/", TK_SLASH},
+	{"%", TK_PERCENT},
+};
+
+/* The punctuation token at characters c c2, and its length; false when none. */
+static bool
+punct_token(char c, char c2, GdlTokKind *kind, int *len)
+{
+	int			i;
+
+	for (i = 0; i < (int) (sizeof(puncts) / sizeof(puncts[0])); i++)
+	{
+		const char *t = puncts[i].text;
+
+		if (t[0] == c && (t[1] == '\0' || t[1] == c2))
+		{
+			*kind = puncts[i].kind;
+			*len = t[1] ? 2 : 1;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Track parentheses so percent_is_modulo can tell atom parens apart. */
 static void
 open_paren(Lexer *lx, bool atom)
 {
-	if (lx->depth >= lx->depthcap)
-	{
-		lx->depthcap = lx->depthcap ? lx->depthcap * 2 : 16;
-		lx->atomparen = gdl_realloc(lx->atomparen, sizeof(bool) * lx->depthcap);
-	}
+	lx->atomparen = gdl_grow(lx->atomparen, lx->depth, &lx->depthcap, 16, sizeof(bool));
 	lx->atomparen[lx->depth++] = atom;
 }
 
@@ -494,76 +526,12 @@ gdl_lex(const char *src, int *ntoks)
 				if (lx.depth > 0)
 					lx.depth--;
 				break;
-			case ',':
-				k = TK_COMMA;
-				break;
-			case '.':
-				k = TK_DOT;
-				break;
-			case ':':
-				if (c2 == '-')
-				{
-					k = TK_IMPLIES;
-					len = 2;
-				}
-				else
-					k = TK_COLON;
-				break;
-			case '!':
-				if (c2 == '=')
-				{
-					k = TK_NE;
-					len = 2;
-				}
-				else
-					k = TK_BANG;
-				break;
-			case '=':
-				k = TK_EQ;
-				if (c2 == '=')
-					len = 2;	/* accept == as = */
-				break;
-			case '<':
-				if (c2 == '=')
-				{
-					k = TK_LE;
-					len = 2;
-				}
-				else if (c2 == '>')
-				{
-					k = TK_NE;
-					len = 2;
-				}
-				else
-					k = TK_LT;
-				break;
-			case '>':
-				if (c2 == '=')
-				{
-					k = TK_GE;
-					len = 2;
-				}
-				else
-					k = TK_GT;
-				break;
-			case '+':
-				k = TK_PLUS;
-				break;
-			case '-':
-				k = TK_MINUS;
-				break;
-			case '*':
-				k = TK_STAR;
-				break;
-			case '/':
-				k = TK_SLASH;
-				break;
-			case '%':
-				k = TK_PERCENT;
-				break;
 			default:
-				bad_char(&lx, start, loc);
-				return NULL;	/* not reached */
+				if (!punct_token(c, c2, &k, &len))
+				{
+					bad_char(&lx, start, loc);
+					return NULL;	/* not reached */
+				}
 		}
 		advance(&lx, len);
 		push_token(&lx, k, start, loc);

@@ -96,11 +96,7 @@ add_item(Builder *b, GdlItemKind kind, GdlClause *c, GdlDecl *d, int64_t rule_id
 {
 	GdlItem    *it;
 
-	if (b->nitems == b->capitems)
-	{
-		b->capitems = b->capitems ? b->capitems * 2 : 32;
-		b->items = gdl_realloc(b->items, sizeof(GdlItem) * b->capitems);
-	}
+	b->items = gdl_grow(b->items, b->nitems, &b->capitems, 32, sizeof(GdlItem));
 	it = &b->items[b->nitems++];
 	memset(it, 0, sizeof(*it));
 	it->kind = kind;
@@ -119,11 +115,7 @@ get_instance(Builder *b, int pred, const char *pattern)
 
 	if (k >= 0)
 		return &b->inst[k];
-	if (b->ninst == b->capinst)
-	{
-		b->capinst = b->capinst ? b->capinst * 2 : 16;
-		b->inst = gdl_realloc(b->inst, sizeof(Instance) * b->capinst);
-	}
+	b->inst = gdl_grow(b->inst, b->ninst, &b->capinst, 16, sizeof(Instance));
 	k = b->ninst++;
 	in = &b->inst[k];
 	in->pred = pred;
@@ -138,8 +130,7 @@ get_instance(Builder *b, int pred, const char *pattern)
 static bool
 is_const(const GdlTerm *t)
 {
-	return t->kind == GDL_TERM_INT || t->kind == GDL_TERM_FLOAT ||
-		t->kind == GDL_TERM_TEXT || t->kind == GDL_TERM_BOOL;
+	return gdl_term_const_type(t) != GDL_TYPE_UNKNOWN;
 }
 
 /* Do two argument terms denote the same variable or constant? */
@@ -165,24 +156,11 @@ same_term(const GdlTerm *x, const GdlTerm *y)
 	}
 }
 
-/* Are all variables of an expression bound (and no _ in it)? */
+/* Are all variables of an expression bound (and no _ or aggregate in it)? */
 static bool
 expr_bound(const GdlTerm *t, const bool *bound)
 {
-	switch (t->kind)
-	{
-		case GDL_TERM_VAR:
-			return bound[t->var];
-		case GDL_TERM_ANON:
-		case GDL_TERM_AGG:
-			return false;
-		case GDL_TERM_BINOP:
-			return expr_bound(t->left, bound) && expr_bound(t->right, bound);
-		case GDL_TERM_NEG:
-			return expr_bound(t->left, bound);
-		default:
-			return true;
-	}
+	return gdl_term_bound(t, bound, false, false);
 }
 
 /* An atom with a new name and the given arguments. */

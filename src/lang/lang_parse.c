@@ -147,11 +147,7 @@ var_index(Parser *p, const char *name)
 	for (i = 0; i < p->nvars; i++)
 		if (strcmp(p->varnames[i], name) == 0)
 			return i;
-	if (p->nvars == p->capvars)
-	{
-		p->capvars = p->capvars ? p->capvars * 2 : 8;
-		p->varnames = gdl_realloc(p->varnames, sizeof(char *) * p->capvars);
-	}
+	p->varnames = gdl_grow(p->varnames, p->nvars, &p->capvars, 8, sizeof(char *));
 	p->varnames[p->nvars] = gdl_strdup(name);
 	return p->nvars++;
 }
@@ -197,6 +193,24 @@ parse_pred_name(Parser *p)
 
 static GdlTerm *parse_expr(Parser *p);
 
+/*
+ * The text constant of token t (a string or a bare word), consumed; an
+ * atom where a value belongs (t followed by "(") is an error.
+ */
+static GdlTerm *
+text_value(Parser *p, GdlToken *t)
+{
+	GdlTerm    *term;
+
+	if (peek_at(p, 1)->kind == TK_LPAREN)
+		error_at(p, t, NULL,
+				 gdl_sprintf("unexpected atom %s where a value was expected",
+							 gdl_token_desc(p->src, t)));
+	term = new_term(GDL_TERM_TEXT, next(p));
+	term->text = t->str;
+	return term;
+}
+
 /* Parse a primary: a constant, a variable, _, or a parenthesized expression. */
 static GdlTerm *
 parse_primary(Parser *p)
@@ -219,12 +233,7 @@ parse_primary(Parser *p)
 			term->fval = t->fval;
 			return term;
 		case TK_STRING:
-			if (peek_at(p, 1)->kind == TK_LPAREN)
-				error_at(p, t, NULL,
-						 gdl_sprintf("unexpected atom %s where a value was expected",
-									 gdl_token_desc(p->src, t)));
-			term = new_term(GDL_TERM_TEXT, next(p));
-			term->text = t->str;
+			term = text_value(p, t);
 			term->quoted = true;
 			return term;
 		case TK_IDENT:
@@ -234,13 +243,7 @@ parse_primary(Parser *p)
 				term->bval = is_word(t, "true");
 				return term;
 			}
-			if (peek_at(p, 1)->kind == TK_LPAREN)
-				error_at(p, t, NULL,
-						 gdl_sprintf("unexpected atom %s where a value was expected",
-									 gdl_token_desc(p->src, t)));
-			term = new_term(GDL_TERM_TEXT, next(p));
-			term->text = t->str;
-			return term;
+			return text_value(p, t);
 		case TK_VAR:
 			term = new_term(GDL_TERM_VAR, next(p));
 			term->var = var_index(p, t->str);
@@ -317,52 +320,54 @@ binop(GdlArithOp op, GdlTerm *l, GdlTerm *r, const GdlToken *t)
 	return term;
 }
 
-/* Parse * / % (left associative). */
-static GdlTerm *
-parse_mul(Parser *p)
+/* The binary operators, by precedence level: 0 is + -, 1 is * / %. */
+static const struct
 {
-	GdlTerm    *l = parse_unary(p);
+	int			level;
+	GdlTokKind	tok;
+	GdlArithOp	op;
+}			binops[] =
+{
+	{0, TK_PLUS, GDL_OP_ADD},
+	{0, TK_MINUS, GDL_OP_SUB},
+	{1, TK_STAR, GDL_OP_MUL},
+	{1, TK_SLASH, GDL_OP_DIV},
+	{1, TK_PERCENT, GDL_OP_MOD},
+};
+
+#define NBINOPS ((int) (sizeof(binops) / sizeof(binops[0])))
+
+/*
+ * Parse a left-associative chain of one precedence level: + - over chains
+ * of * / % (level 0), * / % over unary terms (level 1).  One function for
+ * both levels, driven by the table above.
+ */
+static GdlTerm *
+parse_level(Parser *p, int level)
+{
+	GdlTerm    *l = level == 0 ? parse_level(p, 1) : parse_unary(p);
 
 	for (;;)
 	{
 		GdlToken   *t = peek(p);
-		GdlArithOp	op;
+		int			i;
 
-		if (t->kind == TK_STAR)
-			op = GDL_OP_MUL;
-		else if (t->kind == TK_SLASH)
-			op = GDL_OP_DIV;
-		else if (t->kind == TK_PERCENT)
-			op = GDL_OP_MOD;
-		else
+		for (i = 0; i < NBINOPS; i++)
+			if (binops[i].level == level && binops[i].tok == t->kind)
+				break;
+		if (i == NBINOPS)
 			return l;
 		count_op(p, t);
 		next(p);
-		l = binop(op, l, parse_unary(p), t);
+		l = binop(binops[i].op, l, level == 0 ? parse_level(p, 1) : parse_unary(p), t);
 	}
 }
 
-/* Parse + - (left associative). */
+/* Parse an arithmetic expression: + - over * / % (both left associative). */
 static GdlTerm *
 parse_expr(Parser *p)
 {
-	GdlTerm    *l = parse_mul(p);
-
-	for (;;)
-	{
-		GdlToken   *t = peek(p);
-		GdlArithOp	op;
-
-		if (t->kind == TK_PLUS)
-			op = GDL_OP_ADD;
-		else if (t->kind == TK_MINUS)
-			op = GDL_OP_SUB;
-		else
-			return l;
-		count_op(p, t);
-		next(p);
-		l = binop(op, l, parse_mul(p), t);
-	}
+	return parse_level(p, 0);
 }
 
 /* Map an identifier to an aggregate kind; false if it names none. */
@@ -561,11 +566,7 @@ parse_clause(Parser *p)
 		next(p);
 		for (;;)
 		{
-			if (c->nbody == cap)
-			{
-				cap = cap ? cap * 2 : 4;
-				c->body = gdl_realloc(c->body, sizeof(GdlLiteral) * cap);
-			}
+			c->body = gdl_grow(c->body, c->nbody, &cap, 4, sizeof(GdlLiteral));
 			memset(&c->body[c->nbody], 0, sizeof(GdlLiteral));
 			parse_literal(p, &c->body[c->nbody++]);
 			if (peek(p)->kind == TK_COMMA)
@@ -681,11 +682,7 @@ gdl_parse(const char *src)
 		GdlItem    *item;
 
 		gdl_check_interrupts();
-		if (prog->nitems == cap)
-		{
-			cap = cap ? cap * 2 : 8;
-			prog->items = gdl_realloc(prog->items, sizeof(GdlItem) * cap);
-		}
+		prog->items = gdl_grow(prog->items, prog->nitems, &cap, 8, sizeof(GdlItem));
 		item = &prog->items[prog->nitems];
 		memset(item, 0, sizeof(*item));
 		if (peek(&p)->kind == TK_DOT && is_word(peek_at(&p, 1), "decl") &&

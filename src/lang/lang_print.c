@@ -103,29 +103,21 @@ is_bare_symbol(const char *s)
 static void
 quoted_to_buf(GdlBuf *b, const char *s)
 {
+	static const char special[] = "\"\\\n\t\r";	/* written as \ and ... */
+	static const char letter[] = "\"\\ntr";	/* ... the letter at the same place */
+
 	gdl_buf_putc(b, '"');
 	for (; *s; s++)
 	{
-		switch (*s)
+		const char *e = strchr(special, *s);
+
+		if (e)
 		{
-			case '"':
-				gdl_buf_append(b, "\\\"");
-				break;
-			case '\\':
-				gdl_buf_append(b, "\\\\");
-				break;
-			case '\n':
-				gdl_buf_append(b, "\\n");
-				break;
-			case '\t':
-				gdl_buf_append(b, "\\t");
-				break;
-			case '\r':
-				gdl_buf_append(b, "\\r");
-				break;
-			default:
-				gdl_buf_putc(b, *s);
+			gdl_buf_putc(b, '\\');
+			gdl_buf_putc(b, letter[e - special]);
 		}
+		else
+			gdl_buf_putc(b, *s);
 	}
 	gdl_buf_putc(b, '"');
 }
@@ -333,9 +325,13 @@ gdl_term_to_buf(GdlBuf *b, const GdlClause *c, const GdlTerm *t)
 	}
 }
 
-/* Print an atom: name(arg, arg, ...). */
+/*
+ * Print an atom, name(arg, arg, ...), its arguments by 'term': the one
+ * shape of an atom for the source printer here and for the plan's explain
+ * lines (plan_explain.c), which print terms their own way.
+ */
 void
-gdl_atom_to_buf(GdlBuf *b, const GdlClause *c, const GdlAtom *a)
+gdl_atom_print(GdlBuf *b, const GdlClause *c, const GdlAtom *a, GdlTermPrinter term)
 {
 	int			i;
 
@@ -345,9 +341,16 @@ gdl_atom_to_buf(GdlBuf *b, const GdlClause *c, const GdlAtom *a)
 	{
 		if (i > 0)
 			gdl_buf_append(b, ", ");
-		gdl_term_to_buf(b, c, a->args[i]);
+		term(b, c, a->args[i]);
 	}
 	gdl_buf_putc(b, ')');
+}
+
+/* Print an atom as Datalog source. */
+void
+gdl_atom_to_buf(GdlBuf *b, const GdlClause *c, const GdlAtom *a)
+{
+	gdl_atom_print(b, c, a, gdl_term_to_buf);
 }
 
 /* A term as a fresh string (c supplies variable names; may be NULL). */

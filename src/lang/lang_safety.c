@@ -25,25 +25,35 @@ unsafe(const GdlClause *c, GdlLoc loc, const char *name, const char *where,
 			  c->nbody > 0 ? "rule" : "fact", loc.line, loc.col, name, where);
 }
 
-/* Does every variable of t have bound[] set (and t holds no _)? */
-static bool
-term_bound(const GdlTerm *t, const bool *bound)
+/* Is every variable of t bound; see gdl_lang.h. */
+bool
+gdl_term_bound(const GdlTerm *t, const bool *bound, bool anon_bound, bool agg_arg)
 {
+	if (t == NULL)
+		return true;
 	switch (t->kind)
 	{
 		case GDL_TERM_VAR:
 			return bound[t->var];
 		case GDL_TERM_ANON:
-			return false;
+			return anon_bound;
 		case GDL_TERM_BINOP:
-			return term_bound(t->left, bound) && term_bound(t->right, bound);
+			return gdl_term_bound(t->left, bound, anon_bound, agg_arg) &&
+				gdl_term_bound(t->right, bound, anon_bound, agg_arg);
 		case GDL_TERM_NEG:
-			return term_bound(t->left, bound);
+			return gdl_term_bound(t->left, bound, anon_bound, agg_arg);
 		case GDL_TERM_AGG:
-			return term_bound(t->arg, bound);
+			return agg_arg && gdl_term_bound(t->arg, bound, anon_bound, agg_arg);
 		default:
 			return true;
 	}
+}
+
+/* Does every variable of t have bound[] set (and t holds no _)? */
+static bool
+term_bound(const GdlTerm *t, const bool *bound)
+{
+	return gdl_term_bound(t, bound, false, true);
 }
 
 /*

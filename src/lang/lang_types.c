@@ -107,15 +107,14 @@ gdl_itype_name(int t)
 	return gdl_type_name(gdl_itype_resolve(t));
 }
 
-/* The type of a constant term (UNKNOWN for anything else). */
-static int
-literal_type(const GdlTerm *t)
+/* The type of a constant leaf; see gdl_lang.h. */
+GdlType
+gdl_term_const_type(const GdlTerm *t)
 {
 	switch (t->kind)
 	{
 		case GDL_TERM_INT:
-			return (t->ival >= INT32_MIN && t->ival <= INT32_MAX) ?
-				GDL_ITYPE_ILIT : GDL_ITYPE_BLIT;
+			return GDL_TYPE_BIGINT;
 		case GDL_TERM_FLOAT:
 			return GDL_TYPE_FLOAT8;
 		case GDL_TERM_TEXT:
@@ -125,6 +124,19 @@ literal_type(const GdlTerm *t)
 		default:
 			return GDL_TYPE_UNKNOWN;
 	}
+}
+
+/*
+ * The internal type of a constant term (UNKNOWN for anything else): an
+ * integer literal stays open between int and bigint (by its value).
+ */
+static int
+literal_type(const GdlTerm *t)
+{
+	if (t->kind == GDL_TERM_INT)
+		return (t->ival >= INT32_MIN && t->ival <= INT32_MAX) ?
+			GDL_ITYPE_ILIT : GDL_ITYPE_BLIT;
+	return gdl_term_const_type(t);
 }
 
 /* Raise a type error about clause c. */

@@ -10,23 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* AMIE's defaults. */
+/*
+ * AMIE's defaults.  The fields not named are 0 or false: min_std_confidence,
+ * threads, constants, max_body_constants, max_seconds, object_identity.
+ */
 void
 gdl_mine_options_init(GdlMineOptions *o)
 {
-	o->target = -1;
-	o->max_body = 3;
-	o->min_head_coverage = 0.01;
-	o->min_confidence = 0.1;
-	o->min_std_confidence = 0.0;
-	o->min_support = 1;
-	o->device = GDL_DEVICE_CPU;
-	o->threads = 0;
-	o->constants = false;
-	o->max_body_constants = 0;
-	o->constants_min_head_coverage = -1;
-	o->max_seconds = 0;
-	o->object_identity = false;
+	static const GdlMineOptions amie = {
+		.target = -1, .max_body = 3, .min_support = 1, .device = GDL_DEVICE_CPU,
+		.min_head_coverage = 0.01, .min_confidence = 0.1,
+		.constants_min_head_coverage = -1,
+	};
+
+	*o = amie;
 }
 
 /* qsort order of rules (mine_rule_cmp). */

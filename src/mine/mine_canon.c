@@ -9,8 +9,8 @@
 #include <string.h>
 
 /* The atom of a link from variable u to variable v with signature sig. */
-static GdlMineAtom
-link_atom(uint32_t sig, int u, int v)
+GdlMineAtom
+mine_link_atom(uint32_t sig, int u, int v)
 {
 	GdlMineAtom a;
 
@@ -28,7 +28,7 @@ link_atom(uint32_t sig, int u, int v)
 GdlMineAtom
 mine_const_atom(uint32_t sig, int u, int64_t value)
 {
-	GdlMineAtom a = link_atom(sig, u, GDL_MINE_C);
+	GdlMineAtom a = mine_link_atom(sig, u, GDL_MINE_C);
 
 	a.value = value;
 	return a;
@@ -50,64 +50,51 @@ mine_key_nbody(uint64_t key)
 	}
 }
 
+/*
+ * The variables (u, v) of each body link of a raw shape, in the order of
+ * the key's signatures (see MINE_SH_* in mine_int.h).
+ */
+#define XY {GDL_MINE_X, GDL_MINE_Y}
+#define XZ {GDL_MINE_X, GDL_MINE_Z}
+#define ZY {GDL_MINE_Z, GDL_MINE_Y}
+static const int8_t shape_links[MINE_SH_P3 + 1][GDL_MINE_MAX_BODY][2] = {
+	[MINE_SH_L] = {XY},
+	[MINE_SH_LL] = {XY, XY},
+	[MINE_SH_LLL] = {XY, XY, XY},
+	[MINE_SH_P2] = {XZ, ZY},
+	[MINE_SH_P2L] = {XZ, ZY, XY},
+	[MINE_SH_PP2] = {XZ, XZ, ZY},
+	[MINE_SH_P2P] = {XZ, ZY, ZY},
+	[MINE_SH_CXL] = {XZ, XZ, XY},
+	[MINE_SH_CYL] = {XY, {GDL_MINE_Y, GDL_MINE_Z}, {GDL_MINE_Y, GDL_MINE_Z}},
+	[MINE_SH_P3] = {XZ, {GDL_MINE_Z, GDL_MINE_W}, {GDL_MINE_W, GDL_MINE_Y}},
+};
+#undef XY
+#undef XZ
+#undef ZY
+
+/* A rule zeroed but for its head and the number of body atoms. */
+void
+mine_rule_init(GdlMineRule *r, int32_t head, int head_const, int64_t head_value, int nbody)
+{
+	memset(r, 0, sizeof(*r));
+	r->head = head;
+	r->head_const = head_const;
+	r->head_value = head_value;
+	r->nbody = nbody;
+}
+
 /* The rule head(X, Y) :- body of a raw key (not yet canonical). */
 void
 mine_key_rule(uint64_t key, int32_t head, GdlMineRule *r)
 {
-	uint32_t	s0 = mine_key_sig(key, 0),
-				s1 = mine_key_sig(key, 1),
-				s2 = mine_key_sig(key, 2);
-	GdlMineAtom *b = r->body;
+	int			shape = mine_key_shape(key);
 
-	memset(r, 0, sizeof(*r));
-	r->head = head;
-	r->nbody = mine_key_nbody(key);
-	switch (mine_key_shape(key))
-	{
-		case MINE_SH_LLL:
-			b[2] = link_atom(s2, GDL_MINE_X, GDL_MINE_Y);
-			/* FALLTHROUGH */
-		case MINE_SH_LL:
-			b[1] = link_atom(s1, GDL_MINE_X, GDL_MINE_Y);
-			/* FALLTHROUGH */
-		case MINE_SH_L:
-			b[0] = link_atom(s0, GDL_MINE_X, GDL_MINE_Y);
-			break;
-		case MINE_SH_P2:
-			b[0] = link_atom(s0, GDL_MINE_X, GDL_MINE_Z);
-			b[1] = link_atom(s1, GDL_MINE_Z, GDL_MINE_Y);
-			break;
-		case MINE_SH_P2L:
-			b[0] = link_atom(s0, GDL_MINE_X, GDL_MINE_Z);
-			b[1] = link_atom(s1, GDL_MINE_Z, GDL_MINE_Y);
-			b[2] = link_atom(s2, GDL_MINE_X, GDL_MINE_Y);
-			break;
-		case MINE_SH_PP2:
-			b[0] = link_atom(s0, GDL_MINE_X, GDL_MINE_Z);
-			b[1] = link_atom(s1, GDL_MINE_X, GDL_MINE_Z);
-			b[2] = link_atom(s2, GDL_MINE_Z, GDL_MINE_Y);
-			break;
-		case MINE_SH_P2P:
-			b[0] = link_atom(s0, GDL_MINE_X, GDL_MINE_Z);
-			b[1] = link_atom(s1, GDL_MINE_Z, GDL_MINE_Y);
-			b[2] = link_atom(s2, GDL_MINE_Z, GDL_MINE_Y);
-			break;
-		case MINE_SH_CXL:
-			b[0] = link_atom(s0, GDL_MINE_X, GDL_MINE_Z);
-			b[1] = link_atom(s1, GDL_MINE_X, GDL_MINE_Z);
-			b[2] = link_atom(s2, GDL_MINE_X, GDL_MINE_Y);
-			break;
-		case MINE_SH_CYL:
-			b[0] = link_atom(s0, GDL_MINE_X, GDL_MINE_Y);
-			b[1] = link_atom(s1, GDL_MINE_Y, GDL_MINE_Z);
-			b[2] = link_atom(s2, GDL_MINE_Y, GDL_MINE_Z);
-			break;
-		case MINE_SH_P3:
-			b[0] = link_atom(s0, GDL_MINE_X, GDL_MINE_Z);
-			b[1] = link_atom(s1, GDL_MINE_Z, GDL_MINE_W);
-			b[2] = link_atom(s2, GDL_MINE_W, GDL_MINE_Y);
-			break;
-	}
+	mine_rule_init(r, head, GDL_MINE_HEAD_VARS, 0, mine_key_nbody(key));
+	if (shape >= MINE_SH_L && shape <= MINE_SH_P3)
+		for (int i = 0; i < r->nbody; i++)
+			r->body[i] = mine_link_atom(mine_key_sig(key, i), shape_links[shape][i][0],
+										shape_links[shape][i][1]);
 	gdl_mine_canonical(r);
 }
 
@@ -140,14 +127,10 @@ mine_key_has_atom(uint64_t key, uint32_t sig)
 static int
 atom_cmp(const GdlMineAtom *x, const GdlMineAtom *y)
 {
-	if (x->rel != y->rel)
-		return x->rel < y->rel ? -1 : 1;
-	if (x->a != y->a)
-		return x->a < y->a ? -1 : 1;
-	if (x->b != y->b)
-		return x->b < y->b ? -1 : 1;
-	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
+	MINE_CMP_RET(x->rel, y->rel);
+	MINE_CMP_RET(x->a, y->a);
+	MINE_CMP_RET(x->b, y->b);
+	MINE_CMP_RET(x->value, y->value);
 	return 0;
 }
 
@@ -231,14 +214,10 @@ gdl_mine_canonical(GdlMineRule *r)
 int
 mine_rule_cmp(const GdlMineRule *a, const GdlMineRule *b)
 {
-	if (a->head != b->head)
-		return a->head < b->head ? -1 : 1;
-	if (a->head_const != b->head_const)
-		return a->head_const < b->head_const ? -1 : 1;
-	if (a->head_value != b->head_value)
-		return a->head_value < b->head_value ? -1 : 1;
-	if (a->nbody != b->nbody)
-		return a->nbody < b->nbody ? -1 : 1;
+	MINE_CMP_RET(a->head, b->head);
+	MINE_CMP_RET(a->head_const, b->head_const);
+	MINE_CMP_RET(a->head_value, b->head_value);
+	MINE_CMP_RET(a->nbody, b->nbody);
 	for (int i = 0; i < a->nbody; i++)
 	{
 		int			c = atom_cmp(&a->body[i], &b->body[i]);

@@ -108,26 +108,28 @@ typedef struct CyclePair
 	int32_t		x;
 } CyclePair;
 
+/*
+ * The array v (elements of elem bytes, room for *cap) with room for element
+ * n: resized to first elements when full, then to twice as many each time
+ * (gdl_grow with 64-bit counts: the rules and keys outgrow an int).
+ */
+static void *
+grow64(void *v, int64_t n, int64_t *cap, int64_t first, size_t elem)
+{
+	if (n == *cap)
+	{
+		*cap = *cap ? 2 * *cap : first;
+		v = gdl_realloc(v, elem * *cap);
+	}
+	return v;
+}
+
 /* Append a key. */
 static void
 kv_push(KeyVec *k, uint64_t x)
 {
-	if (k->n == k->cap)
-	{
-		k->cap = k->cap ? 2 * k->cap : 256;
-		k->v = gdl_realloc(k->v, sizeof(uint64_t) * k->cap);
-	}
+	k->v = grow64(k->v, k->n, &k->cap, 256, sizeof(uint64_t));
 	k->v[k->n++] = x;
-}
-
-/* qsort order of keys. */
-static int
-cmp_key(const void *a, const void *b)
-{
-	uint64_t	x = *(const uint64_t *) a,
-				y = *(const uint64_t *) b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* Sort the keys (qsort is never handed the NULL of an empty vector). */
@@ -135,7 +137,7 @@ static void
 kv_sort(KeyVec *k)
 {
 	if (k->n > 1)
-		qsort(k->v, k->n, sizeof(uint64_t), cmp_key);
+		qsort(k->v, k->n, sizeof(uint64_t), mine_cmp_u64);
 }
 
 /* Forget every key (the next generation of the index). */
@@ -194,11 +196,7 @@ kc_add(KeyCount *kc, uint64_t key, int32_t x)
 	i = kc_find(kc, key);
 	if (kc->sgen[i] != kc->gen)
 	{
-		if (kc->n == kc->ecap)
-		{
-			kc->ecap = kc->ecap ? 2 * kc->ecap : 4096;
-			kc->e = gdl_realloc(kc->e, sizeof(KcEntry) * kc->ecap);
-		}
+		kc->e = grow64(kc->e, kc->n, &kc->ecap, 4096, sizeof(KcEntry));
 		kc->sgen[i] = kc->gen;
 		kc->slot[i] = kc->n;
 		kc->e[kc->n].key = key;
@@ -245,17 +243,9 @@ new_rule(ConstRun *cr, int rel, int head_const, int64_t head_value, int nbody)
 {
 	GdlMineRule *r;
 
-	if (cr->n == cr->cap)
-	{
-		cr->cap = cr->cap ? 2 * cr->cap : 64;
-		cr->out = gdl_realloc(cr->out, sizeof(GdlMineRule) * cr->cap);
-	}
+	cr->out = grow64(cr->out, cr->n, &cr->cap, 64, sizeof(GdlMineRule));
 	r = &cr->out[cr->n++];
-	memset(r, 0, sizeof(*r));
-	r->head = rel;
-	r->head_const = head_const;
-	r->head_value = head_value;
-	r->nbody = nbody;
+	mine_rule_init(r, rel, head_const, head_value, nbody);
 	return r;
 }
 
@@ -305,9 +295,7 @@ cmp_cycle(const void *a, const void *b)
 	const CyclePair *x = a,
 			   *y = b;
 
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->x < y->x ? -1 : x->x > y->x;
+	return mine_cmp_pair(x->key, x->x, y->key, y->x);
 }
 
 /* Every entity's cycle pairs, sorted by (a, b, x); once per run. */
@@ -556,11 +544,7 @@ mine_head_constant(ConstRun *cr, uint32_t h, int32_t c, int64_t hb, int64_t he, 
 		if (!passes(cr, rel, lcount[l]))
 			continue;
 		r = head_rule(cr, h, c, 1);
-		r->body[0] = mine_const_atom(l, GDL_MINE_X, 0);
-		if (r->body[0].a == GDL_MINE_C)
-			r->body[0].a = GDL_MINE_Z;
-		else
-			r->body[0].b = GDL_MINE_Z;
+		r->body[0] = mine_link_atom(l, GDL_MINE_X, GDL_MINE_Z);
 		r->support = lcount[l];
 		r->body_size = cr->sig_ents[l];
 		r->pca_body_size = cr->head_pca[l];
@@ -587,16 +571,9 @@ mine_head_constant(ConstRun *cr, uint32_t h, int32_t c, int64_t hb, int64_t he, 
 		{
 			GdlMineRule *r = head_rule(cr, h, c, 2);
 
-			r->body[0] = mine_const_atom((uint32_t) (kv->v[i] >> 32), GDL_MINE_X, 0);
-			r->body[1] = mine_const_atom((uint32_t) (kv->v[i] & 0xffffffffu), GDL_MINE_X, 0);
-			/* both atoms are on (X, Z): put Z where the constant was */
-			for (int a = 0; a < 2; a++)
-			{
-				if (r->body[a].a == GDL_MINE_C)
-					r->body[a].a = GDL_MINE_Z;
-				else
-					r->body[a].b = GDL_MINE_Z;
-			}
+			/* both atoms are on (X, Z) */
+			r->body[0] = mine_link_atom((uint32_t) (kv->v[i] >> 32), GDL_MINE_X, GDL_MINE_Z);
+			r->body[1] = mine_link_atom((uint32_t) (kv->v[i] & 0xffffffffu), GDL_MINE_X, GDL_MINE_Z);
 			r->support = j - i;
 			count_cycle(cr, h, kv->v[i], r);
 			finish_rule(cr, r);
@@ -635,11 +612,7 @@ mine_head_constant(ConstRun *cr, uint32_t h, int32_t c, int64_t hb, int64_t he, 
 				int32_t		d = (int32_t) (ke->key & 0xffffffffu);
 				GdlMineRule *r = head_rule(cr, h, c, 2);
 
-				r->body[0] = mine_const_atom(l, GDL_MINE_X, 0);
-				if (r->body[0].a == GDL_MINE_C)
-					r->body[0].a = GDL_MINE_Z;
-				else
-					r->body[0].b = GDL_MINE_Z;
+				r->body[0] = mine_link_atom(l, GDL_MINE_X, GDL_MINE_Z);
 				r->body[1] = mine_const_atom(m, GDL_MINE_Z, g->values[d]);
 				r->support = ke->count;
 				count_path(cr, h, l, m, d, r);
@@ -653,22 +626,52 @@ mine_head_constant(ConstRun *cr, uint32_t h, int32_t c, int64_t hb, int64_t he, 
 static void
 links_between(const GdlMineGraph *g, int32_t x, int32_t y, int64_t *beg, int64_t *end)
 {
-	int64_t		lo = g->aoff[x],
-				hi = g->aoff[x + 1];
+	int64_t		lo = mine_lower_bound(g->bnb, g->aoff[x], g->aoff[x + 1], y);
 
-	while (lo < hi)
-	{
-		int64_t		mid = lo + (hi - lo) / 2;
-
-		if (g->bnb[mid] < y)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	*beg = lo;
 	while (lo < g->aoff[x + 1] && g->bnb[lo] == y)
 		lo++;
 	*end = lo;
+}
+
+/* A walk over every link with one signature, entity by entity. */
+typedef struct SigWalk
+{
+	const GdlMineGraph *g;
+	uint32_t	sig;
+	int32_t		x;				/* the entity walked */
+	int64_t		k;				/* its links left: [k, end) of asig/anb */
+	int64_t		end;
+} SigWalk;
+
+/* Start a walk over the links with signature sig. */
+static void
+sig_walk_init(SigWalk *w, const GdlMineGraph *g, uint32_t sig)
+{
+	w->g = g;
+	w->sig = sig;
+	w->x = -1;
+	w->k = w->end = 0;
+}
+
+/*
+ * The walk's next link: its entity *x and index *k (anb[*k] the neighbour);
+ * false past the last one.  Each loop over the facts sig(X, Y) walks so.
+ */
+static bool
+sig_walk_next(SigWalk *w, int32_t *x, int64_t *k)
+{
+	while (w->k == w->end)
+	{
+		if (w->x + 1 >= w->g->nent)
+			return false;
+		w->x++;
+		if (!mine_graph_links(w->g, w->x, w->sig, &w->k, &w->end))
+			w->k = w->end = 0;
+	}
+	*x = w->x;
+	*k = w->k++;
+	return true;
 }
 
 /* Does x link to y with signature sig? */
@@ -694,25 +697,20 @@ mine_var_head(ConstRun *cr, int rel, KeyVec *kv, int32_t *lcount)
 {
 	const GdlMineGraph *g = cr->g;
 	uint32_t	h = 2 * (uint32_t) rel;
+	SigWalk		hw;
+	int32_t		x;
+	int64_t		k;
 
 	memset(lcount, 0, sizeof(int32_t) * 2 * g->nrels);
-	for (int32_t x = 0; x < g->nent; x++)
+	for (sig_walk_init(&hw, g, h); sig_walk_next(&hw, &x, &k);)
 	{
-		int64_t		yb,
-					ye;
+		int64_t		b,
+					e;
 
-		if (!mine_graph_links(g, x, h, &yb, &ye))
-			continue;
-		for (int64_t k = yb; k < ye; k++)
-		{
-			int64_t		b,
-						e;
-
-			links_between(g, x, g->anb[k], &b, &e);
-			for (; b < e; b++)
-				if ((uint32_t) g->bsig[b] != h)
-					lcount[g->bsig[b]]++;
-		}
+		links_between(g, x, g->anb[k], &b, &e);
+		for (; b < e; b++)
+			if ((uint32_t) g->bsig[b] != h)
+				lcount[g->bsig[b]]++;
 	}
 	for (uint32_t l = 0; l < 2 * (uint32_t) g->nrels; l++)
 	{
@@ -723,23 +721,15 @@ mine_var_head(ConstRun *cr, int rel, KeyVec *kv, int32_t *lcount)
 			int			var = side == 0 ? GDL_MINE_X : GDL_MINE_Y;
 
 			kv->n = 0;
-			for (int32_t x = 0; x < g->nent; x++)
+			for (sig_walk_init(&hw, g, h); sig_walk_next(&hw, &x, &k);)
 			{
-				int64_t		yb,
-							ye;
+				int32_t		y = g->anb[k],
+							e = side == 0 ? x : y;
 
-				if (!mine_graph_links(g, x, h, &yb, &ye))
+				if (!has_link(g, x, l, y))
 					continue;
-				for (int64_t k = yb; k < ye; k++)
-				{
-					int32_t		y = g->anb[k],
-								e = side == 0 ? x : y;
-
-					if (!has_link(g, x, l, y))
-						continue;
-					for (int64_t j = g->aoff[e]; j < g->aoff[e + 1]; j++)
-						kv_push(kv, pair_key((uint32_t) g->asig[j], (uint32_t) g->anb[j]));
-				}
+				for (int64_t j = g->aoff[e]; j < g->aoff[e + 1]; j++)
+					kv_push(kv, pair_key((uint32_t) g->asig[j], (uint32_t) g->anb[j]));
 			}
 			kv_sort(kv);
 			for (int64_t i = 0, j; i < kv->n; i = j)
@@ -757,11 +747,7 @@ mine_var_head(ConstRun *cr, int rel, KeyVec *kv, int32_t *lcount)
 				m = (uint32_t) (kv->v[i] >> 32);
 				d = (int32_t) (kv->v[i] & 0xffffffffu);
 				r = new_rule(cr, rel, GDL_MINE_HEAD_VARS, 0, 2);
-				r->body[0] = mine_const_atom(l, GDL_MINE_X, 0);
-				if (r->body[0].a == GDL_MINE_C)
-					r->body[0].a = GDL_MINE_Y;
-				else
-					r->body[0].b = GDL_MINE_Y;
+				r->body[0] = mine_link_atom(l, GDL_MINE_X, GDL_MINE_Y);
 				r->body[1] = mine_const_atom(m, var, g->values[d]);
 				r->support = j - i;
 				/* the entities e with m(e, d), and their l-partners */

@@ -47,18 +47,6 @@ device_stop(void *arg)
 	return gdl_interrupt_pending() ? 1 : 0;
 }
 
-/* Order of candidates: body key, then head (as mine_count_support). */
-static int
-cmp_cand(const void *a, const void *b)
-{
-	const MineCand *x = a,
-			   *y = b;
-
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->head < y->head ? -1 : x->head > y->head;
-}
-
 /*
  * The device's problem for graph g under options o (stop left NULL): the
  * graph's link arrays as they are, the thresholds.
@@ -143,9 +131,9 @@ mine_device_count(const GdlMineGraph *g, const GdlMineOptions *o,
 	{
 		if ((i & ((1 << 20) - 1)) == 0)
 			gdl_check_interrupts();
-		if (cmp_cand(&cand[i - 1], &cand[i]) > 0)
+		if (mine_cand_cmp(&cand[i - 1], &cand[i]) > 0)
 		{
-			qsort(cand, nout, sizeof(MineCand), cmp_cand);
+			qsort(cand, nout, sizeof(MineCand), mine_cand_cmp);
 			break;
 		}
 	}

@@ -327,10 +327,7 @@ next_gen(Worker *w)
 static int
 cmp_u32(const void *a, const void *b)
 {
-	uint32_t	x = *(const uint32_t *) a,
-				y = *(const uint32_t *) b;
-
-	return x < y ? -1 : x > y;
+	return MINE_CMP(*(const uint32_t *) a, *(const uint32_t *) b);
 }
 
 /* qsort order of PairY by (ab, y). */
@@ -340,9 +337,7 @@ cmp_pairy(const void *a, const void *b)
 	const PairY *x = a,
 			   *y = b;
 
-	if (x->ab != y->ab)
-		return x->ab < y->ab ? -1 : 1;
-	return x->y < y->y ? -1 : x->y > y->y;
+	return mine_cmp_pair(x->ab, x->y, y->ab, y->y);
 }
 
 /*
@@ -537,16 +532,6 @@ without_x(int32_t **buf, int64_t *cap, const int32_t *v, int64_t *n, int32_t x)
 	return *buf;
 }
 
-/* qsort order of 64-bit unsigned keys. */
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t	x = *(const uint64_t *) a,
-				y = *(const uint64_t *) b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * Pass 1's last level: expand F as expand() does, but keep only the y that
  * x links to (only those can count as support), gathered as sig << 32 | y,
@@ -576,7 +561,7 @@ expand_hits(Worker *w, const int32_t *F, int64_t nF, Groups *out)
 		int64_t		m = 0;
 
 		if (n > 16)
-			qsort(w->hits, n, sizeof(uint64_t), cmp_u64);
+			qsort(w->hits, n, sizeof(uint64_t), mine_cmp_u64);
 		else
 			for (int64_t i = 1; i < n; i++)
 				for (int64_t j = i; j > 0 && w->hits[j] < w->hits[j - 1]; j--)
@@ -1072,16 +1057,14 @@ run_rounds(MineRun *run, SupMap *global)
 	return true;
 }
 
-/* Order of candidates: body key, then head. */
-static int
-cmp_cand(const void *a, const void *b)
+/* Order of candidates: body key, then head (the device's results too). */
+int
+mine_cand_cmp(const void *a, const void *b)
 {
 	const MineCand *x = a,
 			   *y = b;
 
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->head < y->head ? -1 : x->head > y->head;
+	return mine_cmp_pair(x->key, x->head, y->key, y->head);
 }
 
 /* Set up the shared part of a run. */
@@ -1141,7 +1124,7 @@ mine_count_support(const GdlMineGraph *g, const GdlMineOptions *o, int threads,
 	if (global.e)
 		gdl_free(global.e);
 	gdl_free(run);
-	qsort(c, n, sizeof(MineCand), cmp_cand);
+	qsort(c, n, sizeof(MineCand), mine_cand_cmp);
 	*ncand = n;
 	return c;
 }

@@ -11,14 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* qsort order of 64-bit unsigned keys. */
-static int
-cmp_u64(const void *a, const void *b)
+/* qsort order of 64-bit unsigned keys (every file of the layer sorts by it). */
+int
+mine_cmp_u64(const void *a, const void *b)
 {
-	uint64_t	x = *(const uint64_t *) a,
-				y = *(const uint64_t *) b;
-
-	return x < y ? -1 : x > y;
+	return MINE_CMP(*(const uint64_t *) a, *(const uint64_t *) b);
 }
 
 /*
@@ -55,32 +52,46 @@ radix_sort_i64(int64_t *v, int64_t *tmp, int64_t n)
 		memcpy(v, src, sizeof(int64_t) * n);
 }
 
+/*
+ * The binary search of the graph's sorted arrays: lo (an int64_t lvalue,
+ * from the start of the range) becomes the first i of [lo, hi) with
+ * v[i] >= x, or hi, where v ascends over [lo, hi).  A macro: the values
+ * are 64-bit, the link arrays 32-bit.
+ */
+#define LOWER_BOUND(v, lo, hi, x) \
+	for (int64_t count_ = (hi) - (lo); count_ > 0;) \
+	{ \
+		int64_t		half_ = count_ / 2; \
+		\
+		if ((v)[(lo) + half_] < (x)) \
+		{ \
+			(lo) += half_ + 1; \
+			count_ -= half_ + 1; \
+		} \
+		else \
+			count_ = half_; \
+	}
+
 /* Dense id of a value by binary search, or -1. */
 static int32_t
 find_value(const int64_t *v, int32_t n, int64_t value)
 {
-	int32_t		lo = 0,
-				hi = n;
+	int64_t		lo = 0;
 
-	while (lo < hi)
-	{
-		int32_t		mid = lo + (hi - lo) / 2;
-
-		if (v[mid] < value)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo] == value ? lo : -1;
+	LOWER_BOUND(v, lo, n, value);
+	return lo < n && v[lo] == value ? (int32_t) lo : -1;
 }
 
-/* Work shared by the parallel steps of the build. */
+/*
+ * Work shared by the parallel sorts of the build: first the links as
+ * sig << 32 | nb, sorted and made distinct (cnt receives how many), then as
+ * nb << 32 | sig, sorted only (cnt NULL); either grouped by entity.
+ */
 typedef struct BuildPar
 {
 	GdlMineGraph *g;
-	uint64_t   *ent;			/* per link: sig << 32 | nb, grouped by entity */
-	int64_t    *cnt;			/* distinct links per entity after sort */
-	uint64_t   *byn;			/* per link: nb << 32 | sig */
+	uint64_t   *ent;			/* per link, grouped by entity */
+	int64_t    *cnt;			/* distinct links per entity after sort, or NULL */
 } BuildPar;
 
 /* The dense ids of every fact's arguments, computed in parallel. */
@@ -113,7 +124,10 @@ map_task(void *arg, int tid, int ntasks)
 	}
 }
 
-/* Sort and deduplicate each entity's links (task share of entities). */
+/*
+ * Sort each entity's links (task share of entities), and with cnt make them
+ * distinct and count them.
+ */
 static void
 build_sort_task(void *arg, int tid, int ntasks)
 {
@@ -128,26 +142,14 @@ build_sort_task(void *arg, int tid, int ntasks)
 		int64_t		n = p->g->aoff[e + 1] - p->g->aoff[e],
 					m = 0;
 
-		qsort(v, n, sizeof(uint64_t), cmp_u64);
+		qsort(v, n, sizeof(uint64_t), mine_cmp_u64);
+		if (p->cnt == NULL)
+			continue;
 		for (int64_t i = 0; i < n; i++)
 			if (m == 0 || v[i] != v[m - 1])
 				v[m++] = v[i];
 		p->cnt[e] = m;
 	}
-}
-
-/* Sort each entity's links by neighbour (task share of entities). */
-static void
-build_byn_task(void *arg, int tid, int ntasks)
-{
-	BuildPar   *p = arg;
-	int64_t		from,
-				to;
-
-	gdl_split(p->g->nent, tid, ntasks, &from, &to);
-	for (int64_t e = from; e < to; e++)
-		qsort(p->byn + p->g->aoff[e], p->g->aoff[e + 1] - p->g->aoff[e],
-			  sizeof(uint64_t), cmp_u64);
 }
 
 /*
@@ -216,7 +218,7 @@ build_pairs(GdlMineGraph *g)
 				}
 			i = j;
 		}
-		qsort(tmp, n, sizeof(uint64_t), cmp_u64);
+		qsort(tmp, n, sizeof(uint64_t), mine_cmp_u64);
 		for (int64_t k = 0; k < n; k++)
 		{
 			int32_t		a = (int32_t) (tmp[k] >> 45),
@@ -367,15 +369,15 @@ gdl_mine_graph_build(int nrels, const GdlMineRelation *rels)
 			g->nfacts[g->asig[i] >> 1]++;
 		bp.ent[i] = (bp.ent[i] << 32) | (bp.ent[i] >> 32);
 	}
-	bp.byn = bp.ent;
-	gdl_parallel(threads, build_byn_task, &bp);
+	gdl_free(bp.cnt);
+	bp.cnt = NULL;
+	gdl_parallel(threads, build_sort_task, &bp);
 	for (int64_t i = 0; i < nl; i++)
 	{
-		g->bnb[i] = (int32_t) (bp.byn[i] >> 32);
-		g->bsig[i] = (int32_t) (uint32_t) bp.byn[i];
+		g->bnb[i] = (int32_t) (bp.ent[i] >> 32);
+		g->bsig[i] = (int32_t) (uint32_t) bp.ent[i];
 	}
 	gdl_free(bp.ent);
-	gdl_free(bp.cnt);
 	gdl_free(fill);
 
 	/* relations with a fact r(e, e) (prediction proposes e for r(e, ?) only there) */
@@ -452,22 +454,24 @@ gdl_mine_graph_nentities(const GdlMineGraph *g)
 	return g->nent;
 }
 
+/*
+ * The first i of [lo, hi) with v[i] >= x, or hi, where v ascends over
+ * [lo, hi): the binary search of the graph's sorted link arrays.
+ */
+int64_t
+mine_lower_bound(const int32_t *v, int64_t lo, int64_t hi, int64_t x)
+{
+	LOWER_BOUND(v, lo, hi, x);
+	return lo;
+}
+
 /* The links of entity e with signature sig: [*beg, *end); false when none. */
 bool
 mine_graph_links(const GdlMineGraph *g, int32_t e, uint32_t sig, int64_t *beg, int64_t *end)
 {
-	int64_t		lo = g->soff[e],
-				hi = g->soff[e + 1];
+	/* signatures are not negative: the signed search orders them as unsigned */
+	int64_t		lo = mine_lower_bound(g->ssig, g->soff[e], g->soff[e + 1], sig);
 
-	while (lo < hi)
-	{
-		int64_t		mid = lo + (hi - lo) / 2;
-
-		if ((uint32_t) g->ssig[mid] < sig)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo < g->soff[e + 1] && (uint32_t) g->ssig[lo] == sig)
 	{
 		*beg = g->sbeg[lo];
@@ -482,22 +486,12 @@ bool
 gdl_mine_graph_has(const GdlMineGraph *g, int rel, int32_t s, int32_t o)
 {
 	int64_t		lo,
-				hi,
 				end;
 
 	if (rel < 0 || rel >= g->nrels || s < 0 || s >= g->nent || o < 0 || o >= g->nent)
 		return false;
-	if (!mine_graph_links(g, s, 2 * (uint32_t) rel, &lo, &hi))
+	if (!mine_graph_links(g, s, 2 * (uint32_t) rel, &lo, &end))
 		return false;
-	end = hi;
-	while (lo < hi)
-	{
-		int64_t		mid = lo + (hi - lo) / 2;
-
-		if (g->anb[mid] < o)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = mine_lower_bound(g->anb, lo, end, o);
 	return lo < end && g->anb[lo] == o;
 }

@@ -106,12 +106,29 @@ mine_mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+/* Three-way order of two scalars: -1, 0 or 1 (the qsort orders below). */
+#define MINE_CMP(x, y) (((x) > (y)) - ((x) < (y)))
+
+/* In a comparator: return the order of x and y when they differ. */
+#define MINE_CMP_RET(x, y) \
+	do { if ((x) != (y)) return (x) < (y) ? -1 : 1; } while (0)
+
+/* Order of (key, then tie) pairs: the two-field qsort orders of the layer. */
+static inline int
+mine_cmp_pair(uint64_t xkey, int64_t xtie, uint64_t ykey, int64_t ytie)
+{
+	return xkey != ykey ? MINE_CMP(xkey, ykey) : MINE_CMP(xtie, ytie);
+}
+
 /* mine_canon.c */
 extern void mine_key_rule(uint64_t key, int32_t head, GdlMineRule *r);
 extern bool mine_key_has_atom(uint64_t key, uint32_t sig);
 extern int	mine_key_nbody(uint64_t key);
 extern int	mine_rule_cmp(const GdlMineRule *a, const GdlMineRule *b);
 extern GdlMineAtom mine_const_atom(uint32_t sig, int u, int64_t value);
+extern GdlMineAtom mine_link_atom(uint32_t sig, int u, int v);
+extern void mine_rule_init(GdlMineRule *r, int32_t head, int head_const, int64_t head_value,
+						   int nbody);
 
 /*
  * mine_const.c: the rules with constants (gdl_mine.h lists them) of
@@ -128,6 +145,10 @@ extern GdlMineRule *mine_const_rules(const GdlMineGraph *g, const GdlMineOptions
 /* mine_graph.c: the links of e with signature sig, or false */
 extern bool mine_graph_links(const GdlMineGraph *g, int32_t e, uint32_t sig,
 							 int64_t *beg, int64_t *end);
+/* mine_graph.c: the first i of [lo, hi) with v[i] >= x (v ascends there), or hi */
+extern int64_t mine_lower_bound(const int32_t *v, int64_t lo, int64_t hi, int64_t x);
+/* mine_graph.c: qsort order of 64-bit unsigned keys */
+extern int	mine_cmp_u64(const void *a, const void *b);
 
 /* mine_enum.c: support and denominators of raw bodies (see there) */
 typedef struct MineCand
@@ -143,6 +164,8 @@ extern MineCand *mine_count_support(const GdlMineGraph *g, const GdlMineOptions 
 									int threads, double deadline, int64_t *ncand);
 extern bool mine_count_bodies(const GdlMineGraph *g, const GdlMineOptions *o,
 							  int threads, double deadline, MineCand *c, int64_t ncand);
+/* mine_enum.c: qsort order of candidates: body key, then head */
+extern int	mine_cand_cmp(const void *a, const void *b);
 
 /* mine_device.c: both passes on the registered device; false: not done */
 extern void mine_device_input(const GdlMineGraph *g, const GdlMineOptions *o,

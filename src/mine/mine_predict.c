@@ -255,11 +255,9 @@ cmp_hit(const void *a, const void *b)
 	const PredHit *x = a,
 			   *y = b;
 
-	if (x->ent != y->ent)
-		return x->ent < y->ent ? -1 : 1;
-	if (x->conf != y->conf)
-		return x->conf > y->conf ? -1 : 1;
-	return x->rule < y->rule ? -1 : x->rule > y->rule;
+	MINE_CMP_RET(x->ent, y->ent);
+	MINE_CMP_RET(y->conf, x->conf);
+	return MINE_CMP(x->rule, y->rule);
 }
 
 /* An answer while ranking: its hits [from, from + n). */

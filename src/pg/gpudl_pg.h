@@ -2,7 +2,7 @@
  * gpudl_pg.h — shared declarations of gpudl's PostgreSQL layer (src/pg):
  * settings, the host hooks, catalog access and program loading.
  *
- * Only files in src/pg include PostgreSQL headers; the core below them sees
+ * Only files in src/pg, src/svc, src/maint and src/api include PostgreSQL headers; the core below them sees
  * PostgreSQL only through the host interface (src/core/gdl_host.h).
  */
 #ifndef GPUDL_PG_H
@@ -37,6 +37,16 @@ extern void gpudl_memory_reset(void);
 /* Required arguments of SQL functions: NULL raises 22004 (pg_args.c). */
 extern char *gpudl_text_arg(FunctionCallInfo fcinfo, int n, const char *what);
 extern int32 gpudl_int_arg(FunctionCallInfo fcinfo, int n, const char *what);
+
+/* One word a text argument may be, and what it stands for (pg_args.c). */
+typedef struct GpudlKeyword
+{
+	const char *name;
+	int			value;
+} GpudlKeyword;
+
+extern int	gpudl_keyword(const char *s, const GpudlKeyword *keys, const char *what_fmt,
+						  const char *hint);
 
 /* ------------------------------------------------------------- catalog */
 
@@ -118,6 +128,10 @@ extern GdlAnalysis *gpudl_analyze_program(GpudlProgramDef *def);
  * that name on search_path); false when there is none.  arg: GpudlProgramDef.
  */
 extern bool gpudl_resolve_predicate(void *arg, const char *name, GdlRelInfo *out);
+
+/* A bound table no rule reads, as an extensional predicate (pg_catalog.c). */
+extern bool gpudl_unread_binding(GpudlProgramDef *def, const GdlAnalysis *a,
+								 const GpudlBinding *b, GdlPred *p);
 
 /* Validate a stored program as a whole (used by the catalog triggers). */
 extern void gpudl_validate_stored_program(const char *name);

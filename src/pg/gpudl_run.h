@@ -169,6 +169,10 @@ extern int	gpudl_run_strata(const GpudlRun *run, bool *needed);
 /* The EDB loader given to the engine: reads a table with the caller's rights. */
 extern void gpudl_load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out);
 
+/* One CPU run of a plan for the rows of goal predicate pred (pg_io.c). */
+extern GdlResult *gpudl_run_cpu_goal(GdlPlan *plan, GdlDict *dict, int pred,
+									 void (*progress) (void *arg, const struct GdlProgress *p));
+
 /* A predicate's rows for learning and mining: its table, or derived on the CPU (pg_io.c). */
 extern void gpudl_predicate_rows(GdlAnalysis *analysis, GdlPlan **plan, GdlDict *dict,
 								 const GdlPred *p, GdlColumns *out);
@@ -223,6 +227,10 @@ extern GpudlValueKind gpudl_value_kind(Oid typid);
 extern bool gpudl_type_is_mapped(Oid typid);
 extern void gpudl_reader_init(GpudlReader *r, Oid typid);
 extern int64_t gpudl_reader_value(const GpudlReader *r, Datum d, GdlDict *dict);
+
+/* The rows of SPI_tuptable into columns from row n on; the new count (pg_io.c). */
+extern size_t gpudl_read_spi_rows(const GpudlReader *readers, int ncols, GdlDict *dict,
+								  int64_t **cols, size_t n);
 extern Datum gpudl_value_to_datum(int64_t v, GdlType t, Oid typid, GdlDict *dict);
 extern int	gpudl_unreadable_column(const GdlPred *p);
 extern void gpudl_report_unreadable(int elevel, const GdlPred *p, int c, const char *what);

@@ -205,17 +205,12 @@ gpudl_require_readable(Oid relid, List *columns, const char *program, const char
 static GpudlPrivilege
 policy_privilege(const char *s)
 {
-	if (strcmp(s, "use") == 0)
-		return GPUDL_PRIV_USE;
-	if (strcmp(s, "modify") == 0)
-		return GPUDL_PRIV_MODIFY;
-	if (strcmp(s, "own") == 0)
-		return GPUDL_PRIV_OWN;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("unknown gpudl privilege \"%s\"", s),
-			 errhint("Use 'own', 'use' or 'modify'.")));
-	return GPUDL_PRIV_NONE;		/* keep the compiler quiet */
+	static const GpudlKeyword privileges[] = {
+		{"use", GPUDL_PRIV_USE}, {"modify", GPUDL_PRIV_MODIFY}, {"own", GPUDL_PRIV_OWN}, {NULL, 0}
+	};
+
+	return (GpudlPrivilege) gpudl_keyword(s, privileges, "unknown gpudl privilege \"%s\"",
+										  "Use 'own', 'use' or 'modify'.");
 }
 
 /*

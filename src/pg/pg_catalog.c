@@ -360,6 +360,29 @@ gpudl_resolve_predicate(void *arg, const char *name, GdlRelInfo *out)
 	return true;
 }
 
+/*
+ * A bound table that no rule of the analysis reads, as the extensional
+ * predicate it would be (id -1, the arity and types of its table): what
+ * learning and mining read besides the predicates of the rules.  False when
+ * the analysis has the predicate or its table does not resolve.
+ */
+bool
+gpudl_unread_binding(GpudlProgramDef *def, const GdlAnalysis *a,
+					 const GpudlBinding *b, GdlPred *p)
+{
+	if (gdl_analysis_find_pred(a, b->predicate) >= 0)
+		return false;
+	memset(p, 0, sizeof(*p));
+	p->name = b->predicate;
+	p->is_edb = true;
+	p->id = -1;
+	if (!gpudl_resolve_predicate(def, b->predicate, &p->rel))
+		return false;
+	p->arity = p->rel.ncols;
+	p->types = p->rel.types;
+	return true;
+}
+
 /* Analyse a loaded program; bound predicates must be extensional. */
 GdlAnalysis *
 gpudl_analyze_program(GpudlProgramDef *def)

@@ -7,7 +7,7 @@
  * Without the module, a driver or a device, gpudl.device = auto logs once at
  * DEBUG1 and runs on the CPU; gpudl.device = gpu raises an error saying why.
  *
- * When the GPU service runs (gpudl preloaded, svc_*.c), a session never
+ * When the GPU service runs (gpudl preloaded, src/svc), a session never
  * loads CUDA: its GPU backend is the service's proxy, and what works or
  * not is what the service found.
  */

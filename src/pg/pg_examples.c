@@ -9,7 +9,6 @@
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
-#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
@@ -68,10 +67,10 @@ gpudl_read_examples(const char *source, const char *what, GdlDict *dict, GdlType
 	MemoryContext caller = CurrentMemoryContext;
 	GdlColumns *out = palloc0(sizeof(GdlColumns));
 	const char *sql;
-	uint64		i;
 	int			c,
 				ncols;
 	TupleDesc	desc;
+	GpudlReader *readers;
 
 	if (gpudl_looks_like_relation_name(source))
 		sql = psprintf("SELECT * FROM %s", source);
@@ -90,6 +89,7 @@ gpudl_read_examples(const char *source, const char *what, GdlDict *dict, GdlType
 	out->ncols = ncols;
 	out->cols = palloc0(sizeof(int64_t *) * (ncols + 1));
 	*types_out = palloc0(sizeof(GdlType) * (ncols + 1));
+	readers = palloc(sizeof(GpudlReader) * (ncols + 1));
 	for (c = 0; c < ncols; c++)
 	{
 		Oid			typid = TupleDescAttr(desc, c)->atttypid;
@@ -102,27 +102,9 @@ gpudl_read_examples(const char *source, const char *what, GdlDict *dict, GdlType
 							format_type_be(typid)),
 					 errhint("Cast it to int, bigint, text, bool or float8.")));
 		out->cols[c] = gdl_alloc(sizeof(int64_t) * (SPI_processed + 1));
+		gpudl_reader_init(&readers[c], typid);
 	}
-	for (i = 0; i < SPI_processed; i++)
-	{
-		HeapTuple	tup = SPI_tuptable->vals[i];
-		bool		has_null = false;
-
-		for (c = 0; c < ncols && !has_null; c++)
-		{
-			bool		isnull;
-			Datum		d = SPI_getbinval(tup, desc, c + 1, &isnull);
-
-			if (isnull)
-				has_null = true;
-			else
-				out->cols[c][out->nrows] = gpudl_datum_to_value(d, TupleDescAttr(desc, c)->atttypid, dict);
-		}
-		if (!has_null)
-			out->nrows++;
-		if ((i & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
+	out->nrows = gpudl_read_spi_rows(readers, ncols, dict, out->cols, 0);
 	SPI_finish();
 	return out;
 }

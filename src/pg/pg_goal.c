@@ -259,16 +259,11 @@ gpudl_datum_to_term(Datum d, Oid typid)
 	switch (typid)
 	{
 		case INT2OID:
-			t->kind = GDL_TERM_INT;
-			t->ival = DatumGetInt16(d);
-			break;
 		case INT4OID:
-			t->kind = GDL_TERM_INT;
-			t->ival = DatumGetInt32(d);
-			break;
 		case INT8OID:
 			t->kind = GDL_TERM_INT;
-			t->ival = DatumGetInt64(d);
+			t->ival = typid == INT2OID ? DatumGetInt16(d) :
+				typid == INT4OID ? DatumGetInt32(d) : DatumGetInt64(d);
 			break;
 		case BOOLOID:
 			t->kind = GDL_TERM_BOOL;

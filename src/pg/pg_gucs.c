@@ -39,6 +39,32 @@ assign_threads(int newval, void *extra)
 	gdl_set_threads(newval);
 }
 
+/* The integer settings, defined in this order (gpudl_define_int_settings). */
+static const GpudlIntSetting int_settings[] = {
+	{"gpudl.device_memory_limit", "Device memory one backend may hold, in MB (0: no limit).", NULL, &gpudl_device_memory_limit_mb, 0, 0, INT_MAX, PGC_USERSET, GUC_UNIT_MB, NULL},
+	{"gpudl.max_iterations", "Fixpoint rounds before a run stops with an error.", NULL, &gpudl_max_iterations, 100000, 1, INT_MAX, PGC_USERSET, 0, NULL},
+	{"gpudl.host_memory_limit", "Host memory one evaluation may hold, in MB (0: three quarters of physical memory).", "Past it the evaluation stops with an error instead of exhausting the machine.", &gpudl_host_memory_limit_mb, 0, 0, INT_MAX, PGC_USERSET, GUC_UNIT_MB, NULL},
+	{"gpudl.threads", "CPU worker threads one evaluation or rule learning may use (0: one per CPU, up to 16).", NULL, &gpudl_threads, 0, 0, GDL_MAX_THREADS, PGC_USERSET, 0, assign_threads},
+};
+
+/*
+ * The boolean settings, in their order: each is on by default and set by
+ * any user (PGC_USERSET), with no flags or hooks.
+ */
+static const struct
+{
+	const char *name;
+	const char *short_desc;
+	const char *long_desc;
+	bool	   *var;
+}			bool_settings[] = {
+	{"gpudl.enable_customscan", "Runs gpudl_query and gpudl_count in FROM through the GpuDatalog custom scan.", "Off: they run as plain function scans.", &gpudl_enable_customscan},
+	{"gpudl.enable_pushdown", "Pushes WHERE conditions on gpudl_query's columns into the goal.", "Equality with a constant, a parameter or an outer value binds the goal argument.", &gpudl_enable_pushdown},
+	{"gpudl.enable_magic", "Evaluates goals with bound arguments goal-directed (magic sets).", "Off: the whole program is evaluated, then the goal filters.", &gpudl_enable_magic},
+	{"gpudl.explain_machine_details", "Shows device, times and bytes moved in EXPLAIN of the GpuDatalog scan.", "Off keeps EXPLAIN output the same on every machine (regression tests).", &gpudl_explain_machine_details},
+	{"gpudl.kg_cache", "Keeps the last knowledge graph read, with its parsed stored rules, between calls of gpudl_predict and gpudl_mine.", "Only graphs whose tables have counted changes (gpudl_load) are kept; off: every call reads them.", &gpudl_kg_cache},
+};
+
 /* Define gpudl.* settings and reserve the prefix. */
 void
 gpudl_define_gucs(void)
@@ -48,47 +74,15 @@ gpudl_define_gucs(void)
 							 "auto uses a GPU when one works, else the CPU; gpu fails when none works.",
 							 &gpudl_device_setting, GPUDL_DEVICE_AUTO, device_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("gpudl.device_memory_limit",
-							"Device memory one backend may hold, in MB (0: no limit).",
-							NULL, &gpudl_device_memory_limit_mb, 0, 0, INT_MAX,
-							PGC_USERSET, GUC_UNIT_MB, NULL, NULL, NULL);
-	DefineCustomIntVariable("gpudl.max_iterations",
-							"Fixpoint rounds before a run stops with an error.",
-							NULL, &gpudl_max_iterations, 100000, 1, INT_MAX,
-							PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("gpudl.host_memory_limit",
-							"Host memory one evaluation may hold, in MB (0: three quarters of physical memory).",
-							"Past it the evaluation stops with an error instead of exhausting the machine.",
-							&gpudl_host_memory_limit_mb, 0, 0, INT_MAX,
-							PGC_USERSET, GUC_UNIT_MB, NULL, NULL, NULL);
-	DefineCustomIntVariable("gpudl.threads",
-							"CPU worker threads one evaluation or rule learning may use (0: one per CPU, up to 16).",
-							NULL, &gpudl_threads, 0, 0, GDL_MAX_THREADS,
-							PGC_USERSET, 0, NULL, assign_threads, NULL);
+	gpudl_define_int_settings(int_settings, lengthof(int_settings));
 	DefineCustomStringVariable("gpudl.cuda_library",
 							   "Path of the GPU backend module to dlopen.",
 							   NULL, &gpudl_cuda_library, "$libdir/gpudl_cuda.so",
 							   PGC_SUSET, 0, NULL, NULL, NULL);
-	DefineCustomBoolVariable("gpudl.enable_customscan",
-							 "Runs gpudl_query and gpudl_count in FROM through the GpuDatalog custom scan.",
-							 "Off: they run as plain function scans.",
-							 &gpudl_enable_customscan, true, PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomBoolVariable("gpudl.enable_pushdown",
-							 "Pushes WHERE conditions on gpudl_query's columns into the goal.",
-							 "Equality with a constant, a parameter or an outer value binds the goal argument.",
-							 &gpudl_enable_pushdown, true, PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomBoolVariable("gpudl.enable_magic",
-							 "Evaluates goals with bound arguments goal-directed (magic sets).",
-							 "Off: the whole program is evaluated, then the goal filters.",
-							 &gpudl_enable_magic, true, PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomBoolVariable("gpudl.explain_machine_details",
-							 "Shows device, times and bytes moved in EXPLAIN of the GpuDatalog scan.",
-							 "Off keeps EXPLAIN output the same on every machine (regression tests).",
-							 &gpudl_explain_machine_details, true, PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomBoolVariable("gpudl.kg_cache",
-							 "Keeps the last knowledge graph read, with its parsed stored rules, between calls of gpudl_predict and gpudl_mine.",
-							 "Only graphs whose tables have counted changes (gpudl_load) are kept; off: every call reads them.",
-							 &gpudl_kg_cache, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	for (int i = 0; i < lengthof(bool_settings); i++)
+		DefineCustomBoolVariable(bool_settings[i].name, bool_settings[i].short_desc,
+								 bool_settings[i].long_desc, bool_settings[i].var, true,
+								 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("gpudl.maintain_recompute_share",
 							 "Recomputes a maintained table when a change reaches more than this share of its rows.",
 							 "Delete-and-rederive and semi-naive rounds in SQL cost more per row than the engine's full run; 1 never recomputes.",

@@ -76,13 +76,9 @@ gpudl_load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out)
 		gpudl_reader_init(&readers[c], TupleDescAttr(portal->tupDesc, c)->atttypid);
 	for (;;)
 	{
-		uint64		i;
-		TupleDesc	desc;
-
 		SPI_cursor_fetch(portal, true, FETCH_BATCH);
 		if (SPI_processed == 0)
 			break;
-		desc = SPI_tuptable->tupdesc;
 		MemoryContextSwitchTo(caller);
 		if (n + SPI_processed > cap)
 		{
@@ -91,26 +87,7 @@ gpudl_load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out)
 			for (c = 0; c < ncols; c++)
 				out->cols[c] = gdl_realloc(out->cols[c], sizeof(int64_t) * cap);
 		}
-		for (i = 0; i < SPI_processed; i++)
-		{
-			HeapTuple	tup = SPI_tuptable->vals[i];
-			bool		has_null = false;
-
-			for (c = 0; c < ncols && !has_null; c++)
-			{
-				bool		isnull;
-				Datum		d = SPI_getbinval(tup, desc, c + 1, &isnull);
-
-				if (isnull)
-					has_null = true;
-				else if (readers[c].kind == GPUDL_VK_NONE)
-					out->cols[c][n] = 1;	/* a placeholder: analysis allows only _ here */
-				else
-					out->cols[c][n] = gpudl_reader_value(&readers[c], d, dict);
-			}
-			if (!has_null)
-				n++;
-		}
+		n = gpudl_read_spi_rows(readers, ncols, dict, out->cols, n);
 		SPI_freetuptable(SPI_tuptable);
 		CHECK_FOR_INTERRUPTS();
 	}
@@ -118,6 +95,46 @@ gpudl_load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out)
 	SPI_finish();
 	out->nrows = n;
 	gpudl_counters.rows_loaded += n;
+}
+
+/*
+ * Read the rows of SPI_tuptable into cols from row n on, one prepared
+ * reader a column, and return the new number of rows: table reads
+ * (gpudl_load_edb) and examples (pg_examples.c) alike.  A row with a NULL
+ * in a read column is skipped (it could never take part in a derivation);
+ * a column of a type gpudl does not read gets a placeholder.  The caller
+ * has made room for SPI_processed more rows.  Interrupts are checked every
+ * 65536 rows.
+ */
+size_t
+gpudl_read_spi_rows(const GpudlReader *readers, int ncols, GdlDict *dict,
+					int64_t **cols, size_t n)
+{
+	TupleDesc	desc = SPI_tuptable->tupdesc;
+
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		bool		has_null = false;
+
+		for (int c = 0; c < ncols && !has_null; c++)
+		{
+			bool		isnull;
+			Datum		d = SPI_getbinval(tup, desc, c + 1, &isnull);
+
+			if (isnull)
+				has_null = true;
+			else if (readers[c].kind == GPUDL_VK_NONE)
+				cols[c][n] = 1; /* a placeholder: analysis allows only _ here */
+			else
+				cols[c][n] = gpudl_reader_value(&readers[c], d, dict);
+		}
+		if (!has_null)
+			n++;
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	return n;
 }
 
 /*
@@ -163,6 +180,29 @@ gpudl_check_result_desc(TupleDesc desc, const GpudlRun *run, const char *goal_te
 }
 
 /*
+ * Evaluate a plan on the CPU for the rows of one goal predicate, its tables
+ * read with the caller's rights (gpudl_load_edb) and gpudl.max_iterations
+ * as the bound.  The one engine run of learning and mining: a derived
+ * predicate's rows (gpudl_predicate_rows) and the learn's fixpoint check
+ * (pg_learn_setup.c), which passes its own progress callback.
+ */
+GdlResult *
+gpudl_run_cpu_goal(GdlPlan *plan, GdlDict *dict, int pred,
+				   void (*progress) (void *arg, const struct GdlProgress *p))
+{
+	GdlRunInput in = {
+		.load_edb = gpudl_load_edb,
+		.device = GDL_DEVICE_CPU,
+		.max_iterations = gpudl_max_iterations,
+		.want_rows = true,
+		.progress = progress,
+	};
+	GdlGoal		goal = {.pred = pred};
+
+	return gdl_run(plan, &in, dict, &goal);
+}
+
+/*
  * The rows of one predicate for learning and mining: its table (read with
  * the caller's rights), or, for a derived predicate, the engine's answer on
  * the CPU.  *plan is compiled from the analysis on first need and kept by
@@ -176,22 +216,9 @@ gpudl_predicate_rows(GdlAnalysis *analysis, GdlPlan **plan, GdlDict *dict,
 		gpudl_load_edb(NULL, p, dict, out);
 	else
 	{
-		GdlRunInput in;
-		GdlGoal		goal;
-		GdlResult  *r;
-
-		memset(&in, 0, sizeof(in));
-		memset(&goal, 0, sizeof(goal));
-		in.load_edb = gpudl_load_edb;
-		in.device = GDL_DEVICE_CPU;
-		in.max_iterations = gpudl_max_iterations;
-		in.want_rows = true;
-		in.progress = gpudl_progress_engine;
-		goal.pred = p->id;
 		if (*plan == NULL)
 			*plan = gdl_plan_compile(analysis);
-		r = gdl_run(*plan, &in, dict, &goal);
-		*out = r->rows;
+		*out = gpudl_run_cpu_goal(*plan, dict, p->id, gpudl_progress_engine)->rows;
 	}
 }
 

@@ -71,16 +71,8 @@ collect_candidates(GpudlKg *kg, const char *target, KgCandidate **out)
 		GpudlBinding *b = lfirst(lc);
 		GdlPred		p;
 
-		if (gdl_analysis_find_pred(a, b->predicate) >= 0)
+		if (!gpudl_unread_binding(kg->def, a, b, &p))
 			continue;
-		memset(&p, 0, sizeof(p));
-		p.name = b->predicate;
-		p.is_edb = true;
-		p.id = -1;
-		if (!gpudl_resolve_predicate(kg->def, b->predicate, &p.rel))
-			continue;
-		p.arity = p.rel.ncols;
-		p.types = p.rel.types;
 		if (p.arity != 2)
 			continue;
 		if ((bad = gpudl_unreadable_column(&p)) >= 0)

@@ -50,7 +50,7 @@
 
 PG_FUNCTION_INFO_V1(gpudl_kg_cache_status);
 
-/* gpudl.kg_cache: keep the last graph between calls (pg_module.c). */
+/* gpudl.kg_cache: keep the last graph between calls (pg_gucs.c). */
 bool		gpudl_kg_cache = true;
 
 /* What an entry was made from, compared on every call. */

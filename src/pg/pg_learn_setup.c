@@ -104,16 +104,8 @@ build_background(GpudlLearnSetup *ls)
 		GdlPred		p;
 		GdlColumns	rows;
 
-		if (gdl_analysis_find_pred(a, b->predicate) >= 0)
+		if (!gpudl_unread_binding(ls->def, a, b, &p))
 			continue;
-		memset(&p, 0, sizeof(p));
-		p.name = b->predicate;
-		p.is_edb = true;
-		p.id = -1;
-		if (!gpudl_resolve_predicate(ls->def, b->predicate, &p.rel))
-			continue;
-		p.arity = p.rel.ncols;
-		p.types = p.rel.types;
 		if (p.arity < 1 || p.arity > GDL_ILP_MAX_ARITY)
 		{
 			left_out(p.name, p.arity);
@@ -338,8 +330,6 @@ eval_with_engine_run(void *arg, const char *program, const char *target, int ari
 	StringInfoData src;
 	GdlAnalysis *a;
 	GdlPlan    *plan;
-	GdlRunInput in;
-	GdlGoal		goal;
 	GdlResult  *r;
 	HTAB	   *seen;
 	HASHCTL		hc;
@@ -362,15 +352,7 @@ eval_with_engine_run(void *arg, const char *program, const char *target, int ari
 	plan = gdl_plan_compile(a);
 	t = gdl_analysis_find_pred(a, target);
 
-	memset(&in, 0, sizeof(in));
-	memset(&goal, 0, sizeof(goal));
-	in.load_edb = gpudl_load_edb;
-	in.device = GDL_DEVICE_CPU;
-	in.max_iterations = gpudl_max_iterations;
-	in.want_rows = true;
-	in.progress = check_progress;
-	goal.pred = t;
-	r = gdl_run(plan, &in, ls->dict, &goal);
+	r = gpudl_run_cpu_goal(plan, ls->dict, t, check_progress);
 
 	memset(&hc, 0, sizeof(hc));
 	hc.keysize = sizeof(int64_t) * 2;

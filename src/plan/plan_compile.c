@@ -29,11 +29,7 @@ typedef struct IntList
 static void
 il_push(IntList *l, int x)
 {
-	if (l->n == l->cap)
-	{
-		l->cap = l->cap ? l->cap * 2 : 8;
-		l->v = gdl_realloc(l->v, sizeof(int) * l->cap);
-	}
+	l->v = gdl_grow(l->v, l->n, &l->cap, 8, sizeof(int));
 	l->v[l->n++] = x;
 }
 
@@ -83,25 +79,11 @@ term_vars(const GdlTerm *t, bool *mark)
 	}
 }
 
-/* Are all named variables of t bound? */
+/* Are all named variables of t bound (_ counts as bound)? */
 static bool
 term_bound(const GdlTerm *t, const bool *bound)
 {
-	if (t == NULL)
-		return true;
-	switch (t->kind)
-	{
-		case GDL_TERM_VAR:
-			return bound[t->var];
-		case GDL_TERM_BINOP:
-			return term_bound(t->left, bound) && term_bound(t->right, bound);
-		case GDL_TERM_NEG:
-			return term_bound(t->left, bound);
-		case GDL_TERM_AGG:
-			return term_bound(t->arg, bound);
-		default:
-			return true;
-	}
+	return gdl_term_bound(t, bound, true, true);
 }
 
 /* Prepare how a body atom is read: constants, repeated variables, columns. */
@@ -193,11 +175,7 @@ add_step(RuleBuild *rb, PlanStepKind kind)
 {
 	PlanStep   *s;
 
-	if (rb->nsteps == rb->capsteps)
-	{
-		rb->capsteps = rb->capsteps ? rb->capsteps * 2 : 8;
-		rb->steps = gdl_realloc(rb->steps, sizeof(PlanStep) * rb->capsteps);
-	}
+	rb->steps = gdl_grow(rb->steps, rb->nsteps, &rb->capsteps, 8, sizeof(PlanStep));
 	s = &rb->steps[rb->nsteps++];
 	memset(s, 0, sizeof(*s));
 	s->kind = kind;
@@ -218,6 +196,21 @@ flush_pending(RuleBuild *rb, bool is_head)
 	s->is_head = is_head;
 	memset(&rb->pending, 0, sizeof(rb->pending));
 	rb->pending_assign = false;
+}
+
+/*
+ * Place literal l as the assignment of variable v (the other side is bound):
+ * v is bound from now on, and a MAP must compute it.  Returns true (the
+ * placement changed).
+ */
+static bool
+place_assign(RuleBuild *rb, int l, int v)
+{
+	rb->rule->assign_lit[v] = l;
+	rb->bound[v] = true;
+	rb->placed[l] = true;
+	rb->pending_assign = true;
+	return true;
 }
 
 /* Place every comparison or assignment whose variables are now bound. */
@@ -248,21 +241,9 @@ place_cmps(RuleBuild *rb)
 				changed = true;
 			}
 			else if (lit->cmp == GDL_CMP_EQ && lit->lhs->kind == GDL_TERM_VAR && !lb && rbd)
-			{
-				rb->rule->assign_lit[lit->lhs->var] = l;
-				rb->bound[lit->lhs->var] = true;
-				rb->placed[l] = true;
-				rb->pending_assign = true;
-				changed = true;
-			}
+				changed = place_assign(rb, l, lit->lhs->var);
 			else if (lit->cmp == GDL_CMP_EQ && lit->rhs->kind == GDL_TERM_VAR && !rbd && lb)
-			{
-				rb->rule->assign_lit[lit->rhs->var] = l;
-				rb->bound[lit->rhs->var] = true;
-				rb->placed[l] = true;
-				rb->pending_assign = true;
-				changed = true;
-			}
+				changed = place_assign(rb, l, lit->rhs->var);
 		}
 	}
 }
@@ -792,14 +773,11 @@ build_rule(const GdlAnalysis *a, int *pred_stratum, int stratum, int ci, int del
 				l,
 				v;
 
-	memset(&rb, 0, sizeof(rb));
 	memset(rule, 0, sizeof(*rule));
-	rb.a = a;
-	rb.info = info;
-	rb.c = c;
-	rb.stratum = stratum;
-	rb.pred_stratum = pred_stratum;
-	rb.rule = rule;
+	rb = (RuleBuild)
+	{
+		.a = a, .info = info, .c = c, .stratum = stratum, .pred_stratum = pred_stratum, .rule = rule
+	};
 	rb.bound = gdl_alloc(sizeof(bool) * (nv > 0 ? nv : 1));
 	rb.placed = gdl_alloc(sizeof(bool) * (c->nbody > 0 ? c->nbody : 1));
 	rule->clause = ci;

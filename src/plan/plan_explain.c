@@ -59,21 +59,11 @@ plan_print_term(GdlBuf *b, const GdlClause *c, const GdlTerm *t)
 	}
 }
 
-/* Print an atom. */
+/* Print an atom, its terms as plan_print_term writes them. */
 static void
 print_atom(GdlBuf *b, const GdlClause *c, const GdlAtom *at)
 {
-	int			k;
-
-	gdl_pred_name_to_buf(b, at->name);
-	gdl_buf_putc(b, '(');
-	for (k = 0; k < at->nargs; k++)
-	{
-		if (k > 0)
-			gdl_buf_append(b, ", ");
-		plan_print_term(b, c, at->args[k]);
-	}
-	gdl_buf_append(b, ")");
+	gdl_atom_print(b, c, at, plan_print_term);
 }
 
 /* Print the variables joined on. */

@@ -11,6 +11,7 @@
 #include "postgres.h"
 
 #include "exec/gdl_backend.h"
+#include "utils/guc.h"
 
 /* gpudl.device: registered with the other settings (pg_gucs.c); stored here. */
 typedef enum GpudlDeviceSetting
@@ -20,6 +21,26 @@ typedef enum GpudlDeviceSetting
 
 extern int	gpudl_device_setting;
 extern char *gpudl_cuda_library;
+
+/*
+ * One integer setting, a row of the tables that gpudl_define_int_settings
+ * defines (svc_shmem.c for the service's, pg_gucs.c for the others).
+ */
+typedef struct GpudlIntSetting
+{
+	const char *name;
+	const char *short_desc;
+	const char *long_desc;
+	int		   *var;
+	int			boot;
+	int			min;
+	int			max;
+	GucContext	context;
+	int			flags;
+	GucIntAssignHook assign;
+} GpudlIntSetting;
+
+extern void gpudl_define_int_settings(const GpudlIntSetting *s, int n);
 
 /* The service's shared memory, one module of gpudl's registry (pg_shmem.c). */
 union LWLockPadded;

@@ -53,52 +53,31 @@ px_train(GdlIlpDevSession *s, const GdlIlpDevTrain *t, GdlIlpDevResult *out,
 {
 	const GdlIlpDevProblem *p = &s->prob;
 	SvcIlpTrainWire w;
-	SvcWire		wire;
-	SvcAdmission adm = {-1, SVC_RES_DEVICE, 0};
-	int64		args[4] = {0, 0, 0, 0};
-	char	   *reply = NULL;
-	int64		reply_len = 0;
+	SvcJobCall	jc = SVC_JOB_CALL_INIT;
 	int64		nnz = p->off[p->nrows];
 
 	/* the matrix both ways, per-candidate Adam state, per-example values */
-	if (!ilp_admit(&adm, nnz * 16 + (int64) p->ncols * 64 + (int64) p->nrows * 32,
+	if (!ilp_admit(&jc.adm, nnz * 16 + (int64) p->ncols * 64 + (int64) p->nrows * 32,
 				   "training", why, whylen))
 		return 1;
 	memset(&w, 0, sizeof(w));
-	w.nrows = p->nrows;
-	w.ncols = p->ncols;
-	w.npos = p->npos;
-	w.wneg = p->wneg;
+	w.prob = *p;
 	w.nnz = nnz;
-	w.epochs = t->epochs;
-	w.lr = t->lr;
-	w.beta1 = t->beta1;
-	w.beta2 = t->beta2;
-	w.adam_eps = t->adam_eps;
-	w.w0 = t->w0;
-	w.stall_every = t->stall_every;
-	w.stall_tol = t->stall_tol;
-	w.loss_eps = t->loss_eps;
-	wire.n = 0;
-	svc_wire_put(&wire, &w, sizeof(w));
-	svc_wire_put(&wire, p->off, 8 * ((int64) p->nrows + 1));
-	svc_wire_put(&wire, p->idx, 4 * nnz);
-	if (svc_job_request(&adm, SVC_OP_ILP_TRAIN, args, 4, &wire, &reply, &reply_len, why, whylen) != GDL_BK_OK)
+	w.train = *t;
+	svc_wire_put(&jc.wire, &w, sizeof(w));
+	svc_wire_put(&jc.wire, p->off, 8 * ((int64) p->nrows + 1));
+	svc_wire_put(&jc.wire, p->idx, 4 * nnz);
+	if (svc_job_request(&jc, SVC_OP_ILP_TRAIN, why, whylen) != GDL_BK_OK)
 		return 1;
-	if (reply_len != 8 * (int64) p->ncols)
-	{
-		snprintf(why, whylen, "internal: a training reply of the wrong size");
-		if (reply)
-			pfree(reply);
-		return 1;
-	}
+	if (jc.reply_len != 8 * (int64) p->ncols)
+		return svc_job_wrong_reply(jc.reply, "training", why, whylen);
 	if (p->ncols > 0)
-		memcpy(out->prob, reply, reply_len);
-	if (reply)
-		pfree(reply);
-	out->epochs = (int) args[0];
-	memcpy(&out->loss, &args[1], sizeof(double));
-	memcpy(&out->seconds, &args[2], sizeof(double));
+		memcpy(out->prob, jc.reply, jc.reply_len);
+	if (jc.reply)
+		pfree(jc.reply);
+	out->epochs = (int) jc.args[0];
+	memcpy(&out->loss, &jc.args[1], sizeof(double));
+	memcpy(&out->seconds, &jc.args[2], sizeof(double));
 	return 0;
 }
 
@@ -125,11 +104,7 @@ px_cover(const GdlIlpDevCoverIn *in, uint64_t **out, int64_t *nout, double *seco
 		 char *why, size_t whylen)
 {
 	SvcIlpCoverWire w;
-	SvcWire		wire;
-	SvcAdmission adm = {-1, SVC_RES_DEVICE, 0};
-	int64		args[4] = {0, 0, 0, 0};
-	char	   *reply = NULL;
-	int64		reply_len = 0;
+	SvcJobCall	jc = SVC_JOB_CALL_INIT;
 	int64		input;
 
 	*out = NULL;
@@ -145,31 +120,25 @@ px_cover(const GdlIlpDevCoverIn *in, uint64_t **out, int64_t *nout, double *seco
 	w.skip_pred = in->skip_pred;
 	input = w.nadj * 8 + (w.nsig + w.nusig) * 4 + ((int64) w.nent + 1) * 24 + (int64) w.nex * 8;
 	/* the input, and the raw entries up to the module's cap, sorted with scratch */
-	if (!ilp_admit(&adm, input * 2 + Min(in->max_entries, input * 8) * 16,
+	if (!ilp_admit(&jc.adm, input * 2 + Min(in->max_entries, input * 8) * 16,
 				   "coverage", why, whylen))
 		return 1;
-	wire.n = 0;
-	svc_wire_put(&wire, &w, sizeof(w));
-	svc_wire_put(&wire, in->aoff, 8 * ((int64) in->nent + 1));
-	svc_wire_put(&wire, in->adj, 8 * w.nadj);
-	svc_wire_put(&wire, in->soff, 8 * ((int64) in->nent + 1));
-	svc_wire_put(&wire, in->sig, 4 * w.nsig);
-	svc_wire_put(&wire, in->uoff, 8 * ((int64) in->nent + 1));
-	svc_wire_put(&wire, in->usig, 4 * w.nusig);
-	svc_wire_put(&wire, in->ex0, 4 * (int64) in->nex);
-	svc_wire_put(&wire, in->ex1, 4 * (int64) in->nex);
-	if (svc_job_request(&adm, SVC_OP_ILP_COVER, args, 4, &wire, &reply, &reply_len, why, whylen) != GDL_BK_OK)
+	svc_wire_put(&jc.wire, &w, sizeof(w));
+	svc_wire_put(&jc.wire, in->aoff, 8 * ((int64) in->nent + 1));
+	svc_wire_put(&jc.wire, in->adj, 8 * w.nadj);
+	svc_wire_put(&jc.wire, in->soff, 8 * ((int64) in->nent + 1));
+	svc_wire_put(&jc.wire, in->sig, 4 * w.nsig);
+	svc_wire_put(&jc.wire, in->uoff, 8 * ((int64) in->nent + 1));
+	svc_wire_put(&jc.wire, in->usig, 4 * w.nusig);
+	svc_wire_put(&jc.wire, in->ex0, 4 * (int64) in->nex);
+	svc_wire_put(&jc.wire, in->ex1, 4 * (int64) in->nex);
+	if (svc_job_request(&jc, SVC_OP_ILP_COVER, why, whylen) != GDL_BK_OK)
 		return 1;
-	if (reply_len != 8 * args[0])
-	{
-		snprintf(why, whylen, "internal: a coverage reply of the wrong size");
-		if (reply)
-			pfree(reply);
-		return 1;
-	}
-	*out = (uint64_t *) reply;
-	*nout = args[0];
-	memcpy(seconds, &args[1], sizeof(double));
+	if (jc.reply_len != 8 * jc.args[0])
+		return svc_job_wrong_reply(jc.reply, "coverage", why, whylen);
+	*out = (uint64_t *) jc.reply;
+	*nout = jc.args[0];
+	memcpy(seconds, &jc.args[1], sizeof(double));
 	return 0;
 }
 

@@ -32,6 +32,7 @@
 #include "datatype/timestamp.h"
 #include "core/gdl_host.h"
 #include "exec/gdl_backend.h"
+#include "ilp/gdl_ilp_device.h"
 #include "port/atomics.h"
 
 #define SVC_MAX_JOBS	256		/* admissions, waiting or running */
@@ -286,9 +287,24 @@ struct SvcAdmission;
 extern bool svc_admit_job(struct SvcAdmission *adm, int64 need, const char *program,
 						  const char *goal, const char *phase, const char *cpu_work,
 						  char *why, size_t whylen);
-extern int	svc_job_request(struct SvcAdmission *adm, int op, int64 *args, int nargs,
-							const SvcWire *wire, char **reply, int64 *reply_len,
-							char *why, size_t whylen);
+
+/*
+ * One such job's call, from admission to reply (svc_ilp.c, svc_mine.c):
+ * SVC_JOB_CALL_INIT starts it not admitted, with an empty request.
+ */
+typedef struct SvcJobCall
+{
+	SvcAdmission adm;
+	SvcWire		wire;			/* the request's payload */
+	int64		args[4];		/* the request's arguments, then the reply's */
+	char	   *reply;			/* the reply's payload (palloc'd), or NULL */
+	int64		reply_len;
+} SvcJobCall;
+
+#define SVC_JOB_CALL_INIT {{-1, SVC_RES_DEVICE, 0}}
+
+extern int	svc_job_request(SvcJobCall *jc, int op, char *why, size_t whylen);
+extern int	svc_job_wrong_reply(char *reply, const char *what, char *why, size_t whylen);
 
 /* a request outside any context: payload in pieces, reply payload palloc'd */
 extern int	svc_proxy_request(int op, int job, int64 *args, int nargs,
@@ -334,21 +350,10 @@ extern const struct GdlMineDevice *svc_cpu_mine_device(void);
  */
 typedef struct SvcIlpTrainWire
 {
-	int32		nrows;
-	int32		ncols;
-	int32		npos;
-	int32		epochs;
-	double		wneg;
-	int64		nnz;
-	double		lr,
-				beta1,
-				beta2,
-				adam_eps,
-				w0,
-				stall_tol,
-				loss_eps;
-	int32		stall_every;
-	int32		pad;
+	GdlIlpDevProblem prob;		/* the service points off and idx into the
+								 * payload */
+	int64		nnz;			/* prob.off[prob.nrows] */
+	GdlIlpDevTrain train;		/* the service sets stop and stop_arg */
 } SvcIlpTrainWire;
 
 typedef struct SvcIlpCoverWire

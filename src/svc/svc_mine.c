@@ -58,15 +58,11 @@ px_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 		char *why, size_t whylen)
 {
 	SvcMineWire w;
-	SvcWire		wire;
-	int64		args[4] = {0, 0, 0, 0};
-	char	   *reply = NULL;
-	int64		reply_len = 0;
-	SvcAdmission adm = {-1, SVC_RES_DEVICE, 0};
+	SvcJobCall	jc = SVC_JOB_CALL_INIT;
 
 	*out = NULL;
 	*nout = 0;
-	if (!svc_admit_job(&adm, mine_need(in), mine_program[0] ? mine_program : "(mining)",
+	if (!svc_admit_job(&jc.adm, mine_need(in), mine_program[0] ? mine_program : "(mining)",
 					   mine_goal[0] ? mine_goal : "gpudl_mine", "mining", "mine", why, whylen))
 		return 1;
 
@@ -80,36 +76,29 @@ px_mine(const GdlMineDevIn *in, GdlMineDevCand **out, int64_t *nout, double seco
 	w.target = in->target;
 	w.min_support = in->min_support;
 	w.min_head_coverage = in->min_head_coverage;
-	wire.n = 0;
-	svc_wire_put(&wire, &w, sizeof(w));
-	svc_wire_put(&wire, in->aoff, 8 * ((int64) in->nent + 1));
-	svc_wire_put(&wire, in->sig, 4 * in->nlinks);
-	svc_wire_put(&wire, in->nb, 4 * in->nlinks);
-	svc_wire_put(&wire, in->bnb, 4 * in->nlinks);
-	svc_wire_put(&wire, in->bsig, 4 * in->nlinks);
-	svc_wire_put(&wire, in->ppoff, 8 * ((int64) in->nent + 1));
-	svc_wire_put(&wire, in->ppa, 4 * w.npp);
-	svc_wire_put(&wire, in->ppb, 4 * w.npp);
-	svc_wire_put(&wire, in->ppz, 4 * w.npp);
-	svc_wire_put(&wire, in->cpoff, 8 * ((int64) in->nent + 1));
-	svc_wire_put(&wire, in->cpa, 4 * w.ncp);
-	svc_wire_put(&wire, in->cpb, 4 * w.ncp);
-	svc_wire_put(&wire, in->nfacts, 8 * (int64) in->nrels);
+	svc_wire_put(&jc.wire, &w, sizeof(w));
+	svc_wire_put(&jc.wire, in->aoff, 8 * ((int64) in->nent + 1));
+	svc_wire_put(&jc.wire, in->sig, 4 * in->nlinks);
+	svc_wire_put(&jc.wire, in->nb, 4 * in->nlinks);
+	svc_wire_put(&jc.wire, in->bnb, 4 * in->nlinks);
+	svc_wire_put(&jc.wire, in->bsig, 4 * in->nlinks);
+	svc_wire_put(&jc.wire, in->ppoff, 8 * ((int64) in->nent + 1));
+	svc_wire_put(&jc.wire, in->ppa, 4 * w.npp);
+	svc_wire_put(&jc.wire, in->ppb, 4 * w.npp);
+	svc_wire_put(&jc.wire, in->ppz, 4 * w.npp);
+	svc_wire_put(&jc.wire, in->cpoff, 8 * ((int64) in->nent + 1));
+	svc_wire_put(&jc.wire, in->cpa, 4 * w.ncp);
+	svc_wire_put(&jc.wire, in->cpb, 4 * w.ncp);
+	svc_wire_put(&jc.wire, in->nfacts, 8 * (int64) in->nrels);
 
-	if (svc_job_request(&adm, SVC_OP_MINE, args, 4, &wire, &reply, &reply_len,
-						why, whylen) != GDL_BK_OK)
+	if (svc_job_request(&jc, SVC_OP_MINE, why, whylen) != GDL_BK_OK)
 		return 1;
-	if (reply_len != args[0] * (int64) sizeof(GdlMineDevCand))
-	{
-		snprintf(why, whylen, "internal: a mining reply of the wrong size");
-		if (reply)
-			pfree(reply);
-		return 1;
-	}
-	*out = (GdlMineDevCand *) reply;
-	*nout = args[0];
+	if (jc.reply_len != jc.args[0] * (int64) sizeof(GdlMineDevCand))
+		return svc_job_wrong_reply(jc.reply, "mining", why, whylen);
+	*out = (GdlMineDevCand *) jc.reply;
+	*nout = jc.args[0];
 	for (int i = 0; i < 3; i++)
-		memcpy(&seconds[i], &args[1 + i], sizeof(double));
+		memcpy(&seconds[i], &jc.args[1 + i], sizeof(double));
 	return 0;
 }
 

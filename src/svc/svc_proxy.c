@@ -46,6 +46,21 @@ typedef struct Piece
 	int64		len;
 } Piece;
 
+/*
+ * The payload pieces of an upload: each of ncols columns of nrows 8-byte
+ * values (no data when there are no rows), for px_upload and the shared
+ * resident tables alike.
+ */
+static void
+column_pieces(Piece *pcs, int ncols, int64 nrows, const int64_t *const *cols)
+{
+	for (int c = 0; c < ncols; c++)
+	{
+		pcs[c].data = nrows > 0 ? cols[c] : NULL;
+		pcs[c].len = nrows * 8;
+	}
+}
+
 static int	proxy_job = -1;
 static int	proxy_priority = 0;
 static char create_err[SVC_ERRLEN];
@@ -487,15 +502,10 @@ px_upload(void *ctx, int ncols, int64_t nrows, const int64_t *const *cols, GdlBk
 	ProxyCtx   *p = ctx;
 	SvcMsg	   *m = begin(p, SVC_OP_UPLOAD);
 	Piece		pcs[GDL_BK_MAX_ARITY + 1];
-	int			c;
 	int			st;
 
 	*out = NULL;
-	for (c = 0; c < ncols; c++)
-	{
-		pcs[c].data = nrows > 0 ? cols[c] : NULL;
-		pcs[c].len = nrows * 8;
-	}
+	column_pieces(pcs, ncols, nrows, cols);
 	m->a[1] = ncols;
 	m->a[2] = nrows;
 	st = send_with_payload(p, m, pcs, ncols);
@@ -686,17 +696,26 @@ px_dedup(void *ctx, int nin, GdlBkRel *const *in, GdlBkRel **result)
 	return st;
 }
 
+/*
+ * Send a request begun as m whose arguments are two relations and that has
+ * no payload: difference, merge and absorb.
+ */
+static int
+send_two(ProxyCtx *p, SvcMsg *m, GdlBkRel *A, GdlBkRel *B)
+{
+	m->a[1] = (int64) (intptr_t) A;
+	m->a[2] = (int64) (intptr_t) B;
+	return send_plain(p, m);
+}
+
 /* difference, merge: two inputs, one output. */
 static int
 px_binary(void *ctx, int op, GdlBkRel *A, GdlBkRel *B, GdlBkRel **result)
 {
 	ProxyCtx   *p = ctx;
 	SvcMsg	   *m = begin(p, op);
-	int			st;
+	int			st = send_two(p, m, A, B);
 
-	m->a[1] = (int64) (intptr_t) A;
-	m->a[2] = (int64) (intptr_t) B;
-	st = send_plain(p, m);
 	*result = st == GDL_BK_OK ? (GdlBkRel *) (intptr_t) m->a[0] : NULL;
 	return st;
 }
@@ -718,11 +737,8 @@ px_absorb(void *ctx, GdlBkRel *full, GdlBkRel *cand, GdlBkRel **new_full, GdlBkR
 {
 	ProxyCtx   *p = ctx;
 	SvcMsg	   *m = begin(p, SVC_OP_ABSORB);
-	int			st;
+	int			st = send_two(p, m, full, cand);
 
-	m->a[1] = (int64) (intptr_t) full;
-	m->a[2] = (int64) (intptr_t) cand;
-	st = send_plain(p, m);
 	*new_full = st == GDL_BK_OK ? (GdlBkRel *) (intptr_t) m->a[0] : NULL;
 	*delta = st == GDL_BK_OK ? (GdlBkRel *) (intptr_t) m->a[1] : NULL;
 	return st;
@@ -811,13 +827,8 @@ svc_proxy_resident_create_raw(int ncols, int64 nrows, const int64 *const *cols,
 {
 	Piece		pcs[GDL_BK_MAX_ARITY + 1];
 	SvcMsg		reply;
-	int			c;
 
-	for (c = 0; c < ncols; c++)
-	{
-		pcs[c].data = nrows > 0 ? cols[c] : NULL;
-		pcs[c].len = nrows * 8;
-	}
+	column_pieces(pcs, ncols, nrows, cols);
 	if (oneshot(SVC_OP_RESIDENT_CREATE, 0, ncols, nrows, pcs, ncols, &reply) != GDL_BK_OK ||
 		reply.a[0] == 0)
 	{
@@ -1119,25 +1130,39 @@ svc_admit_job(SvcAdmission *adm, int64 need, const char *program, const char *go
 
 /*
  * Send an admitted job's request (svc_proxy_request with the job's
- * admission); the admission is given back in every case.
+ * admission, its four arguments and its wire; the reply into jc); the
+ * admission is given back in every case.
  */
 int
-svc_job_request(SvcAdmission *adm, int op, int64 *args, int nargs, const SvcWire *wire,
-				char **reply, int64 *reply_len, char *why, size_t whylen)
+svc_job_request(SvcJobCall *jc, int op, char *why, size_t whylen)
 {
 	volatile int st = GDL_BK_ERR_DEVICE;
 
 	PG_TRY();
 	{
-		st = svc_proxy_request(op, adm->job, args, nargs, wire->data, wire->lens, wire->n,
-							   reply, reply_len, why, whylen);
+		st = svc_proxy_request(op, jc->adm.job, jc->args, 4, jc->wire.data, jc->wire.lens,
+							   jc->wire.n, &jc->reply, &jc->reply_len, why, whylen);
 	}
 	PG_CATCH();
 	{
-		svc_admit_release(adm);
+		svc_admit_release(&jc->adm);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	svc_admit_release(adm);
+	svc_admit_release(&jc->adm);
 	return st;
+}
+
+/*
+ * A job's reply of the wrong size, an internal error of the service: free
+ * it, name it in why ("a training reply ...") and return 1, the failure
+ * after which the learning or mining core works on the CPU.
+ */
+int
+svc_job_wrong_reply(char *reply, const char *what, char *why, size_t whylen)
+{
+	snprintf(why, whylen, "internal: a %s reply of the wrong size", what);
+	if (reply)
+		pfree(reply);
+	return 1;
 }

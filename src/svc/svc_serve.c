@@ -165,12 +165,41 @@ reply_payload(ServeState *st, SvcMsg *m, int64 len)
 	return st->stage;
 }
 
+/*
+ * Reply with len bytes copied from src, a device module's output that the
+ * caller frees after: the one ending of the mining, training and coverage
+ * requests.  False, with the reply an error, when the payload finds no room.
+ */
+static bool
+reply_copy(ServeState *st, SvcMsg *m, const void *src, int64 len)
+{
+	char	   *dst = reply_payload(st, m, len);
+
+	if (dst == NULL)
+	{
+		m->len = 0;
+		reply_error(m, GDL_BK_ERR_NO_MEMORY, "out of host memory in the GPU service");
+		return false;
+	}
+	if (len > 0)
+		memcpy(dst, src, len);
+	return true;
+}
+
 /* The module's rule-mining device (NULL: none); before svc_serve_start. */
 void
 svc_serve_set_mine(const GdlMineDevice *dev)
 {
 	serve_mine = dev;
 	svc_shared->has_mine = dev != NULL;
+}
+
+/* The module's rule-learning device (NULL: none); before svc_serve_start. */
+void
+svc_serve_set_ilp(const GdlIlpDevice *dev)
+{
+	serve_ilp = dev;
+	svc_shared->has_ilp = dev != NULL;
 }
 
 /*
@@ -191,9 +220,9 @@ serve_mine_request(ServeState *st, SvcMsg *m, const char *pl)
 	int64		off = sizeof(SvcMineWire),
 				need;
 	int			rc;
-	char	   *dst;
 	SvcJobScope *sc;
-	bool		stopped;
+	bool		stopped,
+				copied;
 
 	if (serve_mine == NULL || m->len < (int64) sizeof(SvcMineWire))
 	{
@@ -259,28 +288,13 @@ serve_mine_request(ServeState *st, SvcMsg *m, const char *pl)
 		return;
 	}
 	/* the input is no longer needed: the reply may reuse the staging area */
-	dst = reply_payload(st, m, (int64) sizeof(GdlMineDevCand) * nout);
-	if (dst == NULL)
-	{
-		serve_mine->mine_free(out);
-		m->len = 0;
-		reply_error(m, GDL_BK_ERR_NO_MEMORY, "out of host memory in the GPU service");
-		return;
-	}
-	if (nout > 0)
-		memcpy(dst, out, sizeof(GdlMineDevCand) * nout);
+	copied = reply_copy(st, m, out, (int64) sizeof(GdlMineDevCand) * nout);
 	serve_mine->mine_free(out);
+	if (!copied)
+		return;
 	m->a[0] = nout;
 	for (int i = 0; i < 3; i++)
 		memcpy(&m->a[1 + i], &sec[i], sizeof(double));
-}
-
-/* The module's rule-learning device (NULL: none); before svc_serve_start. */
-void
-svc_serve_set_ilp(const GdlIlpDevice *dev)
-{
-	serve_ilp = dev;
-	svc_shared->has_ilp = dev != NULL;
 }
 
 /*
@@ -299,10 +313,10 @@ serve_ilp_train(ServeState *st, SvcMsg *m, const char *pl)
 	GdlIlpDevSession *s;
 	char		err[SVC_ERRLEN] = "";
 	double	   *probs;
-	char	   *dst;
 	int64		off = svc_wire_pad(sizeof(w));
 	int			rc;
 	SvcJobScope *sc;
+	bool		copied;
 
 	if (serve_ilp == NULL || m->len < (int64) sizeof(w))
 	{
@@ -310,28 +324,17 @@ serve_ilp_train(ServeState *st, SvcMsg *m, const char *pl)
 		return;
 	}
 	memcpy(&w, pl, sizeof(w));
-	if (w.nrows < 0 || w.ncols < 0 || w.nnz < 0 ||
-		m->len != off + svc_wire_pad(8 * ((int64) w.nrows + 1)) + svc_wire_pad(4 * w.nnz))
+	if (w.prob.nrows < 0 || w.prob.ncols < 0 || w.nnz < 0 ||
+		m->len != off + svc_wire_pad(8 * ((int64) w.prob.nrows + 1)) + svc_wire_pad(4 * w.nnz))
 	{
 		reply_error(m, GDL_BK_ERR_INVALID, "internal: a training request of the wrong size");
 		return;
 	}
-	prob.nrows = w.nrows;
-	prob.ncols = w.ncols;
-	prob.npos = w.npos;
-	prob.wneg = w.wneg;
+	prob = w.prob;
 	prob.off = (const int64_t *) (pl + off);
-	prob.idx = (const int32_t *) (pl + off + svc_wire_pad(8 * ((int64) w.nrows + 1)));
-	t.epochs = w.epochs;
-	t.lr = w.lr;
-	t.beta1 = w.beta1;
-	t.beta2 = w.beta2;
-	t.adam_eps = w.adam_eps;
-	t.w0 = w.w0;
-	t.stall_every = w.stall_every;
-	t.stall_tol = w.stall_tol;
-	t.loss_eps = w.loss_eps;
-	probs = malloc(sizeof(double) * ((size_t) w.ncols + 1));
+	prob.idx = (const int32_t *) (pl + off + svc_wire_pad(8 * ((int64) prob.nrows + 1)));
+	t = w.train;
+	probs = malloc(sizeof(double) * ((size_t) prob.ncols + 1));
 	if (probs == NULL)
 	{
 		reply_error(m, GDL_BK_ERR_NO_MEMORY, "out of host memory in the GPU service");
@@ -366,17 +369,10 @@ serve_ilp_train(ServeState *st, SvcMsg *m, const char *pl)
 		return;
 	}
 	/* the input is no longer needed: the reply may reuse the staging area */
-	dst = reply_payload(st, m, 8 * (int64) w.ncols);
-	if (dst == NULL)
-	{
-		free(probs);
-		m->len = 0;
-		reply_error(m, GDL_BK_ERR_NO_MEMORY, "out of host memory in the GPU service");
-		return;
-	}
-	if (w.ncols > 0)
-		memcpy(dst, probs, 8 * (size_t) w.ncols);
+	copied = reply_copy(st, m, probs, 8 * (int64) prob.ncols);
 	free(probs);
+	if (!copied)
+		return;
 	m->a[0] = r.epochs;
 	memcpy(&m->a[1], &r.loss, sizeof(double));
 	memcpy(&m->a[2], &r.seconds, sizeof(double));
@@ -399,9 +395,9 @@ serve_ilp_cover(ServeState *st, SvcMsg *m, const char *pl)
 	char		err[SVC_ERRLEN] = "";
 	int64		off = svc_wire_pad(sizeof(w)),
 				ents;
-	char	   *dst;
 	int			rc;
 	SvcJobScope *sc;
+	bool		copied;
 
 	if (serve_ilp == NULL || serve_ilp->cover == NULL || m->len < (int64) sizeof(w))
 	{
@@ -458,17 +454,10 @@ serve_ilp_cover(ServeState *st, SvcMsg *m, const char *pl)
 		reply_error(m, GDL_BK_ERR_DEVICE, err[0] ? err : "the coverage device failed");
 		return;
 	}
-	dst = reply_payload(st, m, 8 * (int64) nout);
-	if (dst == NULL)
-	{
-		serve_ilp->cover_free(out);
-		m->len = 0;
-		reply_error(m, GDL_BK_ERR_NO_MEMORY, "out of host memory in the GPU service");
-		return;
-	}
-	if (nout > 0)
-		memcpy(dst, out, 8 * (size_t) nout);
+	copied = reply_copy(st, m, out, 8 * (int64) nout);
 	serve_ilp->cover_free(out);
+	if (!copied)
+		return;
 	m->a[0] = nout;
 	memcpy(&m->a[1], &secs, sizeof(double));
 }

@@ -55,6 +55,14 @@ gpudl_svc_define_gucs(void)
 {
 	GucContext	startup = process_shared_preload_libraries_in_progress
 		? PGC_POSTMASTER : PGC_SIGHUP;
+	const GpudlIntSetting ints[] = {
+		{"gpudl.service_slots", "GPU runs the service serves at once (more wait for a slot).", "Read at server start, with shared_preload_libraries.", &gpudl_service_slots, 32, 1, 256, startup, 0, NULL},
+		{"gpudl.service_buffer", "Shared buffer of each service slot, in kB (transfers pass through it in pieces).", "Read at server start, with shared_preload_libraries.", &gpudl_service_buffer_kb, 4096, 64, 1024 * 1024, startup, GUC_UNIT_KB, NULL},
+		{"gpudl.device_wait_timeout", "How long a GPU run waits for device memory held by other runs (0: no limit).", "Past it gpudl.device = auto runs on the CPU and gpu raises 53200.", &gpudl_device_wait_timeout_ms, 60000, 0, INT_MAX, PGC_USERSET, GUC_UNIT_MS, NULL},
+		{"gpudl.host_wait_timeout", "How long a CPU run waits for the cluster's host memory budget (0: no limit).", "Past it the run raises 53200; statement_timeout and cancel also end the wait.", &gpudl_host_wait_timeout_ms, 0, 0, INT_MAX, PGC_USERSET, GUC_UNIT_MS, NULL},
+		{"gpudl.cluster_host_memory", "Host memory the CPU runs of all sessions may hold together, in MB (0: half of physical memory).", "A run that would pass it waits for others to finish (needs shared_preload_libraries).", &gpudl_cluster_host_memory_mb, 0, 0, INT_MAX, PGC_SIGHUP, GUC_UNIT_MB, NULL},
+		{"gpudl.device_memory_budget", "Device memory all GPU runs and shared resident tables may hold together, in MB (0: 92% of the device memory free when the service starts).", NULL, &gpudl_device_memory_budget_mb, 0, 0, INT_MAX, PGC_SIGHUP, GUC_UNIT_MB, NULL},
+	};
 
 	DefineCustomBoolVariable("gpudl.service",
 							 "Runs GPU work in one service process of the cluster (needs shared_preload_libraries).",
@@ -65,35 +73,21 @@ gpudl_svc_define_gucs(void)
 							 "cpu runs every gpudl.device = gpu run through the service on its CPU backend, so that the service's protocol, queue and faults can be tested anywhere.  Read at server start, with shared_preload_libraries.",
 							 &gpudl_service_backend, SVC_BACKEND_CUDA, service_backend_options,
 							 startup, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
-	DefineCustomIntVariable("gpudl.service_slots",
-							"GPU runs the service serves at once (more wait for a slot).",
-							"Read at server start, with shared_preload_libraries.",
-							&gpudl_service_slots, 32, 1, 256,
-							startup, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("gpudl.service_buffer",
-							"Shared buffer of each service slot, in kB (transfers pass through it in pieces).",
-							"Read at server start, with shared_preload_libraries.",
-							&gpudl_service_buffer_kb, 4096, 64, 1024 * 1024,
-							startup, GUC_UNIT_KB, NULL, NULL, NULL);
-	DefineCustomIntVariable("gpudl.device_wait_timeout",
-							"How long a GPU run waits for device memory held by other runs (0: no limit).",
-							"Past it gpudl.device = auto runs on the CPU and gpu raises 53200.",
-							&gpudl_device_wait_timeout_ms, 60000, 0, INT_MAX,
-							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
-	DefineCustomIntVariable("gpudl.host_wait_timeout",
-							"How long a CPU run waits for the cluster's host memory budget (0: no limit).",
-							"Past it the run raises 53200; statement_timeout and cancel also end the wait.",
-							&gpudl_host_wait_timeout_ms, 0, 0, INT_MAX,
-							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
-	DefineCustomIntVariable("gpudl.cluster_host_memory",
-							"Host memory the CPU runs of all sessions may hold together, in MB (0: half of physical memory).",
-							"A run that would pass it waits for others to finish (needs shared_preload_libraries).",
-							&gpudl_cluster_host_memory_mb, 0, 0, INT_MAX,
-							PGC_SIGHUP, GUC_UNIT_MB, NULL, NULL, NULL);
-	DefineCustomIntVariable("gpudl.device_memory_budget",
-							"Device memory all GPU runs and shared resident tables may hold together, in MB (0: 92% of the device memory free when the service starts).",
-							NULL, &gpudl_device_memory_budget_mb, 0, 0, INT_MAX,
-							PGC_SIGHUP, GUC_UNIT_MB, NULL, NULL, NULL);
+	gpudl_define_int_settings(ints, lengthof(ints));
+}
+
+/*
+ * Define n integer settings from a table, in its order: one row a setting
+ * instead of one DefineCustomIntVariable call each (the service's here,
+ * the others in pg_gucs.c).  No setting has a check or show hook.
+ */
+void
+gpudl_define_int_settings(const GpudlIntSetting *s, int n)
+{
+	for (int i = 0; i < n; i++)
+		DefineCustomIntVariable(s[i].name, s[i].short_desc, s[i].long_desc, s[i].var,
+								s[i].boot, s[i].min, s[i].max, s[i].context, s[i].flags,
+								NULL, s[i].assign, NULL);
 }
 
 /* Whether this session runs with the service's shared state. */

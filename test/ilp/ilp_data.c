@@ -9,21 +9,18 @@
  * derives; otherwise it uses gdl_ilp_eval_program.
  */
 #include "ilp_data.h"
+#include "../unit/test_host.h"
 
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-/* Seconds on a monotonic clock. */
+/* Seconds on a monotonic clock (the test host's clock). */
 double
 ilp_data_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
+	return gdl_test_now_s();
 }
 
 /* Does the string parse entirely as a decimal integer? */
@@ -249,15 +246,12 @@ ilp_data_derive(IlpDataHookArg *h, const char *program, const char *target, int 
 	GdlProgram *prog = gdl_parse(src);
 	GdlAnalysis *a = gdl_analyze(prog, hook_resolve, h);
 	GdlPlan    *plan = gdl_plan_compile(a);
-	GdlRunInput in;
+	GdlRunInput in = {
+		.load_edb = hook_load, .load_arg = h, .device = GDL_DEVICE_CPU,
+		.max_iterations = 100000, .want_rows = true
+	};
 	GdlGoal		goal;
 
-	memset(&in, 0, sizeof(in));
-	in.load_edb = hook_load;
-	in.load_arg = h;
-	in.device = GDL_DEVICE_CPU;
-	in.max_iterations = 100000;
-	in.want_rows = true;
 	memset(&goal, 0, sizeof(goal));
 	goal.pred = gdl_analysis_find_pred(a, target);
 	return gdl_run(plan, &in, h->dict, &goal);

@@ -16,6 +16,26 @@ open_session() {
   exec 3>"$fifo"
 }
 close_session() { exec 3>&-; wait; rm -f "$fifo"; }
+# expect_lines FILE LINE MESSAGE [LINE MESSAGE]...: stop with MESSAGE
+# unless FILE (a session's output) has a line that is exactly LINE
+expect_lines() {
+  local file=$1; shift
+  while [ $# -gt 0 ]; do
+    grep -qx "$1" "$file" || { echo "$2"; exit 1; }
+    shift 2
+  done
+}
+# ask_around_commit SQL EXPR: half a second on, another session runs SQL in
+# a transaction it holds open for a second; the open session is asked EXPR
+# (as 'during ') before that commits, and again (as 'after ') once it has
+ask_around_commit() {
+  sleep 0.5
+  psql -X -q -d $db -c "BEGIN" -c "$1" -c "SELECT pg_sleep(1)" -c "COMMIT" &
+  sleep 0.4
+  echo "SELECT 'during ' || $2;" >&3
+  wait %2 2>/dev/null || sleep 1.2
+  echo "SELECT 'after ' || $2;" >&3
+}
 dropdb --if-exists $db; createdb $db
 psql -X -q -v ON_ERROR_STOP=1 -d $db <<'SQL'
 CREATE EXTENSION gpudl;
@@ -27,20 +47,13 @@ SQL
 open_session /tmp/gpudl_cache_a.out
 echo "SELECT 'load ' || gpudl_load('edge');" >&3
 echo "SELECT 'count ' || gpudl_count('p', 'path(X, Y)');" >&3
-sleep 0.5
 # session B changes the table, first without committing
-psql -X -q -d $db -c "BEGIN" -c "INSERT INTO edge VALUES (3, 4)" -c "SELECT pg_sleep(1)" -c "COMMIT" &
-sleep 0.4
-echo "SELECT 'during ' || gpudl_count('p', 'path(X, Y)');" >&3
-wait %2 2>/dev/null || sleep 1.2
-echo "SELECT 'after ' || gpudl_count('p', 'path(X, Y)');" >&3
+ask_around_commit "INSERT INTO edge VALUES (3, 4)" "gpudl_count('p', 'path(X, Y)')"
 echo "SELECT 'served ' || value FROM gpudl_stats() WHERE name = 'cache_reads';" >&3
 close_session
 cat /tmp/gpudl_cache_a.out
-grep -qx "count 3" /tmp/gpudl_cache_a.out || { echo "wrong first count"; exit 1; }
-grep -qx "during 3" /tmp/gpudl_cache_a.out || { echo "saw an uncommitted change"; exit 1; }
-grep -qx "after 6" /tmp/gpudl_cache_a.out || { echo "read a stale copy after another session's commit"; exit 1; }
-grep -qx "served 3" /tmp/gpudl_cache_a.out || { echo "queries were not served from the cache"; exit 1; }
+expect_lines /tmp/gpudl_cache_a.out "count 3" "wrong first count" "during 3" "saw an uncommitted change" \
+  "after 6" "read a stale copy after another session's commit" "served 3" "queries were not served from the cache"
 
 # ---- a copy made in a transaction that rolls back, then another session's
 # change bringing the count back to the same number: made again
@@ -54,9 +67,9 @@ echo "SELECT 'after ' || ($big);" >&3
 echo "SELECT 'served ' || value FROM gpudl_stats() WHERE name = 'cache_reads';" >&3
 close_session
 cat /tmp/gpudl_cache_rb.out
-grep -qx "in xact 10" /tmp/gpudl_cache_rb.out || { echo "rollback case: the transaction did not see its own row"; exit 1; }
-grep -qx "after 20" /tmp/gpudl_cache_rb.out || { echo "rollback case: a copy of a rolled-back change was served"; exit 1; }
-grep -qx "served 2" /tmp/gpudl_cache_rb.out || { echo "rollback case: the queries were not served from the cache"; exit 1; }
+expect_lines /tmp/gpudl_cache_rb.out "in xact 10" "rollback case: the transaction did not see its own row" \
+  "after 20" "rollback case: a copy of a rolled-back change was served" \
+  "served 2" "rollback case: the queries were not served from the cache"
 psql -X -q -d $db -c "DELETE FROM edge WHERE a >= 10"
 
 # ---- a knowledge graph kept between calls (pg_kg_cache.c)
@@ -75,12 +88,7 @@ ask="SELECT coalesce(string_agg(answer, ',' ORDER BY answer), '') FROM gpudl_pre
 open_session /tmp/gpudl_cache_kg.out
 echo "SELECT 'first ' || ($ask);" >&3
 echo "SELECT 'again ' || ($ask);" >&3
-sleep 0.5
-psql -X -q -d $db -c "BEGIN" -c "INSERT INTO parent VALUES ('homer', 'maggie')" -c "SELECT pg_sleep(1)" -c "COMMIT" &
-sleep 0.4
-echo "SELECT 'during ' || ($ask);" >&3
-wait %2 2>/dev/null || sleep 1.2
-echo "SELECT 'after ' || ($ask);" >&3
+ask_around_commit "INSERT INTO parent VALUES ('homer', 'maggie')" "($ask)"
 echo "SELECT 'hits ' || hits FROM gpudl_kg_cache_status();" >&3
 echo "SELECT 'again ' || ($ask);" >&3
 echo "SELECT 'hits ' || hits FROM gpudl_kg_cache_status();" >&3

@@ -8,9 +8,8 @@ source "$(dirname "$0")/../../tools/pgenv.sh"
 set -e
 export PGOPTIONS="-c client_min_messages=warning"
 db=gpudl_upgrade
-dropdb --if-exists $db; createdb $db
-psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg_bob" -c "CREATE ROLE upg_bob"
-run() { psql -X -q -v ON_ERROR_STOP=1 -d $db "$@"; }
+source "$(dirname "$0")/lib/upgrade.sh"
+upgrade_setup upg_bob
 run >/dev/null <<'SQL'
 CREATE EXTENSION gpudl VERSION '0.1';
 CREATE TABLE parent(p text, c text);
@@ -31,8 +30,7 @@ SELECT count(*) FROM gpudl_learn('family', 'gp', 'SELECT * FROM gp_pos LIMIT 3',
 DO $$ BEGIN PERFORM * FROM gpudl_learn('family', 'gp', 'SELECT 1, 2, 3'); EXCEPTION WHEN others THEN NULL; END $$;
 SELECT gpudl_commit_rule('moms', 'gmm(X, Y) :- m(X, Y).');
 SQL
-[ "$(run -At -c "SELECT extversion FROM pg_extension WHERE extname = 'gpudl'")" = 0.1 ] \
-  || { echo "not a 0.1 install"; exit 1; }
+upgrade_check_installed 0.1
 [ "$(run -At -c "SELECT count(*) FROM gpudl.learn_runs WHERE status = 'failed'")" = 1 ] \
   || { echo "the failed run was not recorded on 0.1"; exit 1; }
 
@@ -50,17 +48,9 @@ state="SELECT name, description, version, created_at, updated_at FROM gpudl.prog
    SELECT * FROM gpudl_query('moms', 'gm(X, Y)') AS t(a text, b text) ORDER BY 1, 2;
    SELECT gpudl_count('facts', 'tc(X, Y)'), gpudl_count('moms', 'gmm(X, Y)');
    SELECT * FROM gpudl_explain('family');"
-before=$(run -At -c "$state")
-[ "$(echo "$before" | grep -c .)" -gt 40 ] || { echo "too little data before the update?"; echo "$before"; exit 1; }
+upgrade_snapshot 40
 
-run -c "ALTER EXTENSION gpudl UPDATE"
-latest=$(run -At -c "SELECT default_version FROM pg_available_extensions WHERE name = 'gpudl'")
-[ "$(run -At -c "SELECT extversion FROM pg_extension WHERE extname = 'gpudl'")" = "$latest" ] \
-  || { echo "not updated to $latest"; exit 1; }
-after=$(run -At -c "$state")
-if [ "$before" != "$after" ]; then
-  echo "the catalog or the answers differ after the update"; diff <(echo "$before") <(echo "$after"); exit 1
-fi
+upgrade_update
 
 # owners: the extension's owner owns what 0.1 made and ran
 owners=$(run -At -c "SELECT (SELECT count(*) FROM gpudl.programs WHERE owner::oid = e.extowner),
@@ -96,6 +86,5 @@ for line in "bob counts $want_count" "bob sees rules $want_rules" "bob sees runs
             "new rule ids follow true" "version bumped true" "new program owner"; do
   echo "$out" | grep -q "^$line" || { echo "missing after the update: '$line'"; echo "$out"; exit 1; }
 done
-dropdb $db
-psql -X -q -d postgres -c "DROP ROLE upg_bob"
+upgrade_cleanup upg_bob
 echo "update 0.1 -> $latest: catalog and answers identical, owners set, grants work"

@@ -59,19 +59,12 @@ job_state() { q -c "SELECT coalesce(string_agg(resource || ' ' || state, ','), '
 finish() { wait "${bgpid[$1]}" 2>/dev/null; }
 
 # ----- configuration: the service on the CPU backend (or cuda), restored at the end
-autoconf="$PGDATA/postgresql.auto.conf"
-tmp=$(mktemp -d)
-[ "$(id -u)" = 0 ] && chmod 777 "$tmp"
-cp -p "$autoconf" "$tmp/auto.conf.saved"
+source "$(dirname "$0")/lib/cluster.sh"
+save_autoconf
 restore() {
-  local j
-  for j in $(jobs -p); do kill "$j" 2>/dev/null; done
+  kill_jobs
   exec 3>&- 2>/dev/null
-  cat "$tmp/auto.conf.saved" >"$autoconf"
-  psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1
-  psql -X -q -d postgres -c "DROP ROLE IF EXISTS $role" >/dev/null 2>&1
-  pg_restart || pg_start
-  rm -rf "$tmp"
+  restore_cluster "DROP ROLE IF EXISTS $role"
 }
 trap restore EXIT
 

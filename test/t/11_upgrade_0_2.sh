@@ -9,10 +9,8 @@ source "$(dirname "$0")/../../tools/pgenv.sh"
 set -e
 export PGOPTIONS="-c client_min_messages=warning"
 db=gpudl_upgrade02
-dropdb --if-exists $db; createdb $db
-psql -X -q -d postgres -c "DROP ROLE IF EXISTS upg2_ann" -c "DROP ROLE IF EXISTS upg2_bob" \
-  -c "CREATE ROLE upg2_ann" -c "CREATE ROLE upg2_bob"
-run() { psql -X -q -v ON_ERROR_STOP=1 -d $db "$@"; }
+source "$(dirname "$0")/lib/upgrade.sh"
+upgrade_setup upg2_ann upg2_bob
 run >/dev/null <<'SQL'
 CREATE EXTENSION gpudl VERSION '0.2';
 CREATE TABLE parent(p text, c text);
@@ -33,8 +31,7 @@ SELECT gpudl_add_rules('anns', 'cousin(X, Y) :- parent(A, X), parent(B, Y), sib(
 RESET ROLE;
 SELECT gpudl_create_program('facts', 'e(1, 2). e(2, 3). tc(X, Y) :- e(X, Y). tc(X, Z) :- tc(X, Y), e(Y, Z).');
 SQL
-[ "$(run -At -c "SELECT extversion FROM pg_extension WHERE extname = 'gpudl'")" = 0.2 ] \
-  || { echo "not a 0.2 install"; exit 1; }
+upgrade_check_installed 0.2
 
 state="SELECT name, description, version, owner, acl, created_at, updated_at FROM gpudl.programs ORDER BY name;
    SELECT id, program, rule, head, learned, enabled, weight, created_at FROM gpudl.rules ORDER BY id;
@@ -46,17 +43,9 @@ state="SELECT name, description, version, owner, acl, created_at, updated_at FRO
    SELECT * FROM gpudl_query('family', 'gp(X, Y)') AS t(a text, b text) ORDER BY 1, 2;
    SELECT * FROM gpudl_query('anns', 'cousin(X, Y)') AS t(a text, b text) ORDER BY 1, 2;
    SELECT gpudl_count('facts', 'tc(X, Y)');"
-before=$(run -At -c "$state")
-[ "$(echo "$before" | grep -c .)" -gt 30 ] || { echo "too little data before the update?"; echo "$before"; exit 1; }
+upgrade_snapshot 30
 
-run -c "ALTER EXTENSION gpudl UPDATE"
-latest=$(run -At -c "SELECT default_version FROM pg_available_extensions WHERE name = 'gpudl'")
-[ "$(run -At -c "SELECT extversion FROM pg_extension WHERE extname = 'gpudl'")" = "$latest" ] \
-  || { echo "not updated to $latest"; exit 1; }
-after=$(run -At -c "$state")
-if [ "$before" != "$after" ]; then
-  echo "the catalog or the answers differ after the update"; diff <(echo "$before") <(echo "$after"); exit 1
-fi
+upgrade_update
 # owners still hold: bob may use family but not change it
 out=$(run -At <<'SQL'
 SET ROLE upg2_bob;
@@ -122,6 +111,5 @@ echo "$out" | grep -q "^rule sib3(X, Y, Z) :- " || { echo "0.3 learning after th
 echo "$out" | grep -q "^flag false refine$" || { echo "0.3 learn_runs after the update: $out"; exit 1; }
 echo "$out" | grep -q "^default true$" || { echo "0.3 gpudl_learn defaults after the update: $out"; exit 1; }
 
-dropdb $db
-psql -X -q -d postgres -c "DROP ROLE upg2_ann" -c "DROP ROLE upg2_bob"
+upgrade_cleanup upg2_ann upg2_bob
 echo "update 0.2 -> $latest: catalog, owners, grants and answers identical"

@@ -49,18 +49,9 @@ q()  { psql -X -At -d $db "$@" 2>&1; }
 now() { date +%s.%N; }
 ms_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%d", (b - a) * 1000 }'; }
 
-autoconf="$PGDATA/postgresql.auto.conf"
-tmp=$(mktemp -d)
-[ "$(id -u)" = 0 ] && chmod 777 "$tmp"
-cp -p "$autoconf" "$tmp/auto.conf.saved"
-restore() {
-  local j
-  for j in $(jobs -p); do kill "$j" 2>/dev/null; done
-  cat "$tmp/auto.conf.saved" >"$autoconf"
-  psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1
-  pg_restart || pg_start
-  rm -rf "$tmp"
-}
+source "$(dirname "$0")/lib/cluster.sh"
+save_autoconf
+restore() { kill_jobs; restore_cluster; }
 trap restore EXIT
 
 if [ $preloaded = 1 ]; then

@@ -33,5 +33,5 @@ one=$(run -At -c "SELECT answer, score, rank FROM gpudl_predict('family', 'sib',
 [ "$(run -At -c "SELECT count(*) FROM gpudl.mined_rules WHERE program = 'anns'")" = "$anns_mined" ] \
   || { echo "0.5: family's mining changed ann's mined rules"; exit 1; }
 
-upgrade_cleanup upg4
+upgrade_cleanup upg4_ann upg4_bob
 echo "update 0.4 -> $latest: catalog, owners, grants, mined rules and answers identical"

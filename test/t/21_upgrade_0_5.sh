@@ -46,5 +46,5 @@ fresh=$(PGOPTIONS="$PGOPTIONS -c gpudl.kg_cache=off" run -At -c "$q1")
 [ "$(run -At -c "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'gpudl.mined_rules'::regclass AND tgname = 'gpudl_cache_invalidate'")" = 1 ] \
   || { echo "0.6: no change trigger on gpudl.mined_rules"; exit 1; }
 
-upgrade_cleanup upg5
+upgrade_cleanup upg5_ann upg5_bob
 echo "update 0.5 -> $latest: catalog, owners, grants, mined rules and answers identical; graphs kept between calls"

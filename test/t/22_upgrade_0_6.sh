@@ -50,5 +50,5 @@ run -At >/dev/null -c "DROP TABLE anc_kept"
 [ "$(run -At -c "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'parent'::regclass")" = 0 ] \
   || { echo "0.7: triggers left on parent after the target was dropped"; exit 1; }
 
-upgrade_cleanup upg6
+upgrade_cleanup upg6_ann upg6_bob
 echo "update 0.6 -> $latest: catalog, owners, grants, mined rules and answers identical; maintained tables work"

@@ -12,7 +12,7 @@
  * command line, then, when GDL_FUZZ_SECONDS is set, mutates those inputs at
  * random for that many seconds (seed from GDL_FUZZ_SEED).
  */
-#include "test_host.h"
+#include "test_util.h"
 #include "../../src/lang/gdl_lang.h"
 
 #include <string.h>
@@ -259,14 +259,11 @@ run_path(const char *path)
 
 static uint64_t rng_state = 88172645463325252ull;
 
-/* xorshift64: a small deterministic generator. */
+/* xorshift64 (test_util.c): a small deterministic generator. */
 static uint64_t
 rnd(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return gdl_test_xorshift(&rng_state);
 }
 
 /* Tokens worth inserting: they reach deeper than random bytes do. */
@@ -278,6 +275,21 @@ static const char *const dict[] = {
 	"//", "\n", "1", "-1", "2147483648", "9223372036854775807", "1.5", "1e308",
 	"true", "false", "p(X) :- edge(X, Y).", "q(X) :- p(X), !node(X).", "x",
 };
+
+/*
+ * A random range of a non-empty buffer of size bytes: its start (returned)
+ * and its length in *n, 1 to maxlen bytes but not past the end.
+ */
+static size_t
+random_range(size_t size, size_t maxlen, size_t *n)
+{
+	size_t		p = rnd() % size;
+
+	*n = 1 + rnd() % maxlen;
+	if (p + *n > size)
+		*n = size - p;
+	return p;
+}
 
 /* Apply 1..4 random edits to buf (capacity cap), returning the new size. */
 static size_t
@@ -298,11 +310,9 @@ mutate(char *buf, size_t size, size_t cap)
 			case 1:				/* delete a range */
 				if (size)
 				{
-					size_t		p = rnd() % size;
-					size_t		n = 1 + rnd() % 8;
+					size_t		n,
+								p = random_range(size, 8, &n);
 
-					if (p + n > size)
-						n = size - p;
 					memmove(buf + p, buf + p + n, size - p - n);
 					size -= n;
 				}
@@ -324,11 +334,9 @@ mutate(char *buf, size_t size, size_t cap)
 			case 4:				/* duplicate a range */
 				if (size)
 				{
-					size_t		p = rnd() % size;
-					size_t		n = 1 + rnd() % 32;
+					size_t		n,
+								p = random_range(size, 32, &n);
 
-					if (p + n > size)
-						n = size - p;
 					if (size + n < cap)
 					{
 						memmove(buf + pos + n, buf + pos, size - pos);

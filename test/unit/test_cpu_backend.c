@@ -4,7 +4,8 @@
  * wide layouts (small, negative and 64-bit wide value ranges), one and
  * several threads, small and large inputs.
  */
-#include "test_host.h"
+#include "test_util.h"
+#include "test_rows.h"
 
 #include <string.h>
 
@@ -17,23 +18,12 @@ static const GdlBackend *bk;
 static void *ctx;
 static uint64_t rng_state = 88172645463325252ULL;
 
-/* xorshift64 */
+/* The next number of this file's xorshift64 sequence (test_util.c). */
 static uint64_t
 rnd(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return gdl_test_xorshift(&rng_state);
 }
-
-/* Host rows: n rows of arity values, row-major. */
-typedef struct Rows
-{
-	int			arity;
-	int64_t		n;
-	int64_t    *v;
-} Rows;
 
 /* Random value in one of a few range classes. */
 static int64_t
@@ -51,19 +41,11 @@ rnd_val(int cls, int64_t range)
 	}
 }
 
-/* Random rows. */
+/* Random rows (host rows: test_rows.h). */
 static Rows
 rows_random(int arity, int64_t n, int cls, int64_t range)
 {
-	Rows		r;
-	int64_t		i;
-
-	r.arity = arity;
-	r.n = n;
-	r.v = malloc(sizeof(int64_t) * (n * arity + 1));
-	for (i = 0; i < n * arity; i++)
-		r.v[i] = rnd_val(cls, range);
-	return r;
+	return rows_random_of(arity, n, rnd_val, cls, range);
 }
 
 /* Upload host rows. */
@@ -111,22 +93,6 @@ download(GdlBkRel *rel, int arity)
 	return r;
 }
 
-static int	cmp_arity;
-
-/* Lexicographic row comparison for qsort. */
-static int
-row_cmp(const void *a, const void *b)
-{
-	const int64_t *x = a,
-			   *y = b;
-	int			c;
-
-	for (c = 0; c < cmp_arity; c++)
-		if (x[c] != y[c])
-			return x[c] < y[c] ? -1 : 1;
-	return 0;
-}
-
 /* Sort rows; with 'uniq' also remove duplicates. */
 static void
 rows_norm(Rows *r, bool uniq)
@@ -134,18 +100,18 @@ rows_norm(Rows *r, bool uniq)
 	int64_t		i,
 				m = 0;
 
-	cmp_arity = r->arity;
+	rows_cmp_arity = r->arity;
 	if (r->arity == 0)
 	{
 		if (uniq && r->n > 1)
 			r->n = 1;
 		return;
 	}
-	qsort(r->v, r->n, sizeof(int64_t) * r->arity, row_cmp);
+	qsort(r->v, r->n, sizeof(int64_t) * r->arity, rows_cmp);
 	if (!uniq)
 		return;
 	for (i = 0; i < r->n; i++)
-		if (m == 0 || row_cmp(r->v + i * r->arity, r->v + (m - 1) * r->arity) != 0)
+		if (m == 0 || rows_cmp(r->v + i * r->arity, r->v + (m - 1) * r->arity) != 0)
 		{
 			memmove(r->v + m * r->arity, r->v + i * r->arity, sizeof(int64_t) * r->arity);
 			m++;
@@ -247,23 +213,8 @@ test_dedup(int arity, int64_t n, int cls, int64_t range)
 static bool
 rows_contains(const Rows *r, const int64_t *x)
 {
-	int64_t		lo = 0,
-				hi = r->n;
-
-	cmp_arity = r->arity;
-	while (lo < hi)
-	{
-		int64_t		mid = (lo + hi) / 2;
-		int			c = row_cmp(r->v + mid * r->arity, x);
-
-		if (c == 0)
-			return true;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	rows_cmp_arity = r->arity;
+	return r->n > 0 && bsearch(x, r->v, r->n, sizeof(int64_t) * r->arity, rows_cmp) != NULL;
 }
 
 /* difference, merge and absorb against the reference. */

@@ -16,7 +16,8 @@
  * Without the module or a GPU (CI) it prints
  * "test_cuda_backend: skipped (no GPU: <reason>)" and exits 0.
  */
-#include "test_host.h"
+#include "test_util.h"
+#include "test_rows.h"
 
 #include <dlfcn.h>
 #include <string.h>
@@ -35,14 +36,11 @@ static void *gctx;
 static MemInfoFn meminfo;
 static uint64_t rng_state = 0x9E3779B97F4A7C15ULL;
 
-/* xorshift64 */
+/* The next number of this file's xorshift64 sequence (test_util.c). */
 static uint64_t
 rnd(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return gdl_test_xorshift(&rng_state);
 }
 
 /* Random integer in [0, n). */
@@ -52,15 +50,7 @@ rndn(int64_t n)
 	return n > 0 ? (int64_t) (rnd() % (uint64_t) n) : 0;
 }
 
-/* ----------------------------------------------------------- host rows */
-
-/* n rows of arity values, row-major. */
-typedef struct Rows
-{
-	int			arity;
-	int64_t		n;
-	int64_t    *v;
-} Rows;
+/* ------------------------------------------- host rows (test_rows.h) */
 
 /*
  * Random value of a class: 0 small non-negative (packed), 1 small signed,
@@ -86,49 +76,27 @@ rnd_val(int cls, int64_t range)
 static Rows
 rows_random(int arity, int64_t n, int cls, int64_t range)
 {
-	Rows		r;
-
-	r.arity = arity;
-	r.n = n;
-	r.v = malloc(sizeof(int64_t) * (n * arity + 1));
-	for (int64_t i = 0; i < n * arity; i++)
-		r.v[i] = rnd_val(cls, range);
-	return r;
-}
-
-/* Lexicographic order of rows (the arity is passed through a global). */
-static int	cmp_arity;
-
-static int
-row_cmp(const void *a, const void *b)
-{
-	const int64_t *x = a,
-			   *y = b;
-
-	for (int k = 0; k < cmp_arity; k++)
-		if (x[k] != y[k])
-			return x[k] < y[k] ? -1 : 1;
-	return 0;
+	return rows_random_of(arity, n, rnd_val, cls, range);
 }
 
 /* Sort rows in place. */
 static void
 rows_sort(Rows *r)
 {
-	cmp_arity = r->arity;
+	rows_cmp_arity = r->arity;
 	if (r->arity > 0 && r->n > 1)
-		qsort(r->v, r->n, sizeof(int64_t) * r->arity, row_cmp);
+		qsort(r->v, r->n, sizeof(int64_t) * r->arity, rows_cmp);
 }
 
 /* Whether sorted rows hold a duplicate. */
 static bool
 rows_has_dup(const Rows *r)
 {
-	cmp_arity = r->arity;
+	rows_cmp_arity = r->arity;
 	if (r->arity == 0)
 		return r->n > 1;
 	for (int64_t i = 1; i < r->n; i++)
-		if (row_cmp(r->v + (i - 1) * r->arity, r->v + i * r->arity) == 0)
+		if (rows_cmp(r->v + (i - 1) * r->arity, r->v + i * r->arity) == 0)
 			return true;
 	return false;
 }
@@ -237,7 +205,7 @@ pair_check(Pair p, const char *what, bool set)
 	if (!same && p.arity > 0)
 	{
 		for (int64_t i = 0; i < a.n && i < b.n; i++)
-			if (row_cmp(a.v + i * p.arity, b.v + i * p.arity) != 0)
+			if (rows_cmp(a.v + i * p.arity, b.v + i * p.arity) != 0)
 			{
 				fprintf(stderr, "  first difference at sorted row %lld: cpu %lld, cuda %lld\n",
 						(long long) i, (long long) a.v[i * p.arity], (long long) b.v[i * p.arity]);
@@ -264,6 +232,23 @@ statuses(const char *what, int sc, int sg, Pair *out)
 		return false;
 	}
 	return true;
+}
+
+/* Compare an operation's two results (statuses, then rows; set: as sets). */
+static void
+compare_op(const char *what, int sc, int sg, Pair *out, bool set)
+{
+	if (statuses(what, sc, sg, out))
+		pair_check(*out, what, set);
+}
+
+/* Release an operation's result and input pairs and free its host rows. */
+static void
+release_op(Pair *out, Pair *in, Rows *r)
+{
+	pair_release(*out);
+	pair_release(*in);
+	free(r->v);
 }
 
 /* A random set: dedup of random rows. */
@@ -341,12 +326,10 @@ test_setops(void)
 					nd = NOPAIR;
 
 		d.arity = m.arity = nf.arity = nd.arity = arity;
-		if (statuses("difference", cpu->difference(cctx, A.c, B.c, &d.c),
-					 gpu->difference(gctx, A.g, B.g, &d.g), &d))
-			pair_check(d, "difference", true);
-		if (statuses("merge", cpu->merge(cctx, A.c, B.c, &m.c),
-					 gpu->merge(gctx, A.g, B.g, &m.g), &m))
-			pair_check(m, "merge", true);
+		compare_op("difference", cpu->difference(cctx, A.c, B.c, &d.c),
+				   gpu->difference(gctx, A.g, B.g, &d.g), &d, true);
+		compare_op("merge", cpu->merge(cctx, A.c, B.c, &m.c),
+				   gpu->merge(gctx, A.g, B.g, &m.g), &m, true);
 		if (statuses("absorb", cpu->absorb(cctx, A.c, B.c, &nf.c, &nd.c),
 					 gpu->absorb(gctx, A.g, B.g, &nf.g, &nd.g), &nf))
 		{
@@ -478,12 +461,10 @@ test_runs(void)
 
 			d.arity = arity;
 			j.arity = 2;
-			if (statuses("difference vs runs", cpu->difference(cctx, q.c, full.c, &d.c),
-						 gpu->difference(gctx, q.g, full.g, &d.g), &d))
-				pair_check(d, "difference vs runs", true);
-			if (statuses("join with runs", cpu->join(cctx, q.c, full.c, 1, &k0, &k0, 2, out, &j.c),
-						 gpu->join(gctx, q.g, full.g, 1, &k0, &k0, 2, out, &j.g), &j))
-				pair_check(j, "join with runs", false);
+			compare_op("difference vs runs", cpu->difference(cctx, q.c, full.c, &d.c),
+					   gpu->difference(gctx, q.g, full.g, &d.g), &d, true);
+			compare_op("join with runs", cpu->join(cctx, q.c, full.c, 1, &k0, &k0, 2, out, &j.c),
+					   gpu->join(gctx, q.g, full.g, 1, &k0, &k0, 2, out, &j.g), &j, false);
 			pair_check(full, "runs full after join", true);
 			pair_release(j);
 			pair_release(d);
@@ -596,13 +577,11 @@ test_join(void)
 			if (nkeys == 0 && ln * rn > 2000000)
 				continue;
 			j.arity = nout;
-			if (statuses("join", cpu->join(cctx, L.c, R.c, nkeys, lkeys, rkeys, nout, out, &j.c),
-						 gpu->join(gctx, L.g, R.g, nkeys, lkeys, rkeys, nout, out, &j.g), &j))
-				pair_check(j, "join", false);
+			compare_op("join", cpu->join(cctx, L.c, R.c, nkeys, lkeys, rkeys, nout, out, &j.c),
+					   gpu->join(gctx, L.g, R.g, nkeys, lkeys, rkeys, nout, out, &j.g), &j, false);
 			a.arity = la;
-			if (statuses("antijoin", cpu->antijoin(cctx, L.c, R.c, nkeys, lkeys, rkeys, &a.c),
-						 gpu->antijoin(gctx, L.g, R.g, nkeys, lkeys, rkeys, &a.g), &a))
-				pair_check(a, "antijoin", false);
+			compare_op("antijoin", cpu->antijoin(cctx, L.c, R.c, nkeys, lkeys, rkeys, &a.c),
+					   gpu->antijoin(gctx, L.g, R.g, nkeys, lkeys, rkeys, &a.g), &a, false);
 			pair_release(a);
 			pair_release(j);
 		}
@@ -758,12 +737,9 @@ test_map(void)
 			}
 		}
 		out.arity = no;
-		if (statuses("map", cpu->map(cctx, in.c, nf, filt, no, outs, &out.c),
-					 gpu->map(gctx, in.g, nf, filt, no, outs, &out.g), &out))
-			pair_check(out, "map", false);
-		pair_release(out);
-		pair_release(in);
-		free(r.v);
+		compare_op("map", cpu->map(cctx, in.c, nf, filt, no, outs, &out.c),
+				   gpu->map(gctx, in.g, nf, filt, no, outs, &out.g), &out, false);
+		release_op(&out, &in, &r);
 	}
 }
 
@@ -809,12 +785,9 @@ test_aggregate(void)
 			aggs[a].col = 2;
 		}
 		out.arity = ngroup + nagg;
-		if (statuses("aggregate", cpu->aggregate(cctx, in.c, ngroup, group, nagg, aggs, &out.c),
-					 gpu->aggregate(gctx, in.g, ngroup, group, nagg, aggs, &out.g), &out))
-			pair_check(out, "aggregate", true);
-		pair_release(out);
-		pair_release(in);
-		free(r.v);
+		compare_op("aggregate", cpu->aggregate(cctx, in.c, ngroup, group, nagg, aggs, &out.c),
+				   gpu->aggregate(gctx, in.g, ngroup, group, nagg, aggs, &out.g), &out, true);
+		release_op(&out, &in, &r);
 	}
 }
 
@@ -914,28 +887,24 @@ test_unit(void)
 				pair_check(o, "unit dedup", true);
 			pair_release(o);
 			o = NOPAIR;
-			if (statuses("unit join", cpu->join(cctx, A.c, B.c, 0, NULL, NULL, 0, NULL, &o.c),
-						 gpu->join(gctx, A.g, B.g, 0, NULL, NULL, 0, NULL, &o.g), &o))
-				pair_check(o, "unit join", false);
+			compare_op("unit join", cpu->join(cctx, A.c, B.c, 0, NULL, NULL, 0, NULL, &o.c),
+					   gpu->join(gctx, A.g, B.g, 0, NULL, NULL, 0, NULL, &o.g), &o, false);
 			pair_release(o);
 			o = NOPAIR;
-			if (statuses("unit antijoin", cpu->antijoin(cctx, A.c, B.c, 0, NULL, NULL, &o.c),
-						 gpu->antijoin(gctx, A.g, B.g, 0, NULL, NULL, &o.g), &o))
-				pair_check(o, "unit antijoin", false);
+			compare_op("unit antijoin", cpu->antijoin(cctx, A.c, B.c, 0, NULL, NULL, &o.c),
+					   gpu->antijoin(gctx, A.g, B.g, 0, NULL, NULL, &o.g), &o, false);
 			pair_release(o);
 			o = NOPAIR;
 			/* set operations take sets: dedup the units first */
 			if (statuses("unit set", cpu->dedup(cctx, 1, &A.c, &SA.c), gpu->dedup(gctx, 1, &A.g, &SA.g), &SA) &&
 				statuses("unit set", cpu->dedup(cctx, 1, &B.c, &SB.c), gpu->dedup(gctx, 1, &B.g, &SB.g), &SB))
 			{
-				if (statuses("unit difference", cpu->difference(cctx, SA.c, SB.c, &o.c),
-							 gpu->difference(gctx, SA.g, SB.g, &o.g), &o))
-					pair_check(o, "unit difference", true);
+				compare_op("unit difference", cpu->difference(cctx, SA.c, SB.c, &o.c),
+						   gpu->difference(gctx, SA.g, SB.g, &o.g), &o, true);
 				pair_release(o);
 				o = NOPAIR;
-				if (statuses("unit merge", cpu->merge(cctx, SA.c, SB.c, &o.c),
-							 gpu->merge(gctx, SA.g, SB.g, &o.g), &o))
-					pair_check(o, "unit merge", true);
+				compare_op("unit merge", cpu->merge(cctx, SA.c, SB.c, &o.c),
+						   gpu->merge(gctx, SA.g, SB.g, &o.g), &o, true);
 				pair_release(o);
 				o = NOPAIR;
 				if (statuses("unit absorb", cpu->absorb(cctx, SA.c, SB.c, &o.c, &o2.c),
@@ -1072,25 +1041,12 @@ static const char *
 load_gpu(void)
 {
 	static char why[512];
-	const char *path = getenv("GDL_CUDA_LIB");
-	void	   *h;
-	GdlBackendEntryFn entry;
+	void	   *h = NULL;
 	const char *err = NULL;
 
-	if (!path || !*path)
-		path = "../../cuda/gpudl_cuda.so";
-	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-	{
-		snprintf(why, sizeof(why), "cannot load %s: %s", path, dlerror());
+	gpu = gdl_test_load_backend(&h, why, sizeof(why));
+	if (!gpu)
 		return why;
-	}
-	entry = (GdlBackendEntryFn) dlsym(h, GDL_BACKEND_ENTRY_SYMBOL);
-	if (!entry || !(gpu = entry()) || gpu->abi != GDL_BACKEND_ABI)
-	{
-		snprintf(why, sizeof(why), "%s: no entry point or ABI mismatch", path);
-		return why;
-	}
 	meminfo = (MemInfoFn) dlsym(h, "gdl_cuda_debug_meminfo");
 	gctx = gpu->ctx_create(NULL, &err);
 	if (!gctx)

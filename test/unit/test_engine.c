@@ -7,9 +7,9 @@
  * constants in atoms, goal filters; plus max_iterations, division by zero,
  * lazy EDB loading and explain.
  */
-#include "test_host.h"
+#include "test_util.h"
+#include "test_tables.h"
 
-#include <dlfcn.h>
 #include <string.h>
 
 #include "../../src/exec/gdl_backend.h"
@@ -18,158 +18,21 @@
 
 /* ------------------------------------------------------------ fake tables */
 
-#define MAXT 8
-#define MAXROWS 4096
-
-typedef struct Table
-{
-	const char *name;
-	int			ncols;
-	GdlType		types[4];
-	int			nrows;
-	int64_t		ival[MAXROWS][4];	/* int columns */
-	const char *sval[MAXROWS][4];	/* text columns */
-	int			loads;
-} Table;
-
-static Table tables[MAXT];
-static int	ntables;
+/* (the tables, their resolver and loader: test_tables.h) */
 
 static const char *const words[] = {
 	"ann", "bob", "cy", "dee", "eve", "fay", "gus", "hal", "ivy", "jo",
 	"Kim", "lou", "max", "ned", "Oz", "pat", "quin", "roy", "sue", "tom"
 };
 
+/* The state of the random tables' xorshift64 sequence (test_tables.c). */
 static uint64_t rng_state = 0x2545F4914F6CDD1DULL;
-
-/* xorshift64 */
-static uint64_t
-rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-/* Add (or reset) a table. */
-static Table *
-table(const char *name, int ncols, GdlType t0, GdlType t1)
-{
-	Table	   *t = NULL;
-	int			i;
-
-	for (i = 0; i < ntables; i++)
-		if (strcmp(tables[i].name, name) == 0)
-			t = &tables[i];
-	if (t == NULL)
-		t = &tables[ntables++];
-	memset(t, 0, sizeof(*t));
-	t->name = name;
-	t->ncols = ncols;
-	t->types[0] = t0;
-	t->types[1] = t1;
-	return t;
-}
-
-/* A random int relation with values below 'range'. */
-static void
-random_ints(const char *name, int ncols, int nrows, int range)
-{
-	Table	   *t = table(name, ncols, GDL_TYPE_INT, GDL_TYPE_INT);
-	int			i,
-				c;
-
-	for (c = 0; c < ncols; c++)
-		t->types[c] = GDL_TYPE_INT;
-	for (i = 0; i < nrows; i++)
-		for (c = 0; c < ncols; c++)
-			t->ival[i][c] = (int64_t) (rnd() % (uint64_t) range);
-	t->nrows = nrows;
-}
-
-/* A random text relation over the first 'nw' words. */
-static void
-random_text(const char *name, int nrows, int nw)
-{
-	Table	   *t = table(name, 2, GDL_TYPE_TEXT, GDL_TYPE_TEXT);
-	int			i;
-
-	for (i = 0; i < nrows; i++)
-	{
-		t->sval[i][0] = words[rnd() % nw];
-		t->sval[i][1] = words[rnd() % nw];
-	}
-	t->nrows = nrows;
-}
-
-static const char *const colnames[] = {"a", "b", "c", "d"};
-static const char *const typnames[] = {"int4", "int4", "int4", "int4"};
-
-/* A table by name. */
-static const Table *
-table_get(const char *name)
-{
-	int			i;
-
-	for (i = 0; i < ntables; i++)
-		if (strcmp(tables[i].name, name) == 0)
-			return &tables[i];
-	return NULL;
-}
-
-/* Resolver for the analysis. */
-static bool
-resolve(void *arg, const char *name, GdlRelInfo *out)
-{
-	int			i;
-
-	for (i = 0; i < ntables; i++)
-		if (strcmp(tables[i].name, name) == 0)
-		{
-			out->relid = 100 + i;
-			out->display_name = (char *) tables[i].name;
-			out->ncols = tables[i].ncols;
-			out->types = tables[i].types;
-			out->colnames = (char **) colnames;
-			out->typnames = (char **) typnames;
-			return true;
-		}
-	return false;
-}
-
-/* Encoded value of a table cell. */
-static int64_t
-cell(const Table *t, int r, int c, GdlDict *dict)
-{
-	if (t->types[c] == GDL_TYPE_TEXT)
-		return gdl_dict_intern(dict, t->sval[r][c], strlen(t->sval[r][c]));
-	return t->ival[r][c];
-}
 
 /* The engine's EDB loader. */
 static void
 load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out)
 {
-	int			i,
-				r,
-				c;
-
-	for (i = 0; i < ntables; i++)
-		if (strcmp(tables[i].name, pred->name) == 0)
-			break;
-	if (i == ntables)
-		gdl_error(GDL_ERR_UNDEFINED, NULL, NULL, "no table %s", pred->name);
-	tables[i].loads++;
-	out->ncols = tables[i].ncols;
-	out->nrows = tables[i].nrows;
-	out->cols = gdl_alloc(sizeof(int64_t *) * out->ncols);
-	for (c = 0; c < out->ncols; c++)
-	{
-		out->cols[c] = gdl_alloc(sizeof(int64_t) * (out->nrows + 1));
-		for (r = 0; r < tables[i].nrows; r++)
-			out->cols[c][r] = cell(&tables[i], r, c, dict);
-	}
+	tables_load(pred->name, dict, out);
 }
 
 /* ------------------------------------------------- reference: relations */
@@ -648,7 +511,7 @@ ref_run(const GdlAnalysis *a, GdlDict *dict, RefRel *rels)
 						int64_t		tup[4];
 
 						for (c = 0; c < tables[t].ncols; c++)
-							tup[c] = cell(&tables[t], r, c, dict);
+							tup[c] = table_cell(&tables[t], r, c, dict);
 						ref_add(&rels[p], tup);
 					}
 				}
@@ -710,13 +573,7 @@ ref_run(const GdlAnalysis *a, GdlDict *dict, RefRel *rels)
 static GdlAnalysis *
 analyze(const char *src)
 {
-	GdlProgram *volatile p = NULL;
-	GdlAnalysis *volatile a = NULL;
-	GdlError   *e = GDL_TRY(p = gdl_parse(src); a = gdl_analyze(p, resolve, NULL));
-
-	CHECK_MSG(e == NULL, "analysis of <%s> failed: %s / %s", src, e ? e->message : "",
-			  e && e->detail ? e->detail : "");
-	return e ? NULL : a;
+	return gdl_test_analyze(src, tables_resolve);
 }
 
 /*
@@ -754,14 +611,11 @@ engine(const GdlAnalysis *a, GdlDict *dict, const GdlGoal *goal, int64_t max_ite
 {
 	GdlPlan    *volatile plan = NULL;
 	GdlResult  *volatile res = NULL;
-	GdlRunInput in;
+	GdlRunInput in = {
+		.load_edb = load_edb, .device = test_device, .memory_limit = run_memory_limit,
+		.max_iterations = max_iter, .want_rows = true
+	};
 
-	memset(&in, 0, sizeof(in));
-	in.load_edb = load_edb;
-	in.device = test_device;
-	in.memory_limit = run_memory_limit;
-	in.max_iterations = max_iter;
-	in.want_rows = true;
 	*err = GDL_TRY(plan = gdl_plan_compile(a); res = gdl_run(plan, &in, dict, goal));
 	return res;
 }
@@ -904,11 +758,11 @@ compare_once(const char *src, const char *goalname, int64_t bindval, bool bind)
 static void
 random_graphs(int nodes, int edges)
 {
-	random_ints("e", 2, edges, nodes);
-	random_ints("f", 2, edges / 2 + 1, nodes);
-	random_ints("num", 1, 40, 60);
-	random_ints("t3", 3, edges, nodes / 2 + 1);
-	random_text("knows", edges, 12);
+	tables_random_ints(&rng_state, "e", 2, edges, nodes);
+	tables_random_ints(&rng_state, "f", 2, edges / 2 + 1, nodes);
+	tables_random_ints(&rng_state, "num", 1, 40, 60);
+	tables_random_ints(&rng_state, "t3", 3, edges, nodes / 2 + 1);
+	tables_random_text(&rng_state, "knows", edges, words, 12);
 }
 
 static const char *const programs[][2] = {
@@ -1122,49 +976,82 @@ bfs_closure(int nodes, int64_t *n)
 	return reach;
 }
 
+/* Transitive closures of e: linear, non-linear, and linear from the right. */
+static const char *const tc_progs[] = {
+	"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), e(Y, Z).",
+	"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), path(Y, Z).",
+	"path(X, Y) :- e(X, Y). path(X, Z) :- e(X, Y), path(Y, Z).",
+};
+
+/* A goal for every tuple of path. */
+static void
+path_goal(const GdlAnalysis *a, GdlGoal *goal)
+{
+	memset(goal, 0, sizeof(*goal));
+	goal->pred = gdl_analysis_find_pred(a, "path");
+}
+
+/* A random graph e and its transitive closure by BFS. */
+typedef struct Closure
+{
+	int			nodes;
+	int64_t		n;				/* pairs in the closure */
+	uint8_t    *reach;			/* nodes x nodes flags: is (x, y) in it? (malloc'd) */
+} Closure;
+
+/* Table e: 'edges' random edges over 'nodes' nodes; and its BFS closure. */
+static Closure
+random_closure(int nodes, int edges)
+{
+	Closure		cl;
+
+	cl.nodes = nodes;
+	tables_random_ints(&rng_state, "e", 2, edges, nodes);
+	cl.reach = bfs_closure(nodes, &cl.n);
+	return cl;
+}
+
+/* How many of a closure's result rows the BFS closure cl does not hold. */
+static int64_t
+closure_misses(const GdlResult *res, const Closure *cl)
+{
+	int64_t		bad = 0;
+
+	for (int64_t r = 0; r < res->count; r++)
+		if (!cl->reach[res->rows.cols[0][r] * cl->nodes + res->rows.cols[1][r]])
+			bad++;
+	return bad;
+}
+
 /* A larger graph through the parallel paths, against a BFS closure. */
 static void
 test_larger(void)
 {
-	static const char *const progs[] = {
-		"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), e(Y, Z).",
-		"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), path(Y, Z).",
-	};
-	int			nodes = 700,
-				p;
-	int64_t		n;
-	uint8_t    *reach;
+	Closure		cl = random_closure(700, 1100);
+	int			p;
 
-	random_ints("e", 2, 1100, nodes);
-	reach = bfs_closure(nodes, &n);
 	for (p = 0; p < 2; p++)
 	{
-		GdlAnalysis *a = analyze(progs[p]);
+		GdlAnalysis *a = analyze(tc_progs[p]);
 		GdlDict    *dict = gdl_dict_create();
 		GdlGoal		goal;
 		GdlResult  *res;
 		GdlError   *err;
-		int64_t		r,
-					bad = 0;
 
 		gdl_engine_set_threads(p + 1);
 		gdl_engine_set_batch_rows(p == 0 ? 20000 : (INT64_C(32) << 20));
-		memset(&goal, 0, sizeof(goal));
-		goal.pred = gdl_analysis_find_pred(a, "path");
+		path_goal(a, &goal);
 		res = engine(a, dict, &goal, 100000, &err);
 		CHECK(err == NULL);
 		if (err)
 			continue;
-		CHECK_MSG(res->count == n, "closure: engine %lld, BFS %lld", (long long) res->count, (long long) n);
+		CHECK_MSG(res->count == cl.n, "closure: engine %lld, BFS %lld", (long long) res->count, (long long) cl.n);
 		/* the batch size applies where no limit is known; a device reports its capacity */
 		CHECK(p != 0 || test_device == GDL_DEVICE_GPU || res->stats.batches > 2);
-		for (r = 0; r < res->count; r++)
-			if (!reach[res->rows.cols[0][r] * nodes + res->rows.cols[1][r]])
-				bad++;
-		CHECK(bad == 0);
+		CHECK(closure_misses(res, &cl) == 0);
 		gdl_test_reset();
 	}
-	free(reach);
+	free(cl.reach);
 	gdl_engine_set_threads(0);
 	gdl_engine_set_batch_rows(INT64_C(32) << 20);
 }
@@ -1177,19 +1064,10 @@ test_larger(void)
 static void
 test_larger_partitioned(void)
 {
-	static const char *const progs[] = {
-		"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), e(Y, Z).",
-		"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), path(Y, Z).",
-		"path(X, Y) :- e(X, Y). path(X, Z) :- e(X, Y), path(Y, Z).",
-	};
-	int			nodes = 700,
-				p,
+	Closure		cl = random_closure(700, 1100);
+	int			p,
 				q;
-	int64_t		n;
-	uint8_t    *reach;
 
-	random_ints("e", 2, 1100, nodes);
-	reach = bfs_closure(nodes, &n);
 	gdl_engine_set_partitions(3);
 	for (p = 0; p < 6; p++)
 	{
@@ -1197,45 +1075,39 @@ test_larger_partitioned(void)
 
 		/* the non-linear closure made linear (p = 1), then as written (p = 4) */
 		gdl_linearize_closures = p < 3;
-		a = analyze(progs[p % 3]);
+		a = analyze(tc_progs[p % 3]);
 		GdlDict    *dict = gdl_dict_create();
 		GdlGoal		goal;
 		GdlResult  *res;
 		GdlError   *err;
-		int64_t		r,
-					bad = 0,
-					owned = 0,
+		int64_t		owned = 0,
 					sent = 0;
 
 		gdl_engine_set_part_min_rows(p < 3 ? 0 : 1000000);
-		memset(&goal, 0, sizeof(goal));
-		goal.pred = gdl_analysis_find_pred(a, "path");
+		path_goal(a, &goal);
 		res = engine(a, dict, &goal, 100000, &err);
 		CHECK_MSG(err == NULL, "partitioned closure failed: %s", err ? err->message : "");
 		if (err)
 			continue;
-		CHECK_MSG(res->count == n, "partitioned closure: engine %lld, BFS %lld",
-				  (long long) res->count, (long long) n);
+		CHECK_MSG(res->count == cl.n, "partitioned closure: engine %lld, BFS %lld",
+				  (long long) res->count, (long long) cl.n);
 		CHECK(res->stats.nparts == 3);
 		for (q = 0; q < res->stats.nparts; q++)
 		{
 			owned += res->stats.parts[q].tuples;
 			sent += res->stats.parts[q].bytes_sent;
-			CHECK_MSG(res->stats.parts[q].tuples > n / 10, "partition %d owns %lld of %lld", q,
-					  (long long) res->stats.parts[q].tuples, (long long) n);
+			CHECK_MSG(res->stats.parts[q].tuples > cl.n / 10, "partition %d owns %lld of %lld", q,
+					  (long long) res->stats.parts[q].tuples, (long long) cl.n);
 		}
-		CHECK_MSG(owned == n, "partitions own %lld tuples, closure %lld", (long long) owned, (long long) n);
+		CHECK_MSG(owned == cl.n, "partitions own %lld tuples, closure %lld", (long long) owned, (long long) cl.n);
 		/* linear TC over replicated edges keeps every tuple where it is derived */
 		CHECK_MSG(p == 3 || p == 5 ? sent == 0 : sent > 0, "<%s> (%s edges) sent %lld bytes",
-				  progs[p % 3], p < 3 ? "partitioned" : "replicated", (long long) sent);
-		for (r = 0; r < res->count; r++)
-			if (!reach[res->rows.cols[0][r] * nodes + res->rows.cols[1][r]])
-				bad++;
-		CHECK(bad == 0);
+				  tc_progs[p % 3], p < 3 ? "partitioned" : "replicated", (long long) sent);
+		CHECK(closure_misses(res, &cl) == 0);
 		gdl_test_reset();
 	}
 	gdl_linearize_closures = true;
-	free(reach);
+	free(cl.reach);
 	gdl_engine_set_partitions(0);
 	gdl_engine_set_part_min_rows(100000);
 }
@@ -1248,18 +1120,9 @@ test_larger_partitioned(void)
 static void
 test_larger_limited(void)
 {
-	static const char *const progs[] = {
-		"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), e(Y, Z).",
-		"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), path(Y, Z).",
-		"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), path(Y, Z).",
-	};
-	int			nodes = 900,
-				p;
-	int64_t		n;
-	uint8_t    *reach;
+	Closure		cl = random_closure(900, 1500);
+	int			p;
 
-	random_ints("e", 2, 1500, nodes);
-	reach = bfs_closure(nodes, &n);
 	for (p = 0; p < 3; p++)
 	{
 		GdlAnalysis *a;
@@ -1267,15 +1130,13 @@ test_larger_limited(void)
 		GdlResult  *res;
 		GdlError   *err;
 		int64_t		peak = 0,
-					r,
 					bad = 0;
 		int			lim;
 
 		/* the non-linear closure made linear (p = 1), then as written (p = 2) */
 		gdl_linearize_closures = p < 2;
-		a = analyze(progs[p]);
-		memset(&goal, 0, sizeof(goal));
-		goal.pred = gdl_analysis_find_pred(a, "path");
+		a = analyze(tc_progs[p == 0 ? 0 : 1]);
+		path_goal(a, &goal);
 		for (lim = 0; lim < (test_device == GDL_DEVICE_GPU ? 3 : 2); lim++)
 		{
 			run_memory_limit = lim ? peak / (lim == 1 ? 2 : 4) : 0;
@@ -1294,11 +1155,9 @@ test_larger_limited(void)
 			CHECK(err == NULL);
 			if (err)
 				break;
-			CHECK_MSG(res->count == n, "closure (limit %lld): engine %lld, BFS %lld",
-					  (long long) run_memory_limit, (long long) res->count, (long long) n);
-			for (r = 0; r < res->count; r++)
-				if (!reach[res->rows.cols[0][r] * nodes + res->rows.cols[1][r]])
-					bad++;
+			CHECK_MSG(res->count == cl.n, "closure (limit %lld): engine %lld, BFS %lld",
+					  (long long) run_memory_limit, (long long) res->count, (long long) cl.n);
+			bad += closure_misses(res, &cl);
 			CHECK(bad == 0);
 			if (lim == 0)
 				peak = res->stats.peak_bytes;
@@ -1317,7 +1176,7 @@ test_larger_limited(void)
 		gdl_test_reset();
 	}
 	gdl_linearize_closures = true;
-	free(reach);
+	free(cl.reach);
 }
 
 /* Goal filters: constants and repeated variables. */
@@ -1334,7 +1193,7 @@ test_goal_filters(void)
 	GdlError   *err;
 
 	{
-		Table	   *t = table("e", 2, GDL_TYPE_INT, GDL_TYPE_INT);
+		Table	   *t = table("e", 2, GDL_TYPE_INT);
 		int64_t		rows[][2] = {{1, 2}, {2, 3}, {3, 1}, {4, 4}, {5, 6}};
 		int			i;
 
@@ -1406,7 +1265,7 @@ test_errors_and_loads(void)
 	gdl_test_reset();
 
 	{
-		Table	   *t = table("num", 1, GDL_TYPE_INT, GDL_TYPE_INT);
+		Table	   *t = table("num", 1, GDL_TYPE_INT);
 
 		t->ival[0][0] = 5;
 		t->ival[1][0] = 0;
@@ -1605,25 +1464,10 @@ static const char *
 load_gpu(void)
 {
 	static char why[512];
-	const char *path = getenv("GDL_CUDA_LIB");
-	void	   *h;
-	GdlBackendEntryFn entry;
-	const GdlBackend *b;
+	const GdlBackend *b = gdl_test_load_backend(NULL, why, sizeof(why));
 
-	if (!path || !*path)
-		path = "../../cuda/gpudl_cuda.so";
-	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-	{
-		snprintf(why, sizeof(why), "cannot load %s: %s", path, dlerror());
+	if (!b)
 		return why;
-	}
-	entry = (GdlBackendEntryFn) dlsym(h, GDL_BACKEND_ENTRY_SYMBOL);
-	if (!entry || !(b = entry()) || b->abi != GDL_BACKEND_ABI)
-	{
-		snprintf(why, sizeof(why), "%s: no entry point or ABI mismatch", path);
-		return why;
-	}
 	{
 		const char *err = NULL;
 		void	   *ctx = b->ctx_create(NULL, &err);

@@ -7,11 +7,10 @@
  * $GDL_CUDA_LIB); without the module or a GPU it prints "skipped" and
  * passes, as in CI.
  */
-#include "test_host.h"
+#include "test_util.h"
 #include "../../src/ilp/ilp_int.h"
 #include "../../src/ilp/gdl_ilp_device.h"
 
-#include <dlfcn.h>
 #include <math.h>
 #include <string.h>
 
@@ -107,12 +106,9 @@ compare_one(const GdlIlpDevice *dev, int32_t nrows, int32_t ncols, int dens, int
 	CHECK_MSG(rel_diff(cpu.loss, gpu.loss) <= 1e-6, "loss %.17g vs %.17g", cpu.loss, gpu.loss);
 
 	/* forward at the trained probabilities */
-	pr.nrows = m->nrows;
-	pr.ncols = m->ncols;
-	pr.npos = npos;
-	pr.wneg = m->wneg;
-	pr.off = m->off;
-	pr.idx = m->idx;
+	pr = (GdlIlpDevProblem) {
+		.nrows = m->nrows, .ncols = m->ncols, .npos = npos, .wneg = m->wneg, .off = m->off, .idx = m->idx
+	};
 	l1 = ilp_loss_forward(m, npos, cpu.prob, P1);
 	s = dev->create(&pr, err, sizeof(err));
 	CHECK_MSG(s != NULL, "create: %s", err);
@@ -129,50 +125,44 @@ compare_one(const GdlIlpDevice *dev, int32_t nrows, int32_t ncols, int dens, int
 		   (long long) m->off[nrows], gpu.epochs, gpu.loss, worst);
 }
 
-int
-main(void)
+/*
+ * The CUDA module's training device ($GDL_CUDA_LIB, else the default path),
+ * once a trivial session tells that a GPU works; NULL, said, when not.
+ */
+static const GdlIlpDevice *
+load_device(void)
 {
-	const char *lib = getenv("GDL_CUDA_LIB");
-	void	   *h;
-	GdlIlpDeviceEntryFn entry;
-	const GdlIlpDevice *dev;
-	GdlIlpDevSession *s;
-	GdlIlpDevProblem pr;
+	GdlIlpDeviceEntryFn entry = (GdlIlpDeviceEntryFn)
+		gdl_test_module_entry("test_ilp_gpu", getenv("GDL_CUDA_LIB"), GDL_ILP_DEVICE_ENTRY_SYMBOL);
+	const GdlIlpDevice *dev = entry ? entry() : NULL;
 	int64_t		off[2] = {0, 1};
 	int32_t		idx[1] = {0};
+	GdlIlpDevProblem pr = {.nrows = 1, .ncols = 1, .npos = 1, .wneg = 1.0, .off = off, .idx = idx};
 	char		err[256] = "";
+	GdlIlpDevSession *s;
 
-	gdl_test_host_install();
-	if (lib == NULL)
-		lib = "../../cuda/gpudl_cuda.so";
-	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-	if (h == NULL)
-	{
-		printf("test_ilp_gpu: skipped (no GPU: cannot load %s: %s)\n", lib, dlerror());
-		return 0;
-	}
-	entry = (GdlIlpDeviceEntryFn) dlsym(h, GDL_ILP_DEVICE_ENTRY_SYMBOL);
 	if (entry == NULL)
-	{
-		printf("test_ilp_gpu: skipped (no GPU: %s has no %s)\n", lib, GDL_ILP_DEVICE_ENTRY_SYMBOL);
-		return 0;
-	}
-	dev = entry();
+		return NULL;
 	CHECK(dev != NULL && dev->abi == GDL_ILP_DEVICE_ABI);
-	/* a trivial session tells whether a GPU works */
-	pr.nrows = 1;
-	pr.ncols = 1;
-	pr.npos = 1;
-	pr.wneg = 1.0;
-	pr.off = off;
-	pr.idx = idx;
 	s = dev->create(&pr, err, sizeof(err));
 	if (s == NULL)
 	{
 		printf("test_ilp_gpu: skipped (no GPU: %s)\n", err);
-		return 0;
+		return NULL;
 	}
 	dev->destroy(s);
+	return dev;
+}
+
+int
+main(void)
+{
+	const GdlIlpDevice *dev;
+
+	gdl_test_host_install();
+	dev = load_device();
+	if (dev == NULL)
+		return 0;
 
 	compare_one(dev, 1, 1, 1, 1, 1.0, 50);
 	compare_one(dev, 50, 7, 3, 10, 1.0, 200);

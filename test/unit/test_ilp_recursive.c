@@ -210,16 +210,12 @@ derives_exactly(World *w, const char *program, const char *target, int64_t *wron
 	GdlAnalysis *volatile a = NULL;
 	GdlPlan    *volatile plan = NULL;
 	GdlResult  *volatile res = NULL;
-	GdlRunInput in;
+	GdlRunInput in = {.load_edb = load_edb, .device = GDL_DEVICE_CPU, .want_rows = true};
 	GdlGoal		goal;
 	GdlError   *e;
 	bool	   *got = calloc((size_t) w->n * w->n + 1, 1);
 
 	eval_world = w;
-	memset(&in, 0, sizeof(in));
-	in.load_edb = load_edb;
-	in.device = GDL_DEVICE_CPU;
-	in.want_rows = true;
 	memset(&goal, 0, sizeof(goal));
 	e = GDL_TRY(p = gdl_parse(program); a = gdl_analyze(p, resolve, NULL);
 				goal.pred = gdl_analysis_find_pred(a, target);
@@ -323,6 +319,16 @@ test_ancestor(void)
 
 /* ------------------------------------------------------------ points-to */
 
+/* Derive pt(x, y) in the n x n flags pt: true when it is new. */
+static bool
+derive(bool *pt, int n, int64_t x, int64_t y)
+{
+	if (pt[x * n + y])
+		return false;
+	pt[x * n + y] = true;
+	return true;
+}
+
 /*
  * A random program of nv pointer variables and nv / 2 objects (ids nv..):
  * x = &o (addr), x = y (assgn), x = *y (load), *x = y (store), and pt by
@@ -361,32 +367,24 @@ make_pointsto(World *w, int nv, uint64_t seed)
 		changed = false;
 		for (int y = 0; y < n; y++)
 		{
-			for (size_t i = 0; i < w->rels[1].n; i++)
-			{
-				int64_t		a = w->rels[1].c[0][i],
-							b = w->rels[1].c[1][i];
+			const Tab  *as = &w->rels[1],
+					   *ld = &w->rels[2],
+					   *st = &w->rels[3];
 
-				if (pt[b * n + y] && !pt[a * n + y])
-					changed = pt[a * n + y] = true;
-			}
-			for (size_t i = 0; i < w->rels[2].n; i++)
-			{
-				int64_t		a = w->rels[2].c[0][i],
-							b = w->rels[2].c[1][i];
-
+			/* pt(a, y) :- assgn(a, b), pt(b, y) */
+			for (size_t i = 0; i < as->n; i++)
+				if (pt[as->c[1][i] * n + y])
+					changed |= derive(pt, n, as->c[0][i], y);
+			/* pt(a, y) :- load(a, b), pt(b, z), pt(z, y) */
+			for (size_t i = 0; i < ld->n; i++)
 				for (int z = 0; z < n; z++)
-					if (pt[b * n + z] && pt[z * n + y] && !pt[a * n + y])
-						changed = pt[a * n + y] = true;
-			}
-			for (size_t i = 0; i < w->rels[3].n; i++)
-			{
-				int64_t		a = w->rels[3].c[0][i],
-							b = w->rels[3].c[1][i];
-
+					if (pt[ld->c[1][i] * n + z] && pt[z * n + y])
+						changed |= derive(pt, n, ld->c[0][i], y);
+			/* pt(z, y) :- store(a, b), pt(a, z), pt(b, y) */
+			for (size_t i = 0; i < st->n; i++)
 				for (int z = 0; z < n; z++)
-					if (pt[a * n + z] && pt[b * n + y] && !pt[z * n + y])
-						changed = pt[z * n + y] = true;
-			}
+					if (pt[st->c[0][i] * n + z] && pt[st->c[1][i] * n + y])
+						changed |= derive(pt, n, z, y);
 		}
 	}
 }

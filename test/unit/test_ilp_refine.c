@@ -7,7 +7,7 @@
  * and tabled rests (same answers as the plain join, far fewer steps) on an
  * eight-puzzle-shaped world whose four-atom rule is then learned.
  */
-#include "test_host.h"
+#include "test_util.h"
 #include "../../src/ilp/ilp_refine.h"
 
 #include <string.h>
@@ -19,7 +19,16 @@ typedef struct Tab
 	size_t		n;
 	int64_t		c[4][4096];
 	int64_t    *cols[4];
+	GdlColumns	ex;				/* the columns as examples (problem()) */
 } Tab;
+
+/* Empty n tables (their arity too). */
+static void
+tabs_clear(Tab *const *tabs, int n)
+{
+	for (int i = 0; i < n; i++)
+		memset(tabs[i], 0, sizeof(Tab));
+}
 
 /* Append a tuple (unused columns ignored). */
 static void
@@ -51,70 +60,85 @@ rel_of(const char *name, Tab *t)
 	return r;
 }
 
-/* A problem over relations with integer examples. */
+/*
+ * A problem over relations with integer examples: the rows of pos, and of
+ * neg (NULL: none), which hold the example columns the problem points to.
+ */
 static GdlIlpProblem
-problem(const char *target, int arity, GdlIlpRelation *rels, int nrels, GdlColumns *pos,
-		GdlColumns *neg)
+problem(const char *target, int arity, GdlIlpRelation *rels, int nrels, Tab *pos, Tab *neg)
 {
-	GdlIlpProblem p;
+	GdlIlpProblem p = {.target = target, .arity = arity, .rels = rels, .nrels = nrels};
 
-	memset(&p, 0, sizeof(p));
-	p.target = target;
-	p.arity = arity;
-	p.rels = rels;
-	p.nrels = nrels;
 	for (int k = 0; k < arity; k++)
 		p.types[k] = GDL_TYPE_BIGINT;
-	p.positives = pos;
-	p.negatives = neg;
+	pos->ex = rel_of("pos", pos).rows;
+	p.positives = &pos->ex;
+	if (neg)
+	{
+		neg->ex = rel_of("neg", neg).rows;
+		p.negatives = &neg->ex;
+	}
 	return p;
+}
+
+/* A deal world: sale of some arity, cheap/1, deal examples of sale's arity. */
+typedef struct Deal
+{
+	Tab			sale,
+				cheap,
+				pos,
+				neg;
+	GdlIlpRelation rels[2];
+	GdlIlpProblem prob;
+	GdlIlpParams params;
+} Deal;
+
+/* Empty a deal world whose sale and examples have the given arity. */
+static void
+deal_begin(Deal *d, int arity)
+{
+	tabs_clear((Tab *[]) {&d->sale, &d->cheap, &d->pos, &d->neg}, 4);
+	d->sale.arity = d->pos.arity = d->neg.arity = arity;
+	d->cheap.arity = 1;
+}
+
+/* The filled deal world's problem (deal over sale and cheap), default parameters. */
+static void
+deal_problem(Deal *d)
+{
+	d->rels[0] = rel_of("sale", &d->sale);
+	d->rels[1] = rel_of("cheap", &d->cheap);
+	d->prob = problem("deal", d->sale.arity, d->rels, 2, &d->pos, &d->neg);
+	gdl_ilp_params_default(&d->params);
 }
 
 /* deal(S, I, P) :- sale(S, I, P), cheap(P): learned exactly, by the refinement search. */
 static void
 test_ternary(void)
 {
-	static Tab	sale,
-				cheap,
-				pos,
-				neg;
-	GdlIlpRelation rels[2];
-	GdlColumns	pc,
-				nc;
-	GdlIlpProblem prob;
-	GdlIlpParams params;
+	static Deal d;
 	GdlIlpResult *r;
 
-	memset(&sale, 0, sizeof(sale));
-	memset(&cheap, 0, sizeof(cheap));
-	memset(&pos, 0, sizeof(pos));
-	memset(&neg, 0, sizeof(neg));
-	sale.arity = pos.arity = neg.arity = 3;
-	cheap.arity = 1;
+	deal_begin(&d, 3);
 	for (int p = 0; p < 3; p++)
-		put(&cheap, p, 0, 0);
+		put(&d.cheap, p, 0, 0);
 	for (int s = 1; s <= 6; s++)
 		for (int i = 1; i <= 8; i++)
 		{
 			int			p = (s * 7 + i * 3) % 10;
 
-			put(&sale, s, i, p);
+			put(&d.sale, s, i, p);
 			if (p < 3)
 			{
-				put(&pos, s, i, p);
-				put(&neg, s, i, (p + 1) % 3);
+				put(&d.pos, s, i, p);
+				put(&d.neg, s, i, (p + 1) % 3);
 			}
 			else
-				put(&neg, s, i, p);
+				put(&d.neg, s, i, p);
 		}
-	rels[0] = rel_of("sale", &sale);
-	rels[1] = rel_of("cheap", &cheap);
-	pc = rel_of("pos", &pos).rows;
-	nc = rel_of("neg", &neg).rows;
-	prob = problem("deal", 3, rels, 2, &pc, &nc);
-	gdl_ilp_params_default(&params);
-	CHECK(ilp_refine_needed(&prob, &params));
-	r = gdl_ilp_learn(&prob, &params, NULL);
+	deal_problem(&d);
+	CHECK(ilp_refine_needed(&d.prob, &d.params));
+	r = gdl_ilp_learn(&d.prob, &d.params, NULL);
 	CHECK(r->nrules == 1);
 	CHECK_MSG(r->nrules == 1 && strcmp(r->rules[0].rule, "deal(X, Y, Z) :- cheap(Z), sale(X, Y, Z).") == 0,
 			  "got %s", r->nrules > 0 ? r->rules[0].rule : "(none)");
@@ -134,19 +158,11 @@ test_five_atoms(void)
 				pos,
 				neg;
 	GdlIlpRelation rels[5];
-	GdlColumns	pc,
-				nc;
 	GdlIlpProblem prob;
 	GdlIlpParams params;
 	GdlIlpResult *r;
 
-	memset(&piece, 0, sizeof(Tab) * 1);
-	memset(&size, 0, sizeof(Tab));
-	memset(&small, 0, sizeof(Tab));
-	memset(&red, 0, sizeof(Tab));
-	memset(&contact, 0, sizeof(Tab));
-	memset(&pos, 0, sizeof(Tab));
-	memset(&neg, 0, sizeof(Tab));
+	tabs_clear((Tab *[]) {&piece, &size, &small, &red, &contact, &pos, &neg}, 7);
 	piece.arity = size.arity = contact.arity = 2;
 	small.arity = red.arity = pos.arity = neg.arity = 1;
 	put(&small, 1, 0, 0);
@@ -183,9 +199,7 @@ test_five_atoms(void)
 	rels[2] = rel_of("small", &small);
 	rels[3] = rel_of("red", &red);
 	rels[4] = rel_of("contact", &contact);
-	pc = rel_of("pos", &pos).rows;
-	nc = rel_of("neg", &neg).rows;
-	prob = problem("zen", 1, rels, 5, &pc, &nc);
+	prob = problem("zen", 1, rels, 5, &pos, &neg);
 	gdl_ilp_params_default(&params);
 	params.max_body = 5;
 	r = gdl_ilp_learn(&prob, &params, NULL);
@@ -226,16 +240,11 @@ test_types(void)
 				pos,
 				neg;
 	GdlIlpRelation rels[2];
-	GdlColumns	pc,
-				nc;
 	GdlIlpProblem prob;
 	GdlIlpParams params;
 	GdlIlpResult *r;
 
-	memset(&lives, 0, sizeof(Tab));
-	memset(&big, 0, sizeof(Tab));
-	memset(&pos, 0, sizeof(Tab));
-	memset(&neg, 0, sizeof(Tab));
+	tabs_clear((Tab *[]) {&lives, &big, &pos, &neg}, 4);
 	lives.arity = 2;
 	big.arity = pos.arity = neg.arity = 1;
 	for (int64_t p = 1; p <= 12; p++)
@@ -247,9 +256,7 @@ test_types(void)
 	put(&big, 2, 0, 0);
 	rels[0] = rel_of("lives", &lives);
 	rels[1] = rel_of("big", &big);
-	pc = rel_of("pos", &pos).rows;
-	nc = rel_of("neg", &neg).rows;
-	prob = problem("town", 1, rels, 2, &pc, &nc);
+	prob = problem("town", 1, rels, 2, &pos, &neg);
 	gdl_ilp_params_default(&params);
 	params.method = GDL_ILP_REFINE;
 	r = gdl_ilp_learn(&prob, &params, NULL);
@@ -270,21 +277,18 @@ test_canonical(void)
 	static Tab	a,
 				b;
 	GdlIlpRelation rels[2];
-	GdlColumns	pc;
 	GdlIlpProblem prob;
 	NxWorld    *w;
 	NxRule		x,
 				y;
 
-	memset(&a, 0, sizeof(Tab));
-	memset(&b, 0, sizeof(Tab));
+	tabs_clear((Tab *[]) {&a, &b}, 2);
 	a.arity = b.arity = 2;
 	put(&a, 1, 2, 0);
 	put(&b, 2, 3, 0);
 	rels[0] = rel_of("a", &a);
 	rels[1] = rel_of("b", &b);
-	pc = rel_of("pos", &a).rows;
-	prob = problem("t", 2, rels, 2, &pc, NULL);
+	prob = problem("t", 2, rels, 2, &a, NULL);
 	w = nx_world_build(&prob, 0, 2, false, false);
 	memset(&x, -1, sizeof(x));
 	memset(&y, -1, sizeof(y));
@@ -310,51 +314,33 @@ test_canonical(void)
 static void
 test_noise(void)
 {
-	static Tab	sale,
-				cheap,
-				pos,
-				neg;
-	GdlIlpRelation rels[2];
-	GdlColumns	pc,
-				nc;
-	GdlIlpProblem prob;
-	GdlIlpParams params;
+	static Deal d;
 	GdlIlpResult *r;
 	int			flipped = 0;
 
-	memset(&sale, 0, sizeof(Tab));
-	memset(&cheap, 0, sizeof(Tab));
-	memset(&pos, 0, sizeof(Tab));
-	memset(&neg, 0, sizeof(Tab));
-	sale.arity = pos.arity = neg.arity = 2;
-	cheap.arity = 1;
-	put(&cheap, 0, 0, 0);
-	put(&cheap, 1, 0, 0);
+	deal_begin(&d, 2);
+	put(&d.cheap, 0, 0, 0);
+	put(&d.cheap, 1, 0, 0);
 	for (int64_t i = 1; i <= 60; i++)
 	{
 		int64_t		p = (i * 7) % 5;
 		bool		label = p < 2;
 
-		put(&sale, i, p, 0);
+		put(&d.sale, i, p, 0);
 		if (i % 15 == 0)
 		{
 			label = !label;		/* 4 outliers */
 			flipped++;
 		}
-		put(label ? &pos : &neg, i, p, 0);
+		put(label ? &d.pos : &d.neg, i, p, 0);
 	}
-	rels[0] = rel_of("sale", &sale);
-	rels[1] = rel_of("cheap", &cheap);
-	pc = rel_of("pos", &pos).rows;
-	nc = rel_of("neg", &neg).rows;
-	prob = problem("deal", 2, rels, 2, &pc, &nc);
-	gdl_ilp_params_default(&params);
-	params.method = GDL_ILP_REFINE;
-	r = gdl_ilp_learn(&prob, &params, NULL);
+	deal_problem(&d);
+	d.params.method = GDL_ILP_REFINE;
+	r = gdl_ilp_learn(&d.prob, &d.params, NULL);
 	CHECK(flipped == 4 && r->train_precision == 1.0);
 	CHECK(r->nrules != 1 || r->train_recall < 1.0);
-	params.noise = 0.2;
-	r = gdl_ilp_learn(&prob, &params, NULL);
+	d.params.noise = 0.2;
+	r = gdl_ilp_learn(&d.prob, &d.params, NULL);
 	CHECK_MSG(r->nrules == 1 && strcmp(r->rules[0].rule, "deal(X, Y) :- cheap(Y), sale(X, Y).") == 0,
 			  "got %d: %s", r->nrules, r->nrules > 0 ? r->rules[0].rule : "(none)");
 }
@@ -367,15 +353,12 @@ test_notes_and_errors(void)
 				empty,
 				pos;
 	GdlIlpRelation rels[3];
-	GdlColumns	pc;
 	GdlIlpProblem prob;
 	GdlIlpParams params;
 	GdlIlpResult *r;
 	GdlError   *e;
 
-	memset(&a, 0, sizeof(Tab));
-	memset(&empty, 0, sizeof(Tab));
-	memset(&pos, 0, sizeof(Tab));
+	tabs_clear((Tab *[]) {&a, &empty, &pos}, 3);
 	a.arity = pos.arity = 3;
 	empty.arity = 2;
 	put(&a, 1, 2, 3);
@@ -384,8 +367,7 @@ test_notes_and_errors(void)
 	rels[1] = rel_of("empty", &empty);
 	rels[2] = rel_of("wide", &a);
 	rels[2].arity = GDL_ILP_MAX_ARITY + 1;
-	pc = rel_of("pos", &pos).rows;
-	prob = problem("t", 3, rels, 3, &pc, NULL);
+	prob = problem("t", 3, rels, 3, &pos, NULL);
 	gdl_ilp_params_default(&params);
 	r = gdl_ilp_learn(&prob, &params, NULL);
 	CHECK(r->nnotes == 2);
@@ -394,14 +376,8 @@ test_notes_and_errors(void)
 	params.max_body = GDL_ILP_MAX_BODY + 1;
 	e = GDL_TRY(gdl_ilp_learn(&prob, &params, NULL));
 	CHECK(e != NULL && e->code == GDL_ERR_PARAM);
-	gdl_ilp_params_default(&params);
-	params.noise = 1.0;
-	e = GDL_TRY(gdl_ilp_learn(&prob, &params, NULL));
-	CHECK(e != NULL && e->code == GDL_ERR_PARAM);
-	gdl_ilp_params_default(&params);
-	params.max_seconds = -1;
-	e = GDL_TRY(gdl_ilp_learn(&prob, &params, NULL));
-	CHECK(e != NULL && e->code == GDL_ERR_PARAM);
+	CHECK_ILP_BAD_PARAM(prob, params, noise, 1.0);
+	CHECK_ILP_BAD_PARAM(prob, params, max_seconds, -1);
 	/* a binary-only problem with more than 3 atoms: refinement, not an error */
 	gdl_ilp_params_default(&params);
 	params.max_body = 4;
@@ -450,7 +426,7 @@ add_atom(NxRule *r, int16_t pred, int a, int b, int c, int d)
  * Build it into *prob (static storage).
  */
 static void
-puzzle_problem(GdlIlpProblem *prob, GdlIlpRelation *rels, GdlColumns *pc, GdlColumns *nc)
+puzzle_problem(GdlIlpProblem *prob, GdlIlpRelation *rels)
 {
 	static Tab	cell,
 				blank,
@@ -458,11 +434,7 @@ puzzle_problem(GdlIlpProblem *prob, GdlIlpRelation *rels, GdlColumns *pc, GdlCol
 				pos,
 				neg;
 
-	memset(&cell, 0, sizeof(Tab));
-	memset(&blank, 0, sizeof(Tab));
-	memset(&succ, 0, sizeof(Tab));
-	memset(&pos, 0, sizeof(Tab));
-	memset(&neg, 0, sizeof(Tab));
+	tabs_clear((Tab *[]) {&cell, &blank, &succ, &pos, &neg}, 5);
 	cell.arity = 4;
 	blank.arity = 1;
 	succ.arity = 2;
@@ -493,9 +465,7 @@ puzzle_problem(GdlIlpProblem *prob, GdlIlpRelation *rels, GdlColumns *pc, GdlCol
 	rels[0] = rel_of("cell", &cell);
 	rels[1] = rel_of("blank", &blank);
 	rels[2] = rel_of("succ", &succ);
-	*pc = rel_of("pos", &pos).rows;
-	*nc = rel_of("neg", &neg).rows;
-	*prob = problem("move", 3, rels, 3, pc, nc);
+	*prob = problem("move", 3, rels, 3, &pos, &neg);
 	/* types as Popper's bias declares them (gpudl_learn's 'types') */
 	rels[0].tags[0] = prob->tags[0] = "state";
 	rels[0].tags[1] = rels[0].tags[2] = prob->tags[1] = prob->tags[2] = "pos";
@@ -514,15 +484,13 @@ static void
 test_memo_cover(void)
 {
 	GdlIlpRelation rels[3];
-	GdlColumns	pc,
-				nc;
 	GdlIlpProblem prob;
 	NxWorld    *w;
 	NxRule		rules[3];
 	int32_t    *all,
 			   *got;
 
-	puzzle_problem(&prob, rels, &pc, &nc);
+	puzzle_problem(&prob, rels);
 	w = nx_world_build(&prob, 0, 4, false, false);
 	CHECK(w->npos + w->nneg == 1080 && w->npos > 60);
 	all = gdl_alloc(sizeof(int32_t) * (w->npos + w->nneg));
@@ -593,13 +561,11 @@ static void
 test_puzzle_rule(void)
 {
 	GdlIlpRelation rels[3];
-	GdlColumns	pc,
-				nc;
 	GdlIlpProblem prob;
 	GdlIlpParams params;
 	GdlIlpResult *r;
 
-	puzzle_problem(&prob, rels, &pc, &nc);
+	puzzle_problem(&prob, rels);
 	gdl_ilp_params_default(&params);
 	params.max_body = 6;
 	params.max_seconds = 30;

@@ -4,7 +4,7 @@
  * inference, safety, stratification and the explain lines.  Tables come
  * from a fake resolver.
  */
-#include "test_host.h"
+#include "test_util.h"
 #include "../../src/lang/gdl_lang.h"
 #include "../../src/lang/lang_int.h"
 
@@ -73,17 +73,21 @@ parse_ok(const char *src)
 	return e ? NULL : p;
 }
 
+/* Parse, failing the test on an error or unless there are n items; NULL then. */
+static GdlProgram *
+parse_items(const char *src, int n)
+{
+	GdlProgram *p = parse_ok(src);
+
+	CHECK(p && p->nitems == n);
+	return p && p->nitems == n ? p : NULL;
+}
+
 /* Parse and analyse, failing the test on an error. */
 static GdlAnalysis *
 analyze_ok(const char *src)
 {
-	GdlProgram *volatile p = NULL;
-	GdlAnalysis *volatile a = NULL;
-	GdlError   *e = GDL_TRY(p = gdl_parse(src); a = gdl_analyze(p, fake_resolve, NULL));
-
-	CHECK_MSG(e == NULL, "analysis of <%s> failed: %s / %s", src, e ? e->message : "",
-			  e && e->detail ? e->detail : "");
-	return e ? NULL : a;
+	return gdl_test_analyze(src, fake_resolve);
 }
 
 /* Parse and analyse, returning the error (NULL if none). */
@@ -152,11 +156,10 @@ test_parse_basic(void)
 		"edge(1, 2).   // trailing\n"
 		"/* block\n comment */ path(X, Y) :- edge(X, Y).\n"
 		"path(X, Z) :-\n   path(X, Y),  % recursive\n   edge(Y, Z).\n";
-	GdlProgram *p = parse_ok(src);
+	GdlProgram *p = parse_items(src, 3);
 	GdlClause  *c;
 
-	CHECK(p && p->nitems == 3);
-	if (!p || p->nitems != 3)
+	if (!p)
 		return;
 	c = p->items[0].clause;
 	CHECK(p->items[0].kind == GDL_ITEM_CLAUSE);
@@ -190,11 +193,10 @@ test_parse_basic(void)
 static void
 test_parse_constants(void)
 {
-	GdlProgram *p = parse_ok("k(\"al\\\"i\\\\ce\", bob, -7, 1.5, true, false, -2.5e3, 'sq', 9223372036854775807, -9223372036854775808).");
+	GdlProgram *p = parse_items("k(\"al\\\"i\\\\ce\", bob, -7, 1.5, true, false, -2.5e3, 'sq', 9223372036854775807, -9223372036854775808).", 1);
 	GdlTerm   **a;
 
-	CHECK(p && p->nitems == 1);
-	if (!p || p->nitems != 1)
+	if (!p)
 		return;
 	a = p->items[0].clause->head.args;
 	CHECK(p->items[0].clause->head.nargs == 10);
@@ -275,14 +277,13 @@ test_parse_body(void)
 static void
 test_parse_decl(void)
 {
-	GdlProgram *p = parse_ok(".decl score(who: text, points: bigint)\n"
-							 ".decl f(x: double precision, b: boolean, i: integer).\n"
-							 ".decl g(int, text)\n"
-							 "score(\"a\", 1).");
+	GdlProgram *p = parse_items(".decl score(who: text, points: bigint)\n"
+								".decl f(x: double precision, b: boolean, i: integer).\n"
+								".decl g(int, text)\n"
+								"score(\"a\", 1).", 4);
 	GdlDecl    *d;
 
-	CHECK(p && p->nitems == 4);
-	if (!p || p->nitems != 4)
+	if (!p)
 		return;
 	d = p->items[0].decl;
 	CHECK(p->items[0].kind == GDL_ITEM_DECL);

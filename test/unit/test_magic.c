@@ -9,7 +9,8 @@
  * would recurse through negation or aggregation, and that a bound goal
  * derives far fewer tuples.
  */
-#include "test_host.h"
+#include "test_util.h"
+#include "test_tables.h"
 
 #include <string.h>
 
@@ -17,108 +18,19 @@
 
 /* ------------------------------------------------------------ fake tables */
 
-#define MAXT 6
-#define MAXROWS 512
-
-typedef struct Table
-{
-	const char *name;
-	int			ncols;
-	GdlType		types[3];
-	int			nrows;
-	int64_t		ival[MAXROWS][3];
-	const char *sval[MAXROWS][3];
-} Table;
-
-static Table tables[MAXT];
-static int	ntables;
+/* (the tables, their resolver and loader: test_tables.h) */
 
 static const char *const words[] = {
 	"abe", "bart", "cy", "dee", "eve", "fay", "gus", "hal", "ivy", "jo", "kim", "lou"
 };
 
-static const char *const colnames[] = {"a", "b", "c"};
-static const char *const typnames[] = {"int4", "int4", "int4"};
-
 static uint64_t rng_state = 0x9E3779B97F4A7C15ULL;
 
-/* xorshift64 */
+/* The next number of this file's xorshift64 sequence (test_util.c). */
 static uint64_t
 rnd(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-/* Add (or reset) a table. */
-static Table *
-table(const char *name, int ncols, GdlType type)
-{
-	Table	   *t = NULL;
-	int			i;
-
-	for (i = 0; i < ntables; i++)
-		if (strcmp(tables[i].name, name) == 0)
-			t = &tables[i];
-	if (t == NULL)
-		t = &tables[ntables++];
-	memset(t, 0, sizeof(*t));
-	t->name = name;
-	t->ncols = ncols;
-	for (i = 0; i < ncols; i++)
-		t->types[i] = type;
-	return t;
-}
-
-/* Random int rows with values below 'range'. */
-static void
-random_ints(const char *name, int ncols, int nrows, int range)
-{
-	Table	   *t = table(name, ncols, GDL_TYPE_INT);
-	int			i,
-				c;
-
-	for (i = 0; i < nrows; i++)
-		for (c = 0; c < ncols; c++)
-			t->ival[i][c] = (int64_t) (rnd() % (uint64_t) range);
-	t->nrows = nrows;
-}
-
-/* Random text pairs over the first nw words. */
-static void
-random_words(const char *name, int nrows, int nw)
-{
-	Table	   *t = table(name, 2, GDL_TYPE_TEXT);
-	int			i;
-
-	for (i = 0; i < nrows; i++)
-	{
-		t->sval[i][0] = words[rnd() % nw];
-		t->sval[i][1] = words[rnd() % nw];
-	}
-	t->nrows = nrows;
-}
-
-/* Resolver for the analysis. */
-static bool
-resolve(void *arg, const char *name, GdlRelInfo *out)
-{
-	int			i;
-
-	for (i = 0; i < ntables; i++)
-		if (strcmp(tables[i].name, name) == 0)
-		{
-			out->relid = 100 + i;
-			out->display_name = (char *) tables[i].name;
-			out->ncols = tables[i].ncols;
-			out->types = tables[i].types;
-			out->colnames = (char **) colnames;
-			out->typnames = (char **) typnames;
-			return true;
-		}
-	return false;
+	return gdl_test_xorshift(&rng_state);
 }
 
 /* ----------------------------------------------------------------- runs */
@@ -154,9 +66,7 @@ static void
 load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out)
 {
 	LoadArg    *la = arg;
-	int			i,
-				r,
-				c;
+	int			c;
 
 	if (la->m && strcmp(pred->name, la->m->seed_name) == 0)
 	{
@@ -170,22 +80,7 @@ load_edb(void *arg, const GdlPred *pred, GdlDict *dict, GdlColumns *out)
 		}
 		return;
 	}
-	for (i = 0; i < ntables; i++)
-		if (strcmp(tables[i].name, pred->name) == 0)
-			break;
-	if (i == ntables)
-		gdl_error(GDL_ERR_UNDEFINED, NULL, NULL, "no table %s", pred->name);
-	out->ncols = tables[i].ncols;
-	out->nrows = tables[i].nrows;
-	out->cols = gdl_alloc(sizeof(int64_t *) * (out->ncols + 1));
-	for (c = 0; c < out->ncols; c++)
-	{
-		out->cols[c] = gdl_alloc(sizeof(int64_t) * (out->nrows + 1));
-		for (r = 0; r < tables[i].nrows; r++)
-			out->cols[c][r] = tables[i].types[c] == GDL_TYPE_TEXT ?
-				gdl_dict_intern(dict, tables[i].sval[r][c], strlen(tables[i].sval[r][c])) :
-				tables[i].ival[r][c];
-	}
+	tables_load(pred->name, dict, out);
 }
 
 /* Answers of a run as sorted printable rows. */
@@ -337,13 +232,13 @@ random_tables(int range)
 	Table	   *n;
 
 	ntables = 0;
-	random_ints("e", 2, 10 + (int) (rnd() % 40), range);
-	random_ints("w", 3, 10 + (int) (rnd() % 30), range);
+	tables_random_ints(&rng_state, "e", 2, 10 + (int) (rnd() % 40), range);
+	tables_random_ints(&rng_state, "w", 3, 10 + (int) (rnd() % 30), range);
 	n = table("n", 1, GDL_TYPE_INT);
 	for (i = 0; i < range; i++)
 		n->ival[i][0] = i;
 	n->nrows = range;
-	random_words("par", 8 + (int) (rnd() % 20), 12);
+	tables_random_text(&rng_state, "par", 8 + (int) (rnd() % 20), words, 12);
 	/* make "lisa" occur now and then */
 	if (rnd() % 2)
 	{
@@ -427,7 +322,7 @@ test_random(void)
 
 			random_tables(range);
 			prog = gdl_parse(pr->src);
-			err = GDL_TRY(a = gdl_analyze(prog, resolve, NULL));
+			err = GDL_TRY(a = gdl_analyze(prog, tables_resolve, NULL));
 			CHECK_MSG(err == NULL, "%s: %s", pr->name, err ? err->message : "");
 			if (err)
 			{
@@ -470,7 +365,7 @@ test_random(void)
 static GdlMagic *
 rewrite(const char *src, const char *goal, const char *pattern, GdlAnalysis **a_out)
 {
-	GdlAnalysis *a = gdl_analyze(gdl_parse(src), resolve, NULL);
+	GdlAnalysis *a = gdl_analyze(gdl_parse(src), tables_resolve, NULL);
 	bool		bound[8];
 	int			k;
 

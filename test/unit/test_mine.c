@@ -15,8 +15,9 @@
  * prediction on a graph whose ranking is known by hand, and rules with
  * constants measured and ranked by hand.
  */
-#include "test_host.h"
+#include "test_util.h"
 #include "../../src/mine/gdl_mine.h"
+#include "../../src/mine/mine_int.h"
 
 #include <math.h>
 #include <string.h>
@@ -26,15 +27,11 @@ static int64_t rules_compared;	/* rules found by both, over the run */
 static int64_t shapes_seen[4];	/* of those, by body length */
 static int64_t const_compared;	/* of those, rules with constants */
 
-/* splitmix64. */
+/* The next number of this file's splitmix64 sequence (test_util.c). */
 static uint64_t
 next_rand(void)
 {
-	uint64_t	x = (rng += 0x9e3779b97f4a7c15ULL);
-
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
+	return gdl_test_splitmix(&rng);
 }
 
 /* ------------------------------------------------------------ a test KG */
@@ -68,11 +65,7 @@ random_kg(Kg *k, int n, int R, int f, bool selfloops)
 
 		snprintf(k->names[r], sizeof(k->names[r]), "p%d", r);
 		k->rels[r].name = k->names[r];
-		c->ncols = 2;
-		c->nrows = m + 2;
-		c->cols = gdl_alloc(sizeof(int64_t *) * 2);
-		c->cols[0] = gdl_alloc(sizeof(int64_t) * (m + 2));
-		c->cols[1] = gdl_alloc(sizeof(int64_t) * (m + 2));
+		gdl_test_pair_columns(c, m + 2);
 		for (int i = 0; i < m; i++)
 		{
 			int			a = (int) (next_rand() % n),
@@ -119,39 +112,14 @@ random_kg(Kg *k, int n, int R, int f, bool selfloops)
 
 /* ---------------------------------------------------- the naive reference */
 
-/* Rule order: head, head form and constant, body length, atoms (rel, a, b, value). */
-static int
-rule_cmp(const GdlMineRule *a, const GdlMineRule *b)
-{
-	if (a->head != b->head)
-		return a->head < b->head ? -1 : 1;
-	if (a->head_const != b->head_const)
-		return a->head_const < b->head_const ? -1 : 1;
-	if (a->head_value != b->head_value)
-		return a->head_value < b->head_value ? -1 : 1;
-	if (a->nbody != b->nbody)
-		return a->nbody < b->nbody ? -1 : 1;
-	for (int i = 0; i < a->nbody; i++)
-	{
-		const GdlMineAtom *x = &a->body[i],
-				   *y = &b->body[i];
-
-		if (x->rel != y->rel)
-			return x->rel < y->rel ? -1 : 1;
-		if (x->a != y->a)
-			return x->a < y->a ? -1 : 1;
-		if (x->b != y->b)
-			return x->b < y->b ? -1 : 1;
-		if (x->value != y->value)
-			return x->value < y->value ? -1 : 1;
-	}
-	return 0;
-}
-
+/*
+ * Rule order for qsort: head, head form and constant, body length, atoms
+ * (rel, a, b, value): the miner's own mine_rule_cmp.
+ */
 static int
 rule_qcmp(const void *a, const void *b)
 {
-	return rule_cmp(a, b);
+	return mine_rule_cmp(a, b);
 }
 
 /* Closed (every variable in two atoms, head counted) and connected. */
@@ -311,7 +279,7 @@ const_rule_ok(const GdlMineRule *r)
 				return false;
 		}
 		for (int j = 0; j < i; j++)
-			if (rule_cmp(&(GdlMineRule) {.nbody = 1, .body = {*a}},
+			if (mine_rule_cmp(&(GdlMineRule) {.nbody = 1, .body = {*a}},
 						 &(GdlMineRule) {.nbody = 1, .body = {r->body[j]}}) == 0)
 				return false;
 		if (a->a != GDL_MINE_C)
@@ -543,7 +511,7 @@ naive_mine(const Kg *k, const GdlMineOptions *o, int64_t *nout)
 					nh = 0;
 		int64_t		minsup = o->min_support < 1 ? 1 : o->min_support;
 
-		if (i > 0 && rule_cmp(r, &all[i - 1]) == 0)
+		if (i > 0 && mine_rule_cmp(r, &all[i - 1]) == 0)
 			continue;
 		for (int x = 0; x < k->nent; x++)
 			for (int y = 0; y < k->nent; y++)
@@ -587,7 +555,7 @@ compare(const Kg *k, const GdlMineOptions *o, const char *what)
 	CHECK(gdl_mine_graph_nentities(g) == k->nent);
 	while ((i < res->nrules || j < nref) && bad < 5)
 	{
-		int			c = i >= res->nrules ? 1 : j >= nref ? -1 : rule_cmp(&res->rules[i], &ref[j]);
+		int			c = i >= res->nrules ? 1 : j >= nref ? -1 : mine_rule_cmp(&res->rules[i], &ref[j]);
 
 		if (c == 0)
 		{
@@ -755,17 +723,9 @@ test_differential(void)
 		random_kg(&k, n, R, f, seed % 3 != 1);
 		gdl_mine_options_init(&o);
 		o.threads = 1 + seed % 2;
-		o.max_body = 1 + seed % 3;
-		if (seed >= 30)
-			o.max_body = 3;
-		if (seed % 5 == 0)
+		gdl_test_mine_vary(&o, seed, 30, 5);
+		if (seed % 5 == 1)
 		{
-			o.min_head_coverage = 0;
-			o.min_confidence = 0;
-		}
-		else if (seed % 5 == 1)
-		{
-			o.min_support = 2;
 			o.min_head_coverage = 0.3;
 			o.min_confidence = 0.2;
 			o.min_std_confidence = 0.1;
@@ -800,6 +760,19 @@ test_differential(void)
 		   (long) shapes_seen[3], (long) const_compared);
 }
 
+/* The canonical form of a rule of the n body atoms given (head 0). */
+static GdlMineRule
+canonical(int n, const GdlMineAtom *body)
+{
+	GdlMineRule r;
+
+	memset(&r, 0, sizeof(r));
+	r.nbody = n;
+	memcpy(r.body, body, sizeof(GdlMineAtom) * n);
+	gdl_mine_canonical(&r);
+	return r;
+}
+
 /* Canonical forms by hand. */
 static void
 test_canonical(void)
@@ -807,36 +780,20 @@ test_canonical(void)
 	GdlMineRule r;
 
 	/* sorted by (rel, a, b) */
-	memset(&r, 0, sizeof(r));
-	r.nbody = 2;
-	r.body[0] = (GdlMineAtom) {5, GDL_MINE_Z, GDL_MINE_Y};
-	r.body[1] = (GdlMineAtom) {2, GDL_MINE_X, GDL_MINE_Z};
-	gdl_mine_canonical(&r);
+	r = canonical(2, (GdlMineAtom[]) {{5, GDL_MINE_Z, GDL_MINE_Y}, {2, GDL_MINE_X, GDL_MINE_Z}});
 	CHECK(r.body[0].rel == 2 && r.body[1].rel == 5);
 	/* W alone becomes Z */
-	memset(&r, 0, sizeof(r));
-	r.nbody = 2;
-	r.body[0] = (GdlMineAtom) {1, GDL_MINE_X, GDL_MINE_W};
-	r.body[1] = (GdlMineAtom) {1, GDL_MINE_W, GDL_MINE_Y};
-	gdl_mine_canonical(&r);
+	r = canonical(2, (GdlMineAtom[]) {{1, GDL_MINE_X, GDL_MINE_W}, {1, GDL_MINE_W, GDL_MINE_Y}});
 	CHECK(r.body[0].b == GDL_MINE_Z && r.body[1].a == GDL_MINE_Z);
 	/* X-W-Z-Y: the renaming with Z next to X is smaller */
-	memset(&r, 0, sizeof(r));
-	r.nbody = 3;
-	r.body[0] = (GdlMineAtom) {3, GDL_MINE_Z, GDL_MINE_Y};
-	r.body[1] = (GdlMineAtom) {2, GDL_MINE_W, GDL_MINE_Z};
-	r.body[2] = (GdlMineAtom) {1, GDL_MINE_X, GDL_MINE_W};
-	gdl_mine_canonical(&r);
+	r = canonical(3, (GdlMineAtom[]) {{3, GDL_MINE_Z, GDL_MINE_Y}, {2, GDL_MINE_W, GDL_MINE_Z},
+									  {1, GDL_MINE_X, GDL_MINE_W}});
 	CHECK(r.body[0].rel == 1 && r.body[0].a == GDL_MINE_X && r.body[0].b == GDL_MINE_Z);
 	CHECK(r.body[1].rel == 2 && r.body[1].a == GDL_MINE_Z && r.body[1].b == GDL_MINE_W);
 	CHECK(r.body[2].rel == 3 && r.body[2].a == GDL_MINE_W && r.body[2].b == GDL_MINE_Y);
 	/* the same relation everywhere: p(X,Z), p(Z,W), p(W,Y) vs p(X,W), p(W,Z), p(Z,Y) */
-	memset(&r, 0, sizeof(r));
-	r.nbody = 3;
-	r.body[0] = (GdlMineAtom) {0, GDL_MINE_Z, GDL_MINE_Y};
-	r.body[1] = (GdlMineAtom) {0, GDL_MINE_W, GDL_MINE_Z};
-	r.body[2] = (GdlMineAtom) {0, GDL_MINE_X, GDL_MINE_W};
-	gdl_mine_canonical(&r);
+	r = canonical(3, (GdlMineAtom[]) {{0, GDL_MINE_Z, GDL_MINE_Y}, {0, GDL_MINE_W, GDL_MINE_Z},
+									  {0, GDL_MINE_X, GDL_MINE_W}});
 	CHECK(r.body[0].a == GDL_MINE_X && r.body[0].b == GDL_MINE_Z);
 	CHECK(r.body[1].a == GDL_MINE_Z && r.body[1].b == GDL_MINE_W);
 	CHECK(r.body[2].a == GDL_MINE_W && r.body[2].b == GDL_MINE_Y);
@@ -900,6 +857,25 @@ test_graph(void)
 	gdl_test_reset();
 }
 
+/*
+ * Are p's answers the n given (value, rank, score), in order?  A failed
+ * check for a wrong count (then false) and for each answer that differs,
+ * named by what.
+ */
+static bool
+check_answers(const GdlPredictResult *p, int64_t n, const int64_t *v, const int64_t *rk,
+			  const double *sc, const char *what)
+{
+	CHECK(p->nanswers == n);
+	if (p->nanswers != n)
+		return false;
+	for (int i = 0; i < n; i++)
+		CHECK_MSG(p->answers[i].value == v[i] && p->answers[i].rank == rk[i] &&
+				  p->answers[i].score == sc[i], "%s answer %d: %ld rank %ld score %g", what, i,
+				  (long) p->answers[i].value, (long) p->answers[i].rank, p->answers[i].score);
+	return true;
+}
+
 /* A hand-made rule: head :- atoms, with support and denominators. */
 static GdlMineRule
 hand_rule(int head, int nbody, const GdlMineAtom *body, int64_t sup, int64_t bs, int64_t pca)
@@ -953,17 +929,9 @@ test_predict(void)
 
 	/* max: 5 > 4 > 2 > 3 = 6 */
 	p = gdl_predict(g, rules, 4, &q, &o);
-	CHECK(p->nanswers == 5);
-	if (p->nanswers == 5)
+	if (check_answers(p, 5, (int64_t[]) {5, 4, 2, 3, 6}, (int64_t[]) {1, 2, 3, 4, 4},
+					  (double[]) {0.875, 0.875, 0.75, 0.75, 0.75}, "max"))
 	{
-		int64_t		v[] = {5, 4, 2, 3, 6},
-					rk[] = {1, 2, 3, 4, 4};
-		double		sc[] = {0.875, 0.875, 0.75, 0.75, 0.75};
-
-		for (int i = 0; i < 5; i++)
-			CHECK_MSG(p->answers[i].value == v[i] && p->answers[i].rank == rk[i] &&
-					  p->answers[i].score == sc[i], "max answer %d: %ld rank %ld score %g", i,
-					  (long) p->answers[i].value, (long) p->answers[i].rank, p->answers[i].score);
 		CHECK(p->answers[0].nrules == 2 && p->answers[0].rules[0] == 3 && p->answers[0].rules[1] == 1);
 		CHECK(p->answers[2].nrules == 2 && p->answers[2].rules[0] == 0 && p->answers[2].rules[1] == 1);
 		CHECK(p->answers[3].nrules == 1 && p->answers[3].rules[0] == 0);
@@ -972,18 +940,8 @@ test_predict(void)
 	/* noisy-or: 5 (.9375), 2 = 4 (.875), 3 = 6 (.75) */
 	o.aggregation = GDL_PREDICT_NOISY_OR;
 	p = gdl_predict(g, rules, 4, &q, &o);
-	CHECK(p->nanswers == 5);
-	if (p->nanswers == 5)
-	{
-		int64_t		v[] = {5, 2, 4, 3, 6},
-					rk[] = {1, 2, 2, 4, 4};
-		double		sc[] = {0.9375, 0.875, 0.875, 0.75, 0.75};
-
-		for (int i = 0; i < 5; i++)
-			CHECK_MSG(p->answers[i].value == v[i] && p->answers[i].rank == rk[i] &&
-					  p->answers[i].score == sc[i], "noisy-or answer %d: %ld rank %ld score %g", i,
-					  (long) p->answers[i].value, (long) p->answers[i].rank, p->answers[i].score);
-	}
+	check_answers(p, 5, (int64_t[]) {5, 2, 4, 3, 6}, (int64_t[]) {1, 2, 2, 4, 4},
+				  (double[]) {0.9375, 0.875, 0.875, 0.75, 0.75}, "noisy-or");
 
 	/*
 	 * cluster_noisy_or, with a fifth rule over friend(X, Y) again (conf .5,
@@ -998,19 +956,9 @@ test_predict(void)
 		five[4] = hand_rule(0, 1, a0, 1, 2, 2);
 		o.aggregation = GDL_PREDICT_CLUSTER_NOISY_OR;
 		p = gdl_predict(g, five, 5, &q, &o);
-		CHECK(p->nanswers == 5);
-		if (p->nanswers == 5)
-		{
-			int64_t		v[] = {5, 4, 2, 3, 6},
-						rk[] = {1, 2, 3, 4, 4};
-			double		sc[] = {0.9375, 0.875, 0.875, 0.75, 0.75};
-
-			for (int i = 0; i < 5; i++)
-				CHECK_MSG(p->answers[i].value == v[i] && p->answers[i].rank == rk[i] &&
-						  p->answers[i].score == sc[i], "cluster noisy-or answer %d: %ld rank %ld score %g", i,
-						  (long) p->answers[i].value, (long) p->answers[i].rank, p->answers[i].score);
+		if (check_answers(p, 5, (int64_t[]) {5, 4, 2, 3, 6}, (int64_t[]) {1, 2, 3, 4, 4},
+						  (double[]) {0.9375, 0.875, 0.875, 0.75, 0.75}, "cluster noisy-or"))
 			CHECK(p->answers[2].nrules == 3);
-		}
 
 		/*
 		 * kind_noisy_or: the one-atom rules over variables are one kind (R0,
@@ -1020,18 +968,8 @@ test_predict(void)
 		 */
 		o.aggregation = GDL_PREDICT_KIND_NOISY_OR;
 		p = gdl_predict(g, five, 5, &q, &o);
-		CHECK(p->nanswers == 5);
-		if (p->nanswers == 5)
-		{
-			int64_t		v[] = {5, 4, 2, 3, 6},
-						rk[] = {1, 2, 3, 4, 4};
-			double		sc[] = {0.9375, 0.875, 0.75, 0.75, 0.75};
-
-			for (int i = 0; i < 5; i++)
-				CHECK_MSG(p->answers[i].value == v[i] && p->answers[i].rank == rk[i] &&
-						  p->answers[i].score == sc[i], "kind noisy-or answer %d: %ld rank %ld score %g", i,
-						  (long) p->answers[i].value, (long) p->answers[i].rank, p->answers[i].score);
-		}
+		check_answers(p, 5, (int64_t[]) {5, 4, 2, 3, 6}, (int64_t[]) {1, 2, 3, 4, 4},
+					  (double[]) {0.9375, 0.875, 0.75, 0.75, 0.75}, "kind noisy-or");
 		{
 			/* rules with constants: one kind per body constant, the open rules one */
 			GdlMineAtom c1[] = {{1, GDL_MINE_X, GDL_MINE_C, 0, 3}};
@@ -1228,19 +1166,10 @@ test_constants(void)
 		 * then 3 by the open rules (lives(X, Z) or speaks(X, Z): 2 / 4); 4
 		 * before 5: the open rules are 4's next best (ties broken by them)
 		 */
-		CHECK(p->nanswers == 5);
-		if (p->nanswers == 5)
-		{
-			int64_t		v[] = {1, 2, 4, 5, 3},
-						rk[] = {1, 1, 3, 4, 5};
-			double		sco[] = {1, 1, 2.0 / 3, 2.0 / 3, 0.5};
-
-			for (int i = 0; i < 5; i++)
-				CHECK_MSG(p->answers[i].value == v[i] && p->answers[i].rank == rk[i] &&
-						  p->answers[i].score == sco[i], "speaks(?, 20) answer %d", i);
+		if (check_answers(p, 5, (int64_t[]) {1, 2, 4, 5, 3}, (int64_t[]) {1, 1, 3, 4, 5},
+						  (double[]) {1, 1, 2.0 / 3, 2.0 / 3, 0.5}, "speaks(?, 20)"))
 			CHECK(strcmp(gdl_mine_rule_text(g, &res->rules[p->answers[0].rules[0]]),
 						 "speaks(1, X) :- speaks(2, X).") == 0);
-		}
 		po.exclude_known = true;
 		p = gdl_predict(g, res->rules, res->nrules, &q, &po);
 		CHECK(p->nanswers == 3 && p->answers[0].value == 4 && p->answers[1].value == 5 &&

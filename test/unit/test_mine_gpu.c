@@ -9,56 +9,30 @@
  * without the module or a GPU it prints "skipped" and passes, as in CI.
  * GDL_MINE_GPU_SMALL=1 leaves out the 1M-fact graph.
  */
-#include "test_host.h"
+#include "test_util.h"
 #include "../../src/mine/gdl_mine.h"
 #include "../../src/mine/gdl_mine_device.h"
 #include "../../src/mine/mine_int.h"
 
 #include <pthread.h>
 
-#include <dlfcn.h>
 #include <string.h>
 #include <time.h>
 
 static uint64_t rng = 777;
 
-/* splitmix64. */
+/* The next number of this file's splitmix64 sequence (test_util.c). */
 static uint64_t
 next_rand(void)
 {
-	uint64_t	x = (rng += 0x9e3779b97f4a7c15ULL);
-
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
+	return gdl_test_splitmix(&rng);
 }
 
 /* R relations of about f random facts over n entities (self-loops, repeats). */
 static GdlMineRelation *
 random_rels(int n, int R, int64_t f)
 {
-	GdlMineRelation *rels = gdl_alloc(sizeof(GdlMineRelation) * R);
-
-	for (int r = 0; r < R; r++)
-	{
-		int64_t		m = f + (int64_t) (next_rand() % (uint64_t) (f + 1));
-		GdlColumns *c = &rels[r].rows;
-
-		rels[r].name = gdl_sprintf("p%d", r);
-		c->ncols = 2;
-		c->nrows = m + 1;
-		c->cols = gdl_alloc(sizeof(int64_t *) * 2);
-		c->cols[0] = gdl_alloc(sizeof(int64_t) * (m + 1));
-		c->cols[1] = gdl_alloc(sizeof(int64_t) * (m + 1));
-		for (int64_t i = 0; i < m; i++)
-		{
-			c->cols[0][i] = 3 * (int64_t) (next_rand() % n) - 10;
-			c->cols[1][i] = 3 * (int64_t) (next_rand() % n) - 10;
-		}
-		c->cols[0][m] = c->cols[0][0];
-		c->cols[1][m] = c->cols[1][0];
-	}
-	return rels;
+	return gdl_test_mine_rels(&rng, n, R, f);
 }
 
 /*
@@ -81,11 +55,7 @@ big_kg(int E, int R, int64_t F)
 					td = (int) (next_rand() % 10);
 
 		rels[r].name = gdl_sprintf("r%d", r);
-		c->ncols = 2;
-		c->nrows = F;
-		c->cols = gdl_alloc(sizeof(int64_t *) * 2);
-		c->cols[0] = gdl_alloc(sizeof(int64_t) * F);
-		c->cols[1] = gdl_alloc(sizeof(int64_t) * F);
+		gdl_test_pair_columns(c, F);
 		for (int64_t i = 0; i < F; i++)
 		{
 			c->cols[0][i] = ts * per + (int64_t) (next_rand() % per);
@@ -235,22 +205,7 @@ compare(const GdlMineGraph *g, const GdlMineOptions *base, const char *what, boo
 	t2 = gdl_test_now_s();
 	CHECK_MSG(d->device == GDL_DEVICE_GPU, "%s: the GPU did not mine: %s", what,
 			  gdl_mine_device_last_error());
-	CHECK_MSG(c->nrules == d->nrules && c->candidates == d->candidates,
-			  "%s: cpu %ld rules (%ld candidates), gpu %ld (%ld)", what, (long) c->nrules,
-			  (long) c->candidates, (long) d->nrules, (long) d->candidates);
-	if (c->nrules == d->nrules)
-	{
-		int64_t		bad = 0;
-
-		for (int64_t i = 0; i < c->nrules; i++)
-			if (memcmp(&c->rules[i], &d->rules[i], sizeof(GdlMineRule)) != 0 && bad++ < 3)
-				CHECK_MSG(false, "%s: rule %ld: cpu %s (%ld/%ld/%ld), gpu %s (%ld/%ld/%ld)", what,
-						  (long) i, gdl_mine_rule_text(g, &c->rules[i]), (long) c->rules[i].support,
-						  (long) c->rules[i].body_size, (long) c->rules[i].pca_body_size,
-						  gdl_mine_rule_text(g, &d->rules[i]), (long) d->rules[i].support,
-						  (long) d->rules[i].body_size, (long) d->rules[i].pca_body_size);
-		CHECK(bad == 0);
-	}
+	gdl_test_mine_same(g, c, d, what, "gpu");
 	if (timing)
 		printf("  %s: %ld rules; cpu %.2fs, gpu %.2fs (support %.2fs, denominators %.2fs, upload %.2fs)\n",
 			   what, (long) c->nrules, t1 - t0, t2 - t1, d->times.enumerate, d->times.measures,
@@ -261,25 +216,13 @@ int
 main(int argc, char **argv)
 {
 	const char *lib = argc > 1 ? argv[1] : getenv("GDL_CUDA_LIB");
-	void	   *h;
 	GdlMineDeviceEntryFn entry;
 	const GdlMineDevice *dev;
 
 	gdl_test_host_install();
-	if (lib == NULL)
-		lib = "../../cuda/gpudl_cuda.so";
-	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-	if (h == NULL)
-	{
-		printf("test_mine_gpu: skipped (no GPU: cannot load %s: %s)\n", lib, dlerror());
-		return 0;
-	}
-	entry = (GdlMineDeviceEntryFn) dlsym(h, GDL_MINE_DEVICE_ENTRY_SYMBOL);
+	entry = (GdlMineDeviceEntryFn) gdl_test_module_entry("test_mine_gpu", lib, GDL_MINE_DEVICE_ENTRY_SYMBOL);
 	if (entry == NULL)
-	{
-		printf("test_mine_gpu: skipped (no GPU: %s has no %s)\n", lib, GDL_MINE_DEVICE_ENTRY_SYMBOL);
 		return 0;
-	}
 	dev = entry();
 	CHECK(dev != NULL && dev->abi == GDL_MINE_DEVICE_ABI);
 	gdl_mine_register_device(dev);
@@ -303,18 +246,13 @@ main(int argc, char **argv)
 
 	for (int seed = 0; seed < 40; seed++)
 	{
-		bool		dense = seed % 2 == 0;
-		int			n = dense ? 5 + seed % 20 : 30 + 13 * seed;
-		int			R = 1 + seed % 5;
-		int64_t		f = dense ? n * n / 3 : n;
-		GdlMineRelation *rels;
+		GdlTestMineSize sz = gdl_test_mine_size(seed, 5, 20, 30, 13);
 		GdlMineGraph *g;
 		GdlMineOptions o;
 		char		what[80];
 
 		rng = 5000 + seed;
-		rels = random_rels(n, R, f);
-		g = gdl_mine_graph_build(R, rels);
+		g = gdl_mine_graph_build(sz.R, random_rels(sz.n, sz.R, sz.f));
 		gdl_mine_options_init(&o);
 		o.max_body = 1 + seed % 3;
 		if (seed % 4 == 0)
@@ -323,11 +261,11 @@ main(int argc, char **argv)
 			o.min_confidence = 0;
 		}
 		if (seed % 7 == 3)
-			o.target = seed % R;
+			o.target = seed % sz.R;
 		/* with constants: the device's variable rules plus the CPU's constant ones */
 		o.constants = seed % 3 == 1;
 		snprintf(what, sizeof(what), "seed %d (%s, n %d, R %d, body %d%s)", seed,
-				 dense ? "dense" : "sparse", n, R, o.max_body, o.constants ? ", constants" : "");
+				 sz.dense ? "dense" : "sparse", sz.n, sz.R, o.max_body, o.constants ? ", constants" : "");
 		compare(g, &o, what, false);
 		gdl_test_reset();
 	}

@@ -11,7 +11,7 @@
  * must give gdl_mine the very rules and measures of the CPU miner on random
  * graphs, sparse and dense, with duplicates and self-loops.
  */
-#include "test_host.h"
+#include "test_util.h"
 #include "../../src/mine/gdl_mine.h"
 #include "../../src/mine/gdl_mine_device.h"
 #include "../../src/mine/mine_int.h"
@@ -23,20 +23,9 @@
 #include <pthread.h>
 #include <unistd.h>
 
-static uint64_t rng = 99;
+static uint64_t rng = 99;		/* the random graphs' splitmix64 state */
 static int64_t emu_retries;		/* support tables grown */
 static const volatile int *emu_stop;	/* the walks' stop flag (NULL: none) */
-
-/* splitmix64. */
-static uint64_t
-next_rand(void)
-{
-	uint64_t	x = (rng += 0x9e3779b97f4a7c15ULL);
-
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
 
 /*
  * Run a pass over the entities ents[0..n) as the GPU does, in work items
@@ -288,28 +277,7 @@ static const GdlMineDevice emu_device = {GDL_MINE_DEVICE_ABI, "emulated", emu_mi
 static GdlMineRelation *
 random_rels(int n, int R, int64_t f)
 {
-	GdlMineRelation *rels = gdl_alloc(sizeof(GdlMineRelation) * R);
-
-	for (int r = 0; r < R; r++)
-	{
-		int64_t		m = f + (int64_t) (next_rand() % (uint64_t) (f + 1));
-		GdlColumns *c = &rels[r].rows;
-
-		rels[r].name = gdl_sprintf("p%d", r);
-		c->ncols = 2;
-		c->nrows = m + 1;
-		c->cols = gdl_alloc(sizeof(int64_t *) * 2);
-		c->cols[0] = gdl_alloc(sizeof(int64_t) * (m + 1));
-		c->cols[1] = gdl_alloc(sizeof(int64_t) * (m + 1));
-		for (int64_t i = 0; i < m; i++)
-		{
-			c->cols[0][i] = 3 * (int64_t) (next_rand() % n) - 10;
-			c->cols[1][i] = 3 * (int64_t) (next_rand() % n) - 10;
-		}
-		c->cols[0][m] = c->cols[0][0];
-		c->cols[1][m] = c->cols[1][0];
-	}
-	return rels;
+	return gdl_test_mine_rels(&rng, n, R, f);
 }
 
 /* The flag a "cancel" raises after 0.3 s (as cuda/mine.cu's watcher). */
@@ -387,54 +355,27 @@ main(void)
 	gdl_mine_register_device(&emu_device);
 	for (int seed = 0; seed < 48; seed++)
 	{
-		bool		dense = seed % 2 == 0;
-		int			n = dense ? 4 + seed % 11 : 20 + 4 * seed;
-		int			R = 1 + seed % 5;
-		int64_t		f = dense ? n * n / 3 : n;
-		GdlMineRelation *rels;
+		GdlTestMineSize sz = gdl_test_mine_size(seed, 4, 11, 20, 4);
 		GdlMineGraph *g;
 		GdlMineOptions o;
 		GdlMineResult *c,
 				   *d;
+		char		what[32];
 
 		rng = 7000 + seed;
-		rels = random_rels(n, R, f);
-		g = gdl_mine_graph_build(R, rels);
+		g = gdl_mine_graph_build(sz.R, random_rels(sz.n, sz.R, sz.f));
 		gdl_mine_options_init(&o);
-		o.max_body = 1 + seed % 3;
-		if (seed >= 24)
-			o.max_body = 3;
-		if (seed % 4 == 0)
-		{
-			o.min_head_coverage = 0;
-			o.min_confidence = 0;
-		}
-		else if (seed % 4 == 1)
-			o.min_support = 2;
+		gdl_test_mine_vary(&o, seed, 24, 4);
 		if (seed % 7 == 3)
-			o.target = seed % R;
+			o.target = seed % sz.R;
 		/* with constants: the device path adds the CPU's constant rules */
 		o.constants = seed % 3 == 2;
 		c = gdl_mine(g, &o);
 		o.device = GDL_DEVICE_GPU;
 		d = gdl_mine(g, &o);
 		CHECK_MSG(d->device == GDL_DEVICE_GPU, "seed %d: %s", seed, gdl_mine_device_last_error());
-		CHECK_MSG(c->nrules == d->nrules && c->candidates == d->candidates,
-				  "seed %d: cpu %ld rules (%ld candidates), walk %ld (%ld)", seed, (long) c->nrules,
-				  (long) c->candidates, (long) d->nrules, (long) d->candidates);
-		if (c->nrules == d->nrules)
-		{
-			int			bad = 0;
-
-			for (int64_t i = 0; i < c->nrules; i++)
-				if (memcmp(&c->rules[i], &d->rules[i], sizeof(GdlMineRule)) != 0 && bad++ < 3)
-					CHECK_MSG(false, "seed %d: rule %ld: cpu %s (%ld/%ld/%ld), walk %s (%ld/%ld/%ld)", seed,
-							  (long) i, gdl_mine_rule_text(g, &c->rules[i]), (long) c->rules[i].support,
-							  (long) c->rules[i].body_size, (long) c->rules[i].pca_body_size,
-							  gdl_mine_rule_text(g, &d->rules[i]), (long) d->rules[i].support,
-							  (long) d->rules[i].body_size, (long) d->rules[i].pca_body_size);
-			CHECK(bad == 0);
-		}
+		snprintf(what, sizeof(what), "seed %d", seed);
+		gdl_test_mine_same(g, c, d, what, "walk");
 		nrules += c->nrules;
 		gdl_test_reset();
 	}
