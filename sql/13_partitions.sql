@@ -65,7 +65,7 @@ WITH c AS (SELECT parts, goal, a, b, count(*) AS n FROM answers GROUP BY 1, 2, 3
              WHERE x.goal IS NULL OR y.goal IS NULL GROUP BY 1)
 SELECT g.goal, (SELECT count(*) FROM answers WHERE parts = 1 AND goal = g.goal) AS rows_1,
        coalesce(bad.n, 0) AS differing_rows_2_3_4
-FROM goals g LEFT JOIN bad USING (goal) ORDER BY g.goal;
+FROM goals g LEFT JOIN bad USING (goal) ORDER BY g.goal COLLATE "C";
 
 -- EXPLAIN ANALYZE: a line per partition (tuples and bytes are the same on every machine);
 -- nl is a closure written non-linearly, which runs linearly (the edges

@@ -179,7 +179,7 @@ gpudl_load_program(const char *name)
 	}
 
 	spi_exec_text("SELECT predicate, relation::oid, columns::text[] FROM gpudl.bindings "
-				  "WHERE program = $1 ORDER BY predicate", name, false);
+				  "WHERE program = $1 ORDER BY predicate COLLATE pg_catalog.\"C\"", name, false);
 	for (i = 0; i < SPI_processed; i++)
 	{
 		HeapTuple	tup = SPI_tuptable->vals[i];
