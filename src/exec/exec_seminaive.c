@@ -284,7 +284,11 @@ dedup_outs(ExecState *es, ExecOuts *o)
 	return cand;
 }
 
-/* Run a rule version, timing it as join work (less the batches' own dedups). */
+/*
+ * Run a rule version, timing it as join work (less the batches' own
+ * dedups); under GDL_TRACE also log its rows and time, so a slow round
+ * shows which version and how much it derived before deduplication.
+ */
 static void
 timed_rule(ExecState *es, const PlanRule *r, ExecOuts *out)
 {
@@ -292,7 +296,21 @@ timed_rule(ExecState *es, const PlanRule *r, ExecOuts *out)
 	double		other = es->stats->ms_dedup + es->stats->ms_difference;
 	int64_t		other_launches = es->stats->launches_dedup + es->stats->launches_difference;
 
+	int			n0 = out->n;
+	double		t0 = m0.ms;
+
 	exec_rule(es, r, out);
+	if (es->trace)
+	{
+		int64_t		rows = 0;
+		int			i;
+
+		for (i = n0; i < out->n; i++)
+			rows += exec_size(es, out->v[i]);
+		gdl_log("rule %d (delta literal %d) of %s: %lld rows in %.1f ms",
+				r->clause, r->delta_lit, es->a->preds[r->head_pred].name,
+				(long long) rows, gdl_now_ms() - t0);
+	}
 	exec_charge(es, m0, &es->stats->ms_join, &es->stats->launches_join);
 	es->stats->ms_join -= es->stats->ms_dedup + es->stats->ms_difference - other;
 	es->stats->launches_join -= es->stats->launches_dedup + es->stats->launches_difference -
