@@ -222,6 +222,12 @@ run_goal(const char *src, const char *name, double *secs, const char *dump)
 	else
 	{
 		n = res->count;
+		if (getenv("GDL_TRACE"))
+			fprintf(stderr, "%s: %lld rounds, %lld tuples; ms join %.0f, dedup %.0f, difference %.0f, merge %.0f, total %.0f; peak %lld MB, %lld batches\n",
+					name, (long long) res->stats.iterations, (long long) res->stats.tuples_derived,
+					res->stats.ms_join, res->stats.ms_dedup, res->stats.ms_difference,
+					res->stats.ms_merge, res->stats.ms_total,
+					(long long) (res->stats.peak_bytes >> 20), (long long) res->stats.batches);
 		if (dump)
 			dump_rows(dump, name, res, dict);
 	}

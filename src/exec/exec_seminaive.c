@@ -297,7 +297,10 @@ timed_rule(ExecState *es, const PlanRule *r, ExecOuts *out)
 	int64_t		other_launches = es->stats->launches_dedup + es->stats->launches_difference;
 
 	int			n0 = out->n;
-	double		t0 = m0.ms;
+	double		t0 = m0.ms,
+				dedup0 = es->stats->ms_dedup,
+				diff0 = es->stats->ms_difference;
+	int64_t		batches0 = es->stats->batches;
 
 	exec_rule(es, r, out);
 	if (es->trace)
@@ -307,9 +310,11 @@ timed_rule(ExecState *es, const PlanRule *r, ExecOuts *out)
 
 		for (i = n0; i < out->n; i++)
 			rows += exec_size(es, out->v[i]);
-		gdl_log("rule %d (delta literal %d) of %s: %lld rows in %.1f ms",
+		gdl_log("rule %d (delta literal %d) of %s: %lld rows in %.1f ms (%lld slices; dedup %.1f ms, difference %.1f ms)",
 				r->clause, r->delta_lit, es->a->preds[r->head_pred].name,
-				(long long) rows, gdl_now_ms() - t0);
+				(long long) rows, gdl_now_ms() - t0,
+				(long long) (es->stats->batches - batches0),
+				es->stats->ms_dedup - dedup0, es->stats->ms_difference - diff0);
 	}
 	exec_charge(es, m0, &es->stats->ms_join, &es->stats->launches_join);
 	es->stats->ms_join -= es->stats->ms_dedup + es->stats->ms_difference - other;
