@@ -286,8 +286,9 @@ dedup_outs(ExecState *es, ExecOuts *o)
 
 /*
  * Run a rule version, timing it as join work (less the batches' own
- * dedups); under GDL_TRACE also log its rows and time, so a slow round
- * shows which version and how much it derived before deduplication.
+ * dedups); under GDL_TRACE also log what it handed to the round (raw
+ * rows, or a split join's new rows), its time, slices and their dedup and
+ * difference time, so a slow round shows which version it was.
  */
 static void
 timed_rule(ExecState *es, const PlanRule *r, ExecOuts *out)
@@ -295,7 +296,6 @@ timed_rule(ExecState *es, const PlanRule *r, ExecOuts *out)
 	ExecMark	m0 = exec_mark(es);
 	double		other = es->stats->ms_dedup + es->stats->ms_difference;
 	int64_t		other_launches = es->stats->launches_dedup + es->stats->launches_difference;
-
 	int			n0 = out->n;
 	double		t0 = m0.ms,
 				dedup0 = es->stats->ms_dedup,
