@@ -1430,6 +1430,53 @@ test_explain(void)
 	gdl_test_reset();
 }
 
+/*
+ * GDL_TRACE: every round of a recursive stratum logs each predicate's
+ * sizes, and every rule version it runs logs its rows, time and slices
+ * (what bench/analysis reads to find a slow version).
+ */
+static void
+test_trace(void)
+{
+	GdlAnalysis *a;
+	GdlDict    *dict;
+	GdlGoal		goal;
+	GdlError   *err = NULL;
+	GdlResult  *res;
+	int			versions,
+				rounds;
+
+	random_graphs(30, 60);
+	a = analyze("path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), e(Y, Z).");
+	dict = gdl_dict_create();
+	path_goal(a, &goal);
+	setenv("GDL_TRACE", "1", 1);
+	gdl_test_watch_log("rule 1 (delta literal 0) of path: ");
+	res = engine(a, dict, &goal, 0, &err);
+	versions = gdl_test_log_hits();
+	gdl_test_watch_log("slices; dedup ");
+	res = engine(a, dict, &goal, 0, &err);
+	CHECK_MSG(gdl_test_log_hits() == versions + 1, "%d lines with slices, %d versions",
+			  gdl_test_log_hits(), versions);	/* and the exit rule's */
+	gdl_test_watch_log("stratum 0 round ");
+	res = engine(a, dict, &goal, 0, &err);
+	rounds = gdl_test_log_hits();
+	unsetenv("GDL_TRACE");
+	gdl_test_watch_log(NULL);
+	CHECK_MSG(err == NULL && res != NULL, "traced run failed");
+	/* one version line per round (each has a delta), a size line per round deriving any */
+	CHECK_MSG(versions >= 2 && rounds >= versions - 1 && rounds <= versions && res &&
+			  versions == res->stats.iterations,
+			  "%d version lines, %d round lines, %lld rounds", versions, rounds,
+			  res ? (long long) res->stats.iterations : -1LL);
+	/* without GDL_TRACE nothing is logged */
+	gdl_test_watch_log("of path: ");
+	res = engine(a, dict, &goal, 0, &err);
+	CHECK(gdl_test_log_hits() == 0);
+	gdl_test_watch_log(NULL);
+	gdl_test_reset();
+}
+
 /* The dictionary: first-seen ids, lookups, byte-order ranks. */
 static void
 test_dict(void)
@@ -1517,6 +1564,7 @@ main(void)
 	test_goal_filters();
 	test_errors_and_loads();
 	test_explain();
+	test_trace();
 	test_linearized();
 	return gdl_test_summary("test_engine");
 }

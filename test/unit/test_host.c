@@ -143,11 +143,32 @@ t_error(const GdlError *err)
 	longjmp(*gdl_test_jmp, 1);
 }
 
+static char log_watch[256];	/* gdl_test_watch_log's text; "" counts nothing */
+static int	log_hits;
+
+/* The core's log: printed with GDL_TEST_VERBOSE, counted when it has the watched text. */
 static void
 t_log(const char *msg)
 {
 	if (getenv("GDL_TEST_VERBOSE"))
 		fprintf(stderr, "log: %s\n", msg);
+	if (log_watch[0] && strstr(msg, log_watch))
+		log_hits++;
+}
+
+/* Count the log lines containing 'text' from now on (NULL or "": stop). */
+void
+gdl_test_watch_log(const char *text)
+{
+	snprintf(log_watch, sizeof(log_watch), "%s", text ? text : "");
+	log_hits = 0;
+}
+
+/* Log lines with the watched text since gdl_test_watch_log. */
+int
+gdl_test_log_hits(void)
+{
+	return log_hits;
 }
 
 static double interrupt_at;	/* CLOCK_MONOTONIC seconds; 0: never */

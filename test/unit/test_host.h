@@ -26,6 +26,10 @@ extern void gdl_test_interrupt_after(double seconds);
 /* CLOCK_MONOTONIC in seconds. */
 extern double gdl_test_now_s(void);
 
+/* Count the core's log lines that contain a text (GDL_TRACE's, for one). */
+extern void gdl_test_watch_log(const char *text);
+extern int	gdl_test_log_hits(void);
+
 /* The error raised by the last failed GDL_TRY (valid until gdl_test_reset). */
 extern GdlError gdl_test_last_error;
 extern jmp_buf *gdl_test_jmp;
