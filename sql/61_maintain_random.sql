@@ -8,7 +8,7 @@
 SET client_min_messages = warning;
 CREATE TABLE e1(a int, b int);
 CREATE TABLE e2(a int, b int);
-CREATE TABLE mr_log(share float8, family text, mode text, checks int);
+CREATE TABLE mr_log(share float8, checked text, family text, mode text, checks int);
 
 CREATE FUNCTION mr_check(prog text, tgt regclass, what text, goal text DEFAULT 'p(X, Y)') RETURNS void AS $$
 DECLARE coldefs text; diff bigint;
@@ -51,7 +51,8 @@ BEGIN
   END IF;
 END $$ LANGUAGE plpgsql;
 
-DO $$
+-- one setting's run over every family, its own transaction (temporary tables pile up)
+CREATE FUNCTION mr_run(setting text) RETURNS void AS $$
 DECLARE
   programs text[] := ARRAY[
     'linear|p(X, Y) :- e1(X, Y).  p(X, Z) :- p(X, Y), e1(Y, Z).',
@@ -78,11 +79,12 @@ DECLARE
     'aggregate|p(X, count(Y)) :- e1(X, Y).|UPDATE gpudl.rules SET rule = ''p(X, count(Y)) :- e2(X, Y).'' WHERE program = ''mr'''
   ];
   entry text; family text; rules text; edit text; held text; seed int; step int; what text; mode text; checks int;
-  share float8;
+  share float8; checked text;
 BEGIN
-  -- the default, and 0: every change that reaches a row stops its rounds and recomputes
-  FOREACH share IN ARRAY ARRAY[0.01, 0] LOOP
+  share := split_part(setting, '|', 1)::float8;
+  checked := split_part(setting, '|', 2);
   PERFORM set_config('gpudl.maintain_recompute_share', share::text, false);
+  PERFORM set_config('gpudl.maintain_check_deletions', checked, false);
   FOREACH entry IN ARRAY programs LOOP
     family := split_part(entry, '|', 1);
     rules := split_part(entry, '|', 2);
@@ -104,7 +106,7 @@ BEGIN
       PERFORM mr_check('mr', 'mr_target', 'setting up');
       FOR step IN 1..14 LOOP
         what := mr_step(step);
-        PERFORM mr_check('mr', 'mr_target', format('%s (%s, seed %s, step %s, share %s)', what, family, seed, step, share));
+        PERFORM mr_check('mr', 'mr_target', format('%s (%s, seed %s, step %s, share %s, checked %s)', what, family, seed, step, share, checked));
         IF held IS NOT NULL THEN
           PERFORM mr_check('mr', 'mr_held', format('%s (%s held, seed %s, step %s)', what, family, seed, step),
                            held || '(X, Y)');
@@ -121,18 +123,25 @@ BEGIN
       DROP TABLE IF EXISTS mr_held;
       PERFORM gpudl_drop_program('mr');
     END LOOP;
-    INSERT INTO mr_log VALUES (share, family, mode, checks);
+    INSERT INTO mr_log VALUES (share, checked, family, mode, checks);
   END LOOP;
-  END LOOP;
-END $$;
+END $$ LANGUAGE plpgsql;
+
+-- the default; 0: every change that reaches a row stops its rounds and
+-- recomputes; 1 with every over-deletion checked against the fresh relation
+SELECT mr_run('0.01|auto');
+SELECT mr_run('0|auto');
+SELECT mr_run('1|always');
 RESET gpudl.maintain_recompute_share;
+RESET gpudl.maintain_check_deletions;
 RESET client_min_messages;
 
--- every family ran its 42 checks at both shares; mode says how changes were applied
-SELECT share, family, mode, checks FROM mr_log ORDER BY share DESC, family;
+-- every family ran its 42 checks at each setting; mode says how changes were applied
+SELECT share, checked, family, mode, checks FROM mr_log ORDER BY share DESC, checked, family;
 SELECT count(*) AS maintained_left, (SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'gpudl_maintain%') AS triggers_left
   FROM gpudl.maintained;
 
+DROP FUNCTION mr_run(text);
 DROP FUNCTION mr_step(int);
 DROP FUNCTION mr_check(text, regclass, text, text);
 DROP TABLE e1, e2, mr_log;

@@ -8,7 +8,11 @@
  *   maint_sql.c      the rules of the target as SQL over its base tables,
  *                    the target itself and delta tables (semi-naive deltas)
  *   maint_apply.c    one change applied: delete-and-rederive for deleted
- *                    rows, semi-naive propagation for inserted ones
+ *                    rows (over-deletion checked against the fresh
+ *                    relation when it reaches far), semi-naive propagation
+ *                    for inserted ones
+ *   maint_diff.c     the fresh relation from the engine; the target made
+ *                    equal to it
  *   maint_groups.c   ... to an aggregating target: the groups it reaches
  *                    aggregated again
  *   maint_setup.c    setting up, refreshing and forgetting a target; the
@@ -75,6 +79,8 @@ typedef struct GpudlMaintPlan
 {
 	Oid			target;			/* the target table */
 	char	   *target_sql;		/* its quoted qualified name */
+	const char *program;		/* the program and predicate it holds */
+	const char *predicate;
 	int			arity;
 	char	  **target_cols;	/* its quoted column names */
 	char	  **target_types;	/* their SQL types */
@@ -93,6 +99,8 @@ typedef struct GpudlMaintPlan
 	char	   *delta_sql;		/* pg_temp tables of this target: the round's delta */
 	char	   *next_sql;		/*  ... the next round's */
 	char	   *gone_sql;		/*  ... rows deleted by the change (over-deleted) */
+	char	   *cand_name;		/*  ... a round's candidates to check (name in pg_temp) */
+	char	   *cand_sql;
 	List	   *changes;		/* the changes being applied (GpudlMaintChange *) */
 } GpudlMaintPlan;
 
@@ -140,9 +148,14 @@ typedef struct GpudlMaintEntry
 	int64		rows;
 } GpudlMaintEntry;
 
-/* maint_diff.c */
-struct GpudlRun;
-extern void gpudl_maint_apply_result(const GpudlMaintPlan *mp, struct GpudlRun *run,
+/* maint_diff.c: the relation computed afresh by the engine */
+typedef struct GpudlMaintFresh GpudlMaintFresh;
+extern GpudlMaintFresh *gpudl_maint_fresh_compute(const GpudlMaintPlan *mp);
+extern int64 gpudl_maint_fresh_rows(const GpudlMaintFresh *f);
+extern double gpudl_maint_fresh_cost(Oid target);
+extern uint64 gpudl_maint_fresh_drop_held(const GpudlMaintPlan *mp, GpudlMaintFresh *f, Oid relid,
+										  const char *sql);
+extern void gpudl_maint_apply_result(const GpudlMaintPlan *mp, GpudlMaintFresh *f,
 									 GpudlMaintStats *stats);
 
 /* maint_pending.c */

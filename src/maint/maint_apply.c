@@ -7,7 +7,14 @@
  * every target row with a derivation through a deleted row is collected
  * into a temporary table (over-deletion, to a fixpoint, against the tables
  * as they were), deleted, and those still derivable from what is left are
- * put back.  Inserted rows (INSERT, COPY, the new rows of UPDATE; rows
+ * put back.  When the over-deletion reaches far (a dense closure, where one
+ * edge lies on paths between thousands of pairs and nearly all of them have
+ * another), it starts again checked against the relation computed afresh
+ * by the engine: a candidate row the fresh relation holds is neither
+ * deleted nor followed, so only rows that really go are collected and
+ * nothing is put back (every row that goes has a derivation through a
+ * deleted row or another row that goes, so the checked over-deletion still
+ * reaches all of them).  Inserted rows (INSERT, COPY, the new rows of UPDATE; rows
  * deleted from a negated table) and the
  * rows put back propagate semi-naively: each round joins only the last
  * round's new rows with the tables as they are, and keeps only rows the
@@ -15,9 +22,13 @@
  * unique index).  Work is proportional to the rows the change reaches.
  */
 #include "maint/gpudl_maint.h"
+#include "pg/gpudl_run.h"
 
+#include "catalog/namespace.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "portability/instr_time.h"
 #include "utils/builtins.h"
 
 /* Run one statement through SPI (connected by the caller); rows processed. */
@@ -44,30 +55,33 @@ gpudl_maint_column_list(const GpudlMaintPlan *mp)
 	return s.data;
 }
 
+/* Create temporary table 'name' like the target (dropped at commit), or empty it. */
+static void
+temp_table(const GpudlMaintPlan *mp, const char *name, bool unique)
+{
+	if (gpudl_maint_exec(psprintf("SELECT 1 WHERE pg_catalog.to_regclass(%s) IS NOT NULL",
+								  quote_literal_cstr(name)), SPI_OK_SELECT) == 1)
+	{
+		gpudl_maint_exec(psprintf("DELETE FROM %s", name), SPI_OK_DELETE);
+		return;
+	}
+	gpudl_maint_exec(psprintf("CREATE TABLE %s (LIKE %s) ON COMMIT DROP", name, mp->target_sql),
+					 SPI_OK_UTILITY);
+	if (unique)
+		gpudl_maint_exec(psprintf("CREATE UNIQUE INDEX ON %s (%s)", name, gpudl_maint_column_list(mp)),
+						 SPI_OK_UTILITY);
+}
+
 /*
  * The temporary tables of one target in this transaction (created on first
- * use, dropped at commit), emptied.
+ * use, dropped at commit), emptied: the rounds' deltas and the rows gone.
  */
 void
 gpudl_maint_temp_tables(const GpudlMaintPlan *mp)
 {
-	const char *names[3] = {mp->delta_sql, mp->next_sql, mp->gone_sql};
-	int			i;
-
-	for (i = 0; i < 3; i++)
-	{
-		if (gpudl_maint_exec(psprintf("SELECT 1 WHERE pg_catalog.to_regclass(%s) IS NOT NULL",
-									  quote_literal_cstr(names[i])), SPI_OK_SELECT) == 1)
-		{
-			gpudl_maint_exec(psprintf("DELETE FROM %s", names[i]), SPI_OK_DELETE);
-			continue;
-		}
-		gpudl_maint_exec(psprintf("CREATE TABLE %s (LIKE %s) ON COMMIT DROP", names[i],
-								  mp->target_sql), SPI_OK_UTILITY);
-		if (i == 2)
-			gpudl_maint_exec(psprintf("CREATE UNIQUE INDEX ON %s (%s)", names[i], gpudl_maint_column_list(mp)),
-							 SPI_OK_UTILITY);
-	}
+	temp_table(mp, mp->delta_sql, false);
+	temp_table(mp, mp->next_sql, false);
+	temp_table(mp, mp->gone_sql, true);
 }
 
 /* What a round joins. */
@@ -205,11 +219,126 @@ advance(const GpudlMaintPlan *mp)
 	gpudl_maint_exec(psprintf("ANALYZE %s", mp->delta_sql), SPI_OK_UTILITY);
 }
 
+/* Milliseconds since 'start'. */
+static double
+ms_since(instr_time start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	return INSTR_TIME_GET_MILLISEC(now);
+}
+
+/*
+ * ... the same, checked against the fresh relation: the round's candidates
+ * go into the candidates table first, those the fresh relation holds are
+ * dropped, and the rest (rows that go) into 'into' and the next delta.
+ * *candidates adds the candidates read.
+ */
+static uint64
+insert_checked(const GpudlMaintPlan *mp, GpudlMaintFresh *fresh, const char *into, const char *select,
+			   int64 cap, bool *capped, int64 *candidates)
+{
+	char	   *cols = gpudl_maint_column_list(mp);
+	uint64		n;
+
+	n = gpudl_maint_exec(psprintf("INSERT INTO %s (%s) %s%s", mp->cand_sql, cols, select,
+								  cap > 0 ? psprintf(" LIMIT %lld", (long long) cap) : ""),
+						 SPI_OK_INSERT);
+	*candidates += (int64) n;
+	*capped = cap > 0 && (int64) n >= cap;
+	if (n == 0)
+		return 0;
+	if (gpudl_maint_fresh_drop_held(mp, fresh, RangeVarGetRelid(makeRangeVar("pg_temp", mp->cand_name, -1),
+																 NoLock, false),
+									mp->cand_sql) == 0)
+		n = 0;
+	else
+		n = gpudl_maint_exec(psprintf("WITH gpudl_added AS (INSERT INTO %s (%s) SELECT %s FROM %s "
+									  "ON CONFLICT DO NOTHING RETURNING %s) "
+									  "INSERT INTO %s (%s) SELECT * FROM gpudl_added",
+									  into, cols, cols, mp->cand_sql, cols, mp->next_sql, cols),
+							 SPI_OK_INSERT);
+	gpudl_maint_exec(psprintf("DELETE FROM %s", mp->cand_sql), SPI_OK_DELETE);
+	return n;
+}
+
+/*
+ * The over-deletion of the change: the target rows with a derivation
+ * through a deleted row (or a row inserted into a negated table), to a
+ * fixpoint, into the gone table.  With 'fresh', only rows the fresh
+ * relation lacks are collected and followed.  Returns false as soon as the
+ * candidates read pass 'limit', or its rounds have taken more than
+ * budget_ms (unless negative), nothing written to the target yet.
+ */
+static bool
+overdelete(const GpudlMaintPlan *mp, bool mixed, int64 limit, double budget_ms, GpudlMaintFresh *fresh,
+		   GpudlMaintStats *stats, int64 *reached)
+{
+	bool		capped = false;
+	int64		candidates = 0;
+	uint64		n;
+	char	   *sel;
+	int			round = 0;
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	*reached = 0;
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+		sel = round_union(mp, round == 0 ? ROUND_GONE_FIRST : ROUND_GONE_NEXT, false, mixed);
+		if (!sel[0])
+			break;
+		if (fresh != NULL)
+			n = insert_checked(mp, fresh, mp->gone_sql, sel, round_cap(limit, candidates), &capped,
+							   &candidates);
+		else
+		{
+			n = insert_new(mp, mp->gone_sql, sel, round_cap(limit, *reached), &capped);
+			candidates = *reached + (int64) n;
+		}
+		*reached += (int64) n;
+		if (capped || candidates > limit || (budget_ms >= 0 && n > 0 && ms_since(start) > budget_ms))
+			return false;
+		if (n == 0)
+			break;
+		advance(mp);
+		stats->rounds++;
+		round++;
+	}
+	return true;
+}
+
+/* Empty the round tables of a target (the gone table too when 'gone'). */
+static void
+empty_rounds(const GpudlMaintPlan *mp, bool gone)
+{
+	gpudl_maint_exec(psprintf("DELETE FROM %s", mp->delta_sql), SPI_OK_DELETE);
+	gpudl_maint_exec(psprintf("DELETE FROM %s", mp->next_sql), SPI_OK_DELETE);
+	if (gone)
+		gpudl_maint_exec(psprintf("DELETE FROM %s", mp->gone_sql), SPI_OK_DELETE);
+}
+
+/*
+ * How far a checked over-deletion may read (candidates) before the target
+ * is made equal to the fresh relation by one scan instead: ten times the
+ * unchecked bound (checked candidates are mostly rows that stay, dropped
+ * at once).
+ */
+static int64
+checked_limit(int64 limit)
+{
+	return limit > PG_INT64_MAX / 10 ? PG_INT64_MAX : limit * 10;
+}
+
 /*
  * Apply mp->changes (their rows in the target's pending tables) to the
  * target of mp, which must be incremental.  SPI connected.  Returns false,
  * with the target not yet consistent, as soon as the rows over-deleted or
- * inserted pass 'limit': the caller then recomputes, which is cheaper.
+ * inserted pass 'limit' and no fresh relation was computed: the caller
+ * then recomputes, which is cheaper.
  */
 bool
 gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats)
@@ -218,7 +347,7 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats)
 	bool		has_deleted = false;
 	bool		mixed = false;
 	bool		capped = false;
-	uint64		gone = 0;
+	GpudlMaintFresh *fresh = NULL;
 	uint64		n;
 	char	   *sel;
 	ListCell   *lc;
@@ -248,37 +377,52 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats)
 	{
 		StringInfoData del;
 		int			k;
+		int64		reached;
+		instr_time	start;
 
-		sel = round_union(mp, ROUND_GONE_FIRST, false, mixed);
-		n = sel[0] ? insert_new(mp, mp->gone_sql, sel, round_cap(limit, 0), &capped) : 0;
-		gone = n;
-		while (n > 0)
+		INSTR_TIME_SET_CURRENT(start);
+		if (gpudl_maintain_check_deletions == GPUDL_CHECK_ALWAYS ||
+			!overdelete(mp, mixed, limit,
+						gpudl_maintain_check_deletions == GPUDL_CHECK_AUTO ? gpudl_maint_fresh_cost(mp->target) : -1,
+						NULL, stats, &reached))
 		{
-			CHECK_FOR_INTERRUPTS();
-			if (capped || (int64) gone > limit)
-				return false;	/* nothing written to the target yet */
-			advance(mp);
-			stats->rounds++;
-			sel = round_union(mp, ROUND_GONE_NEXT, false, mixed);
-			if (!sel[0])
-				break;
-			n = insert_new(mp, mp->gone_sql, sel, round_cap(limit, gone), &capped);
-			gone += n;
+			if (gpudl_maintain_check_deletions == GPUDL_CHECK_NEVER)
+				return false;	/* nothing written to the target yet: recompute */
+			/* it reaches far: again, checked against the relation as it is now */
+			if (gpudl_maintain_check_deletions == GPUDL_CHECK_AUTO)
+				elog(DEBUG1, "gpudl: over-deletion of %s stopped after %.1f ms (bound %lld rows); checking it against the fresh relation",
+					 mp->target_sql, ms_since(start), (long long) limit);
+			empty_rounds(mp, true);
+			INSTR_TIME_SET_CURRENT(start);
+			fresh = gpudl_maint_fresh_compute(mp);
+			temp_table(mp, mp->cand_sql, false);
+			elog(DEBUG1, "gpudl: fresh relation of %s: %lld rows in %.1f ms", mp->target_sql,
+				 (long long) gpudl_maint_fresh_rows(fresh), ms_since(start));
+			INSTR_TIME_SET_CURRENT(start);
+			if (!overdelete(mp, mixed, checked_limit(limit), -1, fresh, stats, &reached))
+			{
+				elog(DEBUG1, "gpudl: checked over-deletion of %s passed its bound: the target made equal to the fresh relation",
+					 mp->target_sql);
+				gpudl_maint_apply_result(mp, fresh, stats);
+				return true;
+			}
 		}
-		if (capped)
-			return false;		/* nothing written to the target yet */
+		elog(DEBUG1, "gpudl: %sover-deletion of %s: %lld rows in %.1f ms", fresh ? "checked " : "",
+			 mp->target_sql, (long long) reached, ms_since(start));
 		initStringInfo(&del);
 		appendStringInfo(&del, "DELETE FROM %s AS t USING %s AS g WHERE ", mp->target_sql, mp->gone_sql);
 		for (k = 0; k < mp->arity; k++)
 			appendStringInfo(&del, "%st.%s OPERATOR(pg_catalog.=) g.%s", k ? " AND " : "",
 							 mp->target_cols[k], mp->target_cols[k]);
-		gpudl_maint_exec(psprintf("ANALYZE %s", mp->gone_sql), SPI_OK_UTILITY);
-		stats->deleted += gpudl_maint_exec(del.data, SPI_OK_DELETE);
-		gpudl_maint_exec(psprintf("DELETE FROM %s", mp->delta_sql), SPI_OK_DELETE);
-		gpudl_maint_exec(psprintf("DELETE FROM %s", mp->next_sql), SPI_OK_DELETE);
+		if (reached > 0)
+		{
+			gpudl_maint_exec(psprintf("ANALYZE %s", mp->gone_sql), SPI_OK_UTILITY);
+			stats->deleted += gpudl_maint_exec(del.data, SPI_OK_DELETE);
+		}
+		empty_rounds(mp, false);
 
-		/* put back what is still derivable; it propagates as an insertion */
-		sel = round_union(mp, ROUND_REDERIVE, false, false);
+		/* put back what is still derivable (nothing, when checked); it propagates as an insertion */
+		sel = fresh != NULL || reached == 0 ? "" : round_union(mp, ROUND_REDERIVE, false, false);
 		if (sel[0] && (n = insert_new(mp, mp->target_sql, sel, 0, &capped)) > 0)
 		{
 			stats->inserted += n;
@@ -293,7 +437,7 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats)
 	{
 		CHECK_FOR_INTERRUPTS();
 		if (capped || stats->inserted > limit)
-			return false;
+			break;
 		advance(mp);
 		stats->rounds++;
 		sel = round_union(mp, ROUND_ADD_NEXT, false, false);
@@ -302,5 +446,10 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats)
 		n = insert_new(mp, mp->target_sql, sel, round_cap(limit, stats->inserted), &capped);
 		stats->inserted += n;
 	}
-	return !capped;
+	if (!capped && stats->inserted <= limit)
+		return true;
+	if (fresh == NULL)
+		return false;
+	gpudl_maint_apply_result(mp, fresh, stats);	/* the insertion reaches far: the fresh relation it is */
+	return true;
 }

@@ -1,15 +1,20 @@
 /*
- * maint_diff.c — make a maintained target equal to a freshly computed
- * relation by changing only the rows that differ.
+ * maint_diff.c — the relation a maintained target must hold, freshly
+ * computed by the engine, and how the target is made equal to it.
+ *
+ * gpudl_maint_fresh_compute runs the engine over the base tables as they
+ * are now.  The result answers "does the relation hold this row?" for the
+ * over-deletion of a change (maint_apply.c): by binary search when the
+ * engine's answer comes in order of its values (the CPU engine's does),
+ * else through a hash set of its row numbers (a simplehash).
  *
  * A full recompute (TRUNCATE, a rule edit, gpudl_refresh, targets without
- * incremental rules, changes that reach too much of the table) produces
- * the relation in the engine's columns.  Its rows go into a hash set (a
- * simplehash of row numbers); one scan of the target looks each row up:
- * rows the relation lacks are deleted by ctid, rows of the relation the
- * target lacks are inserted.  Readers never see the table empty, triggers
- * on the target see only the difference, and the cost is a scan of the
- * target rather than anti-joins in SQL.
+ * incremental rules, changes that reach too much of the table) makes the
+ * target equal to the fresh relation: one scan of the target looks each
+ * row up in the hash set; rows the relation lacks are deleted by ctid,
+ * rows of the relation the target lacks are inserted.  Readers never see
+ * the table empty, triggers on the target see only the difference, and the
+ * cost is a scan of the target rather than anti-joins in SQL.
  */
 #include "maint/gpudl_maint.h"
 #include "pg/gpudl_run.h"
@@ -29,7 +34,9 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/hsearch.h"
 #include "utils/snapmgr.h"
+#include "portability/instr_time.h"
 
 /*
  * The rows the hash set indexes, and the probe row (key PROBE_ROW).  A key
@@ -123,36 +130,93 @@ prefetch_bucket(rowset_hash *set, uint32 hash)
 	__builtin_prefetch(&set->data[hash & set->sizemask]);
 }
 
-/*
- * Make table 'target' (its first arity columns) hold exactly the rows of
- * run's result; stats count the rows deleted and inserted.  SPI connected,
- * acting as the target's maintainer.
- */
-void
-gpudl_maint_apply_result(const GpudlMaintPlan *mp, struct GpudlRun *run, GpudlMaintStats *stats)
+/* The fresh relation of a target (gpudl_maint_fresh_compute). */
+struct GpudlMaintFresh
 {
-	GdlColumns *res = &run->result->rows;
-	rowset_hash *set;
-	Relation	rel;
-	TupleDesc	desc;
-	TupleTableSlot *slot;
-	TableScanDesc scan;
-	GpudlReader *readers;
-	AttrNumber *atts;
-	ItemPointerData *gone = NULL;
-	size_t		ngone = 0,
-				gone_cap = 0;
+	GpudlRun   *run;
+	bool		sorted;			/* rows in ascending order of their values */
+	rowset_hash *set;			/* the rows as a hash set, once built */
+};
+
+/*
+ * Per target, how long its last fresh computation took in this backend
+ * (milliseconds): how long an unchecked over-deletion may run before
+ * checking against a fresh relation is the cheaper way.
+ */
+typedef struct FreshCost
+{
+	Oid			target;
+	double		ms;
+} FreshCost;
+
+static HTAB *fresh_costs;
+
+/* The last fresh computation's milliseconds for target, or -1 when none was made here. */
+double
+gpudl_maint_fresh_cost(Oid target)
+{
+	FreshCost  *c;
+
+	if (fresh_costs == NULL)
+		return -1;
+	c = hash_search(fresh_costs, &target, HASH_FIND, NULL);
+	return c ? c->ms : -1;
+}
+
+/* Remember how long target's fresh computation took. */
+static void
+note_fresh_cost(Oid target, double ms)
+{
+	FreshCost  *c;
+
+	if (fresh_costs == NULL)
+	{
+		HASHCTL		ctl = {0};
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(FreshCost);
+		fresh_costs = hash_create("gpudl fresh relation costs", 16, &ctl, HASH_ELEM | HASH_BLOBS);
+	}
+	c = hash_search(fresh_costs, &target, HASH_ENTER, NULL);
+	c->ms = ms;
+}
+
+/* Are the columns' rows in strictly ascending order (lexicographically)? */
+static bool
+rows_sorted(const GdlColumns *rows)
+{
 	size_t		r;
-	int			c,
-				n;
+	int			c;
+
+	for (r = 1; r < rows->nrows; r++)
+	{
+		for (c = 0; c < rows->ncols; c++)
+			if (rows->cols[c][r - 1] != rows->cols[c][r])
+				break;
+		if (c == rows->ncols || rows->cols[c][r - 1] > rows->cols[c][r])
+			return false;
+		if ((r & 0xFFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	return true;
+}
+
+/*
+ * The fresh relation's rows as a hash set (built once): each row's bucket
+ * is fetched DIFF_AHEAD rows before it is inserted, since the set is far
+ * larger than the caches.
+ */
+static rowset_hash *
+fresh_set(GpudlMaintFresh *f)
+{
+	const GdlColumns *res = &f->run->result->rows;
 	uint32		hashes[DIFF_AHEAD];
-	bool		batch_keep[DIFF_AHEAD];
-	ItemPointerData batch_tid[DIFF_AHEAD];
-	int64_t    *probes;
+	size_t		r;
 
 	diff_rows = res;
-	set = rowset_create(CurrentMemoryContext, Max(16, res->nrows * 2), NULL);
-	/* each row's bucket is fetched DIFF_AHEAD rows before it is inserted: the set is far larger than the caches */
+	if (f->set != NULL)
+		return f->set;
+	f->set = rowset_create(CurrentMemoryContext, Max(16, res->nrows * 2), NULL);
 	for (r = 0; r < res->nrows + DIFF_AHEAD; r++)
 	{
 		bool		found;
@@ -160,7 +224,7 @@ gpudl_maint_apply_result(const GpudlMaintPlan *mp, struct GpudlRun *run, GpudlMa
 		/* row r - DIFF_AHEAD goes in, then row r's hash takes its slot */
 		if (r >= DIFF_AHEAD)
 		{
-			RowEntry   *e = rowset_insert_hash(set, row_key((uint32) (r - DIFF_AHEAD)),
+			RowEntry   *e = rowset_insert_hash(f->set, row_key((uint32) (r - DIFF_AHEAD)),
 											   hashes[r % DIFF_AHEAD], &found);
 
 			if (!found)
@@ -169,23 +233,233 @@ gpudl_maint_apply_result(const GpudlMaintPlan *mp, struct GpudlRun *run, GpudlMa
 		if (r < res->nrows)
 		{
 			hashes[r % DIFF_AHEAD] = row_hash(row_key((uint32) r));
-			prefetch_bucket(set, hashes[r % DIFF_AHEAD]);
+			prefetch_bucket(f->set, hashes[r % DIFF_AHEAD]);
 		}
 		if ((r & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
+	return f->set;
+}
 
-	rel = table_open(mp->target, RowExclusiveLock);
-	desc = RelationGetDescr(rel);
-	readers = palloc(sizeof(GpudlReader) * (mp->arity + 1));
-	atts = palloc(sizeof(AttrNumber) * (mp->arity + 1));
-	for (c = 0, n = 0; c < desc->natts && n < mp->arity; c++)
+/*
+ * Compute the relation of mp's target from the base tables as they are now
+ * (after the changing statement), with the engine.  SPI connected, acting
+ * as the target's maintainer.
+ */
+GpudlMaintFresh *
+gpudl_maint_fresh_compute(const GpudlMaintPlan *mp)
+{
+	GpudlMaintFresh *f = palloc0(sizeof(GpudlMaintFresh));
+	StringInfoData goal;
+	int			k;
+	instr_time	start,
+				now;
+
+	INSTR_TIME_SET_CURRENT(start);
+	initStringInfo(&goal);
+	appendStringInfo(&goal, "%s(", gdl_pred_name_quote(mp->predicate));
+	for (k = 0; k < mp->arity; k++)
+		appendStringInfo(&goal, "%sV%d", k ? ", " : "", k);
+	appendStringInfoChar(&goal, ')');
+	/*
+	 * The engine reads the tables with the active snapshot: in a trigger that
+	 * is the changing statement's, which does not see its own rows yet.
+	 */
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	UpdateActiveSnapshotCommandId();
+	f->run = gpudl_run_goal(mp->program, goal.data, true);
+	PopActiveSnapshot();
+	f->sorted = rows_sorted(&f->run->result->rows);
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	note_fresh_cost(mp->target, INSTR_TIME_GET_MILLISEC(now));
+	return f;
+}
+
+/* The fresh relation's rows. */
+int64
+gpudl_maint_fresh_rows(const GpudlMaintFresh *f)
+{
+	return (int64) f->run->result->rows.nrows;
+}
+
+/* Does the fresh relation hold the row of engine values 'row'? */
+static bool
+fresh_has(GpudlMaintFresh *f, int64_t *row)
+{
+	const GdlColumns *res = &f->run->result->rows;
+	int			k;
+
+	if (f->sorted)
+	{
+		size_t		lo = 0,
+					hi = res->nrows;
+
+		/* the first row not below 'row' */
+		while (lo < hi)
+		{
+			size_t		mid = lo + (hi - lo) / 2;
+			int			c;
+
+			for (c = 0; c < res->ncols && res->cols[c][mid] == row[c]; c++)
+				;
+			if (c < res->ncols && res->cols[c][mid] < row[c])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == res->nrows)
+			return false;
+		for (k = 0; k < res->ncols; k++)
+			if (res->cols[k][lo] != row[k])
+				return false;
+		return true;
+	}
+	diff_probe = row;
+	return rowset_lookup(fresh_set(f), row_key(PROBE_ROW)) != NULL;
+}
+
+/*
+ * Readers of the first 'arity' columns of a relation (dropped columns
+ * skipped): atts[] their attribute numbers (0-based).
+ */
+static void
+column_readers(Relation rel, int arity, GpudlReader *readers, AttrNumber *atts)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			c,
+				n;
+
+	for (c = 0, n = 0; c < desc->natts && n < arity; c++)
 		if (!TupleDescAttr(desc, c)->attisdropped)
 		{
 			atts[n] = c;
 			gpudl_reader_init(&readers[n], TupleDescAttr(desc, c)->atttypid);
 			n++;
 		}
+}
+
+/* Delete rows by ctid from table 'sql'; returns how many went. */
+static uint64
+delete_by_ctid(const char *sql, ItemPointerData *tids, size_t n)
+{
+	Datum	   *d;
+	Oid			types[1] = {TIDARRAYOID};
+	Datum		values[1];
+	size_t		i;
+
+	if (n == 0)
+		return 0;
+	d = palloc(sizeof(Datum) * n);
+	for (i = 0; i < n; i++)
+		d[i] = PointerGetDatum(&tids[i]);
+	values[0] = PointerGetDatum(construct_array(d, (int) n, TIDOID, sizeof(ItemPointerData),
+												false, TYPALIGN_SHORT));
+	if (SPI_execute_with_args(psprintf("DELETE FROM %s WHERE ctid OPERATOR(pg_catalog.=) ANY ($1)", sql),
+							  1, types, values, NULL, false, 0) != SPI_OK_DELETE)
+		elog(ERROR, "gpudl: could not delete rows of %s by ctid", sql);
+	return SPI_processed;
+}
+
+/* Append tid to a growing array. */
+static void
+push_tid(ItemPointerData **tids, size_t *n, size_t *cap, ItemPointerData tid)
+{
+	if (*n == *cap)
+	{
+		*cap = Max(64, *cap * 2);
+		*tids = *tids ? repalloc_huge(*tids, sizeof(ItemPointerData) * *cap)
+			: palloc(sizeof(ItemPointerData) * *cap);
+	}
+	(*tids)[(*n)++] = tid;
+}
+
+/*
+ * Delete from table 'relid' (named 'sql'; the target's columns first) the
+ * rows the fresh relation holds: what remains of a round's over-deletion
+ * candidates are rows the relation no longer derives.  Returns the rows
+ * left.  SPI connected.
+ */
+uint64
+gpudl_maint_fresh_drop_held(const GpudlMaintPlan *mp, GpudlMaintFresh *f, Oid relid, const char *sql)
+{
+	Relation	rel;
+	TupleTableSlot *slot;
+	TableScanDesc scan;
+	GpudlReader *readers = palloc(sizeof(GpudlReader) * (mp->arity + 1));
+	AttrNumber *atts = palloc(sizeof(AttrNumber) * (mp->arity + 1));
+	int64_t    *row = palloc(sizeof(int64_t) * (mp->arity + 1));
+	ItemPointerData *held = NULL;
+	size_t		nheld = 0,
+				cap = 0;
+	uint64		total = 0;
+
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	UpdateActiveSnapshotCommandId();
+	rel = table_open(relid, AccessShareLock);
+	column_readers(rel, mp->arity, readers, atts);
+	slot = table_slot_create(rel, NULL);
+	scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		bool		complete = true;
+		int			c;
+
+		slot_getallattrs(slot);
+		for (c = 0; c < mp->arity && complete; c++)
+		{
+			if (slot->tts_isnull[atts[c]])
+				complete = false;
+			else
+				row[c] = gpudl_reader_value(&readers[c], slot->tts_values[atts[c]], f->run->dict);
+		}
+		if (complete && fresh_has(f, row))
+			push_tid(&held, &nheld, &cap, slot->tts_tid);
+		if ((++total & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	table_close(rel, NoLock);
+	PopActiveSnapshot();
+	return total - delete_by_ctid(sql, held, nheld);
+}
+
+/*
+ * Make table 'target' (its first arity columns) hold exactly the rows of
+ * the fresh relation; stats count the rows deleted and inserted.  SPI
+ * connected, acting as the target's maintainer.
+ */
+void
+gpudl_maint_apply_result(const GpudlMaintPlan *mp, GpudlMaintFresh *f, GpudlMaintStats *stats)
+{
+	GpudlRun   *run = f->run;
+	GdlColumns *res = &run->result->rows;
+	rowset_hash *set;
+	Relation	rel;
+	TupleTableSlot *slot;
+	TableScanDesc scan;
+	GpudlReader *readers;
+	AttrNumber *atts;
+	ItemPointerData *gone = NULL;
+	size_t		ngone = 0,
+				gone_cap = 0;
+	size_t		r;
+	int			c;
+	uint32		hashes[DIFF_AHEAD];
+	bool		batch_keep[DIFF_AHEAD];
+	ItemPointerData batch_tid[DIFF_AHEAD];
+	int64_t    *probes;
+
+	PushActiveSnapshot(GetTransactionSnapshot());
+	UpdateActiveSnapshotCommandId();
+	set = fresh_set(f);
+	rel = table_open(mp->target, RowExclusiveLock);
+	readers = palloc(sizeof(GpudlReader) * (mp->arity + 1));
+	atts = palloc(sizeof(AttrNumber) * (mp->arity + 1));
+	column_readers(rel, mp->arity, readers, atts);
 	slot = table_slot_create(rel, NULL);
 	scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
 	/* the target's rows in batches of DIFF_AHEAD: their buckets fetched, then looked up */
@@ -229,16 +503,7 @@ gpudl_maint_apply_result(const GpudlMaintPlan *mp, struct GpudlRun *run, GpudlMa
 			if (e != NULL && !e->seen)
 				e->seen = true;
 			else
-			{
-				/* not in the relation, or a second copy of a row */
-				if (ngone == gone_cap)
-				{
-					gone_cap = Max(64, gone_cap * 2);
-					gone = gone ? repalloc_huge(gone, sizeof(ItemPointerData) * gone_cap)
-						: palloc(sizeof(ItemPointerData) * gone_cap);
-				}
-				gone[ngone++] = batch_tid[i];
-			}
+				push_tid(&gone, &ngone, &gone_cap, batch_tid[i]);	/* not in the relation, or a second copy */
 		}
 		r += nbatch;
 		if ((r & 0xFFFF) < DIFF_AHEAD)
@@ -249,24 +514,7 @@ gpudl_maint_apply_result(const GpudlMaintPlan *mp, struct GpudlRun *run, GpudlMa
 	table_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
 	table_close(rel, NoLock);
-
-	if (ngone > 0)
-	{
-		Datum	   *d = palloc(sizeof(Datum) * ngone);
-		Oid			types[1] = {TIDARRAYOID};
-		Datum		values[1];
-		size_t		i;
-
-		for (i = 0; i < ngone; i++)
-			d[i] = PointerGetDatum(&gone[i]);
-		values[0] = PointerGetDatum(construct_array(d, (int) ngone, TIDOID, sizeof(ItemPointerData),
-													false, TYPALIGN_SHORT));
-		if (SPI_execute_with_args(psprintf("DELETE FROM %s WHERE ctid OPERATOR(pg_catalog.=) ANY ($1)",
-										   mp->target_sql), 1, types, values, NULL, false, 0) != SPI_OK_DELETE)
-			elog(ERROR, "gpudl: could not delete the rows the relation no longer holds");
-		stats->deleted += SPI_processed;
-	}
-
+	stats->deleted += delete_by_ctid(mp->target_sql, gone, ngone);
 	/* the relation's rows the target lacks, through a result of just them */
 	{
 		GdlResult  *missing = palloc0(sizeof(GdlResult));
@@ -307,5 +555,5 @@ gpudl_maint_apply_result(const GpudlMaintPlan *mp, struct GpudlRun *run, GpudlMa
 		}
 		stats->inserted += m;
 	}
-	rowset_destroy(set);
+	PopActiveSnapshot();
 }

@@ -382,6 +382,7 @@ gpudl_maint_plan_for(const char *program, const char *predicate, Oid target, int
 	GdlPlan    *plan = gpudl_plan_acquire(program, &hit, version);
 	const GdlAnalysis *a = gdl_plan_analysis(plan);
 	int			p = gdl_analysis_find_pred(a, predicate);
+	GpudlMaintPlan *mp;
 
 	gpudl_plan_pin(plan);
 	if (p < 0)
@@ -395,8 +396,11 @@ gpudl_maint_plan_for(const char *program, const char *predicate, Oid target, int
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("predicate \"%s\" of program \"%s\" is a base table, not derived", predicate, program),
 				 errhint("Maintain a predicate the program's rules derive.")));
-	return gpudl_maint_plan(a, p, target,
-							reads_other_derived(a, p) ? held_tables(program, target, held_among) : NIL);
+	mp = gpudl_maint_plan(a, p, target,
+						  reads_other_derived(a, p) ? held_tables(program, target, held_among) : NIL);
+	mp->program = pstrdup(program);
+	mp->predicate = pstrdup(predicate);
+	return mp;
 }
 
 /* Every base table must be a table that statement triggers with transition tables can watch. */
@@ -439,35 +443,13 @@ check_base_tables(const GpudlMaintPlan *mp, const char *program)
  * Returns the relation's rows.
  */
 static int64
-recompute_into(const GpudlMaintPlan *mp, const char *program, const char *predicate,
-			   GpudlMaintStats *stats)
+recompute_into(const GpudlMaintPlan *mp, GpudlMaintStats *stats)
 {
-	StringInfoData goal;
-	GpudlRun   *run;
-	int			k;
+	GpudlMaintFresh *f = gpudl_maint_fresh_compute(mp);
 
-	initStringInfo(&goal);
-	appendStringInfo(&goal, "%s(", gdl_pred_name_quote(predicate));
-	for (k = 0; k < mp->arity; k++)
-		appendStringInfo(&goal, "%sV%d", k ? ", " : "", k);
-	appendStringInfoChar(&goal, ')');
-	/*
-	 * The engine reads the tables with the active snapshot: in a trigger that
-	 * is the changing statement's, which does not see its own rows yet.
-	 */
-	CommandCounterIncrement();
-	PushActiveSnapshot(GetTransactionSnapshot());
-	UpdateActiveSnapshotCommandId();
-	run = gpudl_run_goal(program, goal.data, true);
-	PopActiveSnapshot();
-
-	PushActiveSnapshot(GetTransactionSnapshot());
-	UpdateActiveSnapshotCommandId();
-	gpudl_maint_apply_result(mp, run, stats);
-	PopActiveSnapshot();
-	return (int64) run->result->rows.nrows;
+	gpudl_maint_apply_result(mp, f, stats);
+	return gpudl_maint_fresh_rows(f);
 }
-
 /*
  * Write the catalog row of a target after a setup or a full refresh (as
  * the catalog's owner).  SPI connected.
@@ -645,7 +627,7 @@ gpudl_maint_refresh(Oid target, bool as_change, GpudlMaintStats *stats)
 	mp = gpudl_maint_plan_for(e->program, e->predicate, target, &version, NIL);
 	check_base_tables(mp, e->program);
 	gpudl_maint_writing_begin(target);
-	rows = recompute_into(mp, e->program, e->predicate, stats);
+	rows = recompute_into(mp, stats);
 	gpudl_maint_writing_end(target);
 	if (mp->incremental)
 		ensure_indexes(mp);

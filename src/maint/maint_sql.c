@@ -301,6 +301,8 @@ gpudl_maint_plan(const GdlAnalysis *a, int pred, Oid target, List *held)
 	mp->delta_sql = psprintf("pg_temp.gpudl_delta_%u", target);
 	mp->next_sql = psprintf("pg_temp.gpudl_next_%u", target);
 	mp->gone_sql = psprintf("pg_temp.gpudl_gone_%u", target);
+	mp->cand_name = psprintf("gpudl_cand_%u", target);
+	mp->cand_sql = psprintf("pg_temp.%s", mp->cand_name);
 	mp->keys_sql = psprintf("pg_temp.gpudl_keys_%u", target);
 	return mp;
 }

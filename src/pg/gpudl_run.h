@@ -251,6 +251,15 @@ extern bool gpudl_enable_pushdown;
 extern bool gpudl_enable_magic;
 extern bool gpudl_explain_machine_details;
 
+/* gpudl.maintain_check_deletions: when over-deletion is checked against the fresh relation */
+typedef enum GpudlCheckDeletions
+{
+	GPUDL_CHECK_AUTO,			/* when the unchecked one reaches far */
+	GPUDL_CHECK_ALWAYS,			/* from the start (an engine run per deleting change) */
+	GPUDL_CHECK_NEVER			/* never: past its bound, recompute */
+} GpudlCheckDeletions;
+extern int	gpudl_maintain_check_deletions;
+
 /* The GPU backend to use under gpudl.device, or NULL for the CPU (pg_device.c). */
 struct GdlBackend;
 extern const struct GdlBackend *gpudl_choose_gpu_backend(void);

@@ -22,6 +22,14 @@ bool		gpudl_enable_pushdown = true;
 bool		gpudl_enable_magic = true;
 bool		gpudl_explain_machine_details = true;
 double		gpudl_maintain_recompute_share = 0.01;
+int			gpudl_maintain_check_deletions = GPUDL_CHECK_AUTO;
+
+static const struct config_enum_entry check_deletions_options[] = {
+	{"auto", GPUDL_CHECK_AUTO, false},
+	{"always", GPUDL_CHECK_ALWAYS, false},
+	{"never", GPUDL_CHECK_NEVER, false},
+	{NULL, 0, false}
+};
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUDL_DEVICE_AUTO, false},
@@ -87,5 +95,10 @@ gpudl_define_gucs(void)
 							 "Recomputes a maintained table when a change reaches more than this share of its rows.",
 							 "Delete-and-rederive and semi-naive rounds in SQL cost more per row than the engine's full run; 1 never recomputes.",
 							 &gpudl_maintain_recompute_share, 0.01, 0.0, 1.0, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("gpudl.maintain_check_deletions",
+							 "When a maintained table's over-deletion is checked against the relation computed afresh: auto, always or never.",
+							 "auto: once delete-and-rederive reaches past gpudl.maintain_recompute_share of the rows, or has run longer than the engine's last run for the table; checked, only rows that really go are deleted and nothing is put back.",
+							 &gpudl_maintain_check_deletions, GPUDL_CHECK_AUTO, check_deletions_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	gpudl_part_define_gucs();	/* gpudl.partitions, gpudl.devices (pg_part.c) */
 }
