@@ -11,20 +11,29 @@
 # statement, then insert them back in one statement (each its own
 # transaction, one session, psql's \timing), RUNS times on different edges;
 # medians.  At the end the maintained table is compared with gpudl_query
-# (CHECK=0 skips it).  The edge table has an index on each column, as a
+# (CHECK=0 skips it).  EDGES=inner picks only edges with an edge into their
+# source and one out of their target (edges on paths, where a dense
+# closure's deletions reach far); CHECKED sets gpudl.maintain_check_deletions
+# (auto; never is 0.7's way: past the bound, a recompute).  The edge table has an index on each column, as a
 # table joined on them would (the delta joins use them).
 # Workloads: tc, sg, deg (a count per group: r(X, count(Y)) :- edge(X, Y),
 # edge(Y, _)), tcneg (reverse edges outside the closure, r(X, Y) :- edge(Y,
 # X), !c(X, Y), with the closure c maintained in a table of its own: the
 # change times include both tables).  Settings: GRAPHS, WORKLOADS ("tc sg"), SIZES ("1 100 10000"), RUNS (3),
-# DEVICE (cpu|gpu|auto: the full runs and recomputes), CHECK (1), GRAPH_DIR.
+# DEVICE (cpu|gpu|auto: the full runs and recomputes), CHECK (1), GRAPH_DIR,
+# EDGES (random|inner), CHECKED (auto|always|never).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/../common/lib.sh"
 bench_defaults GRAPH_DIR="$here/../../../shared/data/graphs" GRAPHS=ego-Facebook WORKLOADS="tc sg" \
-  SIZES="1 100 10000" RUNS=3 DEVICE=auto CHECK=1
+  SIZES="1 100 10000" RUNS=3 DEVICE=auto CHECK=1 EDGES=random CHECKED=auto
 bench_sql_db gpudl_bench_maintain
-export PGOPTIONS="${PGOPTIONS:-} -c gpudl.device=$DEVICE -c client_min_messages=warning"
+export PGOPTIONS="${PGOPTIONS:-} -c gpudl.device=$DEVICE -c client_min_messages=warning -c gpudl.maintain_check_deletions=$CHECKED"
+case $EDGES in
+  random) pick="SELECT src, dst FROM edge" ;;
+  inner) pick="SELECT src, dst FROM edge e WHERE EXISTS (SELECT 1 FROM edge f WHERE f.dst = e.src) AND EXISTS (SELECT 1 FROM edge g WHERE g.src = e.dst)" ;;
+  *) echo "EDGES is random or inner" >&2; exit 2 ;;
+esac
 
 # median of numbers on stdin
 median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
@@ -60,7 +69,7 @@ for g in $GRAPHS; do
     for n in $SIZES; do
       script=$( for r in $(seq "$RUNS"); do
         echo "SELECT setseed($r / 100.0 + $n / 1000000.0);"
-        echo "DROP TABLE IF EXISTS batch; CREATE TABLE batch AS SELECT src, dst FROM edge ORDER BY random() LIMIT $n;"
+        echo "DROP TABLE IF EXISTS batch; CREATE TABLE batch AS $pick ORDER BY random() LIMIT $n;"
         echo '\timing on'
         echo '\echo T delete'
         echo "DELETE FROM edge e USING batch b WHERE e.src = b.src AND e.dst = b.dst;"
