@@ -5,7 +5,8 @@
  * gpudl_maint_fresh_compute runs the engine over the base tables as they
  * are now.  The result answers "does the relation hold this row?" for the
  * over-deletion of a change (maint_apply.c): by binary search when the
- * engine's answer comes in order of its values (the CPU engine's does),
+ * engine's answer comes in a few runs in order of their values (the CPU
+ * engine's in one, the GPU engine's sorted runs one after the other),
  * else through a hash set of its row numbers (a simplehash).
  *
  * A full recompute (TRUNCATE, a rule edit, gpudl_refresh, targets without
@@ -134,7 +135,9 @@ prefetch_bucket(rowset_hash *set, uint32 hash)
 struct GpudlMaintFresh
 {
 	GpudlRun   *run;
-	bool		sorted;			/* rows in ascending order of their values */
+	bool		hashed;			/* looked up in the hash set, not run by run */
+	int			nruns;			/* the rows as sorted runs (find_runs) */
+	size_t	   *run_starts;
 	rowset_hash *set;			/* the rows as a hash set, once built */
 };
 
@@ -181,24 +184,45 @@ note_fresh_cost(Oid target, double ms)
 	c->ms = ms;
 }
 
-/* Are the columns' rows in strictly ascending order (lexicographically)? */
-static bool
-rows_sorted(const GdlColumns *rows)
+/* At most this many sorted runs are searched one by one; more, and a hash set is built. */
+#define FRESH_MAX_RUNS 64
+
+/*
+ * Split the rows into maximal runs of strictly ascending rows
+ * (lexicographically): f->run_starts[0..nruns) and a sentinel, or nruns 0
+ * when there are more than FRESH_MAX_RUNS.  The CPU engine answers in one
+ * run; the GPU engine's sorted-runs layout downloads run by run.
+ */
+static void
+find_runs(GpudlMaintFresh *f)
 {
+	const GdlColumns *rows = &f->run->result->rows;
 	size_t		r;
 	int			c;
 
+	f->run_starts = palloc(sizeof(size_t) * (FRESH_MAX_RUNS + 1));
+	f->nruns = 0;
+	if (rows->nrows > 0)
+		f->run_starts[f->nruns++] = 0;
 	for (r = 1; r < rows->nrows; r++)
 	{
 		for (c = 0; c < rows->ncols; c++)
 			if (rows->cols[c][r - 1] != rows->cols[c][r])
 				break;
 		if (c == rows->ncols || rows->cols[c][r - 1] > rows->cols[c][r])
-			return false;
+		{
+			if (f->nruns == FRESH_MAX_RUNS)
+			{
+				f->nruns = 0;	/* not worth searching run by run */
+				f->hashed = true;
+				return;
+			}
+			f->run_starts[f->nruns++] = r;
+		}
 		if ((r & 0xFFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
-	return true;
+	f->run_starts[f->nruns] = rows->nrows;
 }
 
 /*
@@ -270,7 +294,7 @@ gpudl_maint_fresh_compute(const GpudlMaintPlan *mp)
 	UpdateActiveSnapshotCommandId();
 	f->run = gpudl_run_goal(mp->program, goal.data, true);
 	PopActiveSnapshot();
-	f->sorted = rows_sorted(&f->run->result->rows);
+	find_runs(f);
 	INSTR_TIME_SET_CURRENT(now);
 	INSTR_TIME_SUBTRACT(now, start);
 	note_fresh_cost(mp->target, INSTR_TIME_GET_MILLISEC(now));
@@ -284,37 +308,46 @@ gpudl_maint_fresh_rows(const GpudlMaintFresh *f)
 	return (int64) f->run->result->rows.nrows;
 }
 
+/* Does sorted run [lo, hi) of the rows hold 'row'?  Binary search. */
+static bool
+run_has(const GdlColumns *res, size_t lo, size_t hi, const int64_t *row)
+{
+	size_t		end = hi;
+	int			c;
+
+	/* the first row not below 'row' */
+	while (lo < hi)
+	{
+		size_t		mid = lo + (hi - lo) / 2;
+
+		for (c = 0; c < res->ncols && res->cols[c][mid] == row[c]; c++)
+			;
+		if (c < res->ncols && res->cols[c][mid] < row[c])
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == end)
+		return false;
+	for (c = 0; c < res->ncols; c++)
+		if (res->cols[c][lo] != row[c])
+			return false;
+	return true;
+}
+
 /* Does the fresh relation hold the row of engine values 'row'? */
 static bool
 fresh_has(GpudlMaintFresh *f, int64_t *row)
 {
 	const GdlColumns *res = &f->run->result->rows;
-	int			k;
+	int			i;
 
-	if (f->sorted)
+	if (!f->hashed)
 	{
-		size_t		lo = 0,
-					hi = res->nrows;
-
-		/* the first row not below 'row' */
-		while (lo < hi)
-		{
-			size_t		mid = lo + (hi - lo) / 2;
-			int			c;
-
-			for (c = 0; c < res->ncols && res->cols[c][mid] == row[c]; c++)
-				;
-			if (c < res->ncols && res->cols[c][mid] < row[c])
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo == res->nrows)
-			return false;
-		for (k = 0; k < res->ncols; k++)
-			if (res->cols[k][lo] != row[k])
-				return false;
-		return true;
+		for (i = 0; i < f->nruns; i++)
+			if (run_has(res, f->run_starts[i], f->run_starts[i + 1], row))
+				return true;
+		return false;
 	}
 	diff_probe = row;
 	return rowset_lookup(fresh_set(f), row_key(PROBE_ROW)) != NULL;
