@@ -322,10 +322,11 @@ empty_rounds(const GpudlMaintPlan *mp, bool gone)
 }
 
 /*
- * How far a checked over-deletion may read (candidates) before the target
- * is made equal to the fresh relation by one scan instead: ten times the
- * unchecked bound (checked candidates are mostly rows that stay, dropped
- * at once).
+ * How far a checked over-deletion, or an insertion, may read (candidates)
+ * before the target is made equal to the fresh relation by one scan
+ * instead: ten times the unchecked over-deletion's bound, whose
+ * alternative is only an engine run (checked candidates are mostly rows
+ * that stay, dropped at once; an insertion's only follows new rows).
  */
 static int64
 checked_limit(int64 limit)
@@ -336,9 +337,10 @@ checked_limit(int64 limit)
 /*
  * Apply mp->changes (their rows in the target's pending tables) to the
  * target of mp, which must be incremental.  SPI connected.  Returns false,
- * with the target not yet consistent, as soon as the rows over-deleted or
- * inserted pass 'limit' and no fresh relation was computed: the caller
- * then recomputes, which is cheaper.
+ * with the target not yet consistent, as soon as the rows over-deleted
+ * pass 'limit' (checked over-deletion off) or the rows inserted pass ten
+ * times it and no fresh relation was computed: the caller then
+ * recomputes, which is cheaper.
  */
 bool
 gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats)
@@ -430,6 +432,13 @@ gpudl_maint_apply(const GpudlMaintPlan *mp, int64 limit, GpudlMaintStats *stats)
 			with_delta = true;
 		}
 	}
+	/*
+	 * Insertion rounds get ten times the budget: past it the alternative is a
+	 * recompute, an engine run and a scan of the whole target (on
+	 * ego-Facebook's SG, one edge inserted back took 7.1 s at the deletion's
+	 * bound, recomputed, and 0.28 s without it).
+	 */
+	limit = checked_limit(limit);
 	sel = round_union(mp, ROUND_ADD_FIRST, with_delta, false);
 	n = sel[0] ? insert_new(mp, mp->target_sql, sel, round_cap(limit, stats->inserted), &capped) : 0;
 	stats->inserted += n;
