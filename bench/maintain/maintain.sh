@@ -14,7 +14,7 @@
 # (CHECK=0 skips it).  EDGES=inner picks only edges with an edge into their
 # source and one out of their target (edges on paths, where a dense
 # closure's deletions reach far); CHECKED sets gpudl.maintain_check_deletions
-# (auto; never is 0.7's way: past the bound, a recompute).  The edge table has an index on each column, as a
+# (auto; never is the way before the check: past the bound, a recompute).  The edge table has an index on each column, as a
 # table joined on them would (the delta joins use them).
 # Workloads: tc, sg, deg (a count per group: r(X, count(Y)) :- edge(X, Y),
 # edge(Y, _)), tcneg (reverse edges outside the closure, r(X, Y) :- edge(Y,
