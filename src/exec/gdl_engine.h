@@ -39,6 +39,11 @@ typedef struct GdlColumns
 	int64_t   **cols;
 } GdlColumns;
 
+/* Rows as sorted runs (exec_columns.c): where runs start (-1: more than max_runs). */
+extern int	gdl_columns_sorted_runs(const GdlColumns *rows, size_t *starts, int max_runs);
+/* ... and whether the sorted run [lo, hi) holds 'row' */
+extern bool gdl_columns_run_has(const GdlColumns *rows, size_t lo, size_t hi, const int64_t *row);
+
 /* ------------------------------------------------------------------ runs */
 
 typedef enum GdlDevice

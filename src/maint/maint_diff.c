@@ -188,41 +188,19 @@ note_fresh_cost(Oid target, double ms)
 #define FRESH_MAX_RUNS 64
 
 /*
- * Split the rows into maximal runs of strictly ascending rows
- * (lexicographically): f->run_starts[0..nruns) and a sentinel, or nruns 0
- * when there are more than FRESH_MAX_RUNS.  The CPU engine answers in one
- * run; the GPU engine's sorted-runs layout downloads run by run.
+ * Where the rows' sorted runs start (exec_columns.c), or f->hashed when
+ * there are more than FRESH_MAX_RUNS.
  */
 static void
 find_runs(GpudlMaintFresh *f)
 {
-	const GdlColumns *rows = &f->run->result->rows;
-	size_t		r;
-	int			c;
-
 	f->run_starts = palloc(sizeof(size_t) * (FRESH_MAX_RUNS + 1));
-	f->nruns = 0;
-	if (rows->nrows > 0)
-		f->run_starts[f->nruns++] = 0;
-	for (r = 1; r < rows->nrows; r++)
+	f->nruns = gdl_columns_sorted_runs(&f->run->result->rows, f->run_starts, FRESH_MAX_RUNS);
+	if (f->nruns < 0)
 	{
-		for (c = 0; c < rows->ncols; c++)
-			if (rows->cols[c][r - 1] != rows->cols[c][r])
-				break;
-		if (c == rows->ncols || rows->cols[c][r - 1] > rows->cols[c][r])
-		{
-			if (f->nruns == FRESH_MAX_RUNS)
-			{
-				f->nruns = 0;	/* not worth searching run by run */
-				f->hashed = true;
-				return;
-			}
-			f->run_starts[f->nruns++] = r;
-		}
-		if ((r & 0xFFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
+		f->nruns = 0;			/* not worth searching run by run */
+		f->hashed = true;
 	}
-	f->run_starts[f->nruns] = rows->nrows;
 }
 
 /*
@@ -308,33 +286,6 @@ gpudl_maint_fresh_rows(const GpudlMaintFresh *f)
 	return (int64) f->run->result->rows.nrows;
 }
 
-/* Does sorted run [lo, hi) of the rows hold 'row'?  Binary search. */
-static bool
-run_has(const GdlColumns *res, size_t lo, size_t hi, const int64_t *row)
-{
-	size_t		end = hi;
-	int			c;
-
-	/* the first row not below 'row' */
-	while (lo < hi)
-	{
-		size_t		mid = lo + (hi - lo) / 2;
-
-		for (c = 0; c < res->ncols && res->cols[c][mid] == row[c]; c++)
-			;
-		if (c < res->ncols && res->cols[c][mid] < row[c])
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == end)
-		return false;
-	for (c = 0; c < res->ncols; c++)
-		if (res->cols[c][lo] != row[c])
-			return false;
-	return true;
-}
-
 /* Does the fresh relation hold the row of engine values 'row'? */
 static bool
 fresh_has(GpudlMaintFresh *f, int64_t *row)
@@ -345,7 +296,7 @@ fresh_has(GpudlMaintFresh *f, int64_t *row)
 	if (!f->hashed)
 	{
 		for (i = 0; i < f->nruns; i++)
-			if (run_has(res, f->run_starts[i], f->run_starts[i + 1], row))
+			if (gdl_columns_run_has(res, f->run_starts[i], f->run_starts[i + 1], row))
 				return true;
 		return false;
 	}

@@ -1477,6 +1477,165 @@ test_trace(void)
 	gdl_test_reset();
 }
 
+/* The next number of the sorted-runs tests' own xorshift64 sequence. */
+static uint64_t
+test_rand(void)
+{
+	static uint64_t x = 0x9E3779B97F4A7C15ULL;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return x;
+}
+
+/*
+ * Is row r of the columns in them, by every sorted run's binary search
+ * (starts from gdl_columns_sorted_runs)?
+ */
+static bool
+runs_hold(const GdlColumns *rows, const size_t *starts, int nruns, const int64_t *row)
+{
+	int			i;
+
+	for (i = 0; i < nruns; i++)
+		if (gdl_columns_run_has(rows, starts[i], starts[i + 1], row))
+			return true;
+	return false;
+}
+
+/*
+ * Rows as sorted runs (what maintained tables look rows up in): random
+ * relations of 1-3 columns built as k sorted runs one after the other
+ * are found to be at most k runs, every row is found, and rows that are
+ * not there (checked by a linear scan) are not; more runs than the bound
+ * give -1.
+ */
+static void
+test_sorted_runs(void)
+{
+	int			trial;
+
+	for (trial = 0; trial < 200; trial++)
+	{
+		int			ncols = 1 + (int) (test_rand() % 3);
+		int			k = 1 + (int) (test_rand() % 5);
+		size_t		n = (size_t) (test_rand() % 60),
+					r;
+		int64_t    *cols[3];
+		GdlColumns	rows = {.ncols = ncols, .nrows = n, .cols = cols};
+		size_t		starts[9];
+		int			c,
+					nruns,
+					probe;
+
+		for (c = 0; c < ncols; c++)
+			cols[c] = malloc(sizeof(int64_t) * (n + 1));
+		/* k runs: each a strictly ascending sequence of random rows */
+		for (r = 0; r < n; r++)
+		{
+			bool		run_start = r == 0 || r % ((n + k - 1) / k) == 0;
+
+			for (c = 0; c < ncols; c++)
+				cols[c][r] = (int64_t) (test_rand() % 5) - 2;
+			if (!run_start)
+			{
+				/* make row r greater than row r - 1: bump the last column past it */
+				for (c = 0; c < ncols - 1; c++)
+					cols[c][r] = cols[c][r - 1];
+				cols[ncols - 1][r] = cols[ncols - 1][r - 1] + 1 + (int64_t) (test_rand() % 3);
+			}
+		}
+		nruns = gdl_columns_sorted_runs(&rows, starts, 8);
+		CHECK_MSG(nruns >= 0 && nruns <= k && (n == 0 ? nruns == 0 : nruns >= 1),
+				  "trial %d: %d runs for %d built", trial, nruns, k);
+		if (nruns < 0)
+			continue;
+		CHECK(starts[nruns] == n);
+		for (r = 0; r < n; r++)
+		{
+			int64_t		row[3];
+
+			for (c = 0; c < ncols; c++)
+				row[c] = cols[c][r];
+			CHECK_MSG(runs_hold(&rows, starts, nruns, row), "trial %d: row %zu not found", trial, r);
+		}
+		for (probe = 0; probe < 40; probe++)
+		{
+			int64_t		row[3];
+			bool		present = false;
+
+			for (c = 0; c < ncols; c++)
+				row[c] = (int64_t) (test_rand() % 12) - 3;
+			for (r = 0; r < n && !present; r++)
+			{
+				for (c = 0; c < ncols && cols[c][r] == row[c]; c++)
+					;
+				present = c == ncols;
+			}
+			CHECK_MSG(runs_hold(&rows, starts, nruns, row) == present, "trial %d: probe %d", trial, probe);
+		}
+		for (c = 0; c < ncols; c++)
+			free(cols[c]);
+	}
+	/* descending rows are one run each: past the bound, -1 */
+	{
+		int64_t		v[20];
+		int64_t    *cols[1] = {v};
+		GdlColumns	rows = {.ncols = 1, .nrows = 20, .cols = cols};
+		size_t		starts[9];
+		int			i;
+
+		for (i = 0; i < 20; i++)
+			v[i] = 20 - i;
+		CHECK(gdl_columns_sorted_runs(&rows, starts, 8) == -1);
+		CHECK(gdl_columns_sorted_runs(&rows, starts, 20) == 20);
+	}
+}
+
+/*
+ * An engine's answer (the device under test) in few sorted runs: the CPU
+ * engine's is one; whatever the count, every row is found run by run
+ * when it is within the bound maintained tables use (64).
+ */
+static void
+test_answer_runs(void)
+{
+	GdlAnalysis *a;
+	GdlDict    *dict;
+	GdlGoal		goal;
+	GdlError   *err = NULL;
+	GdlResult  *res;
+	size_t		starts[65];
+	int			nruns;
+	size_t		r;
+
+	random_graphs(200, 600);
+	a = analyze("path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), e(Y, Z).");
+	dict = gdl_dict_create();
+	path_goal(a, &goal);
+	res = engine(a, dict, &goal, 0, &err);
+	CHECK_MSG(err == NULL && res != NULL && res->rows.nrows > 0, "closure failed");
+	if (res == NULL)
+		return;
+	nruns = gdl_columns_sorted_runs(&res->rows, starts, 64);
+	printf("test_engine (%s): the closure's %zu rows come in %d sorted runs\n",
+		   test_device == GDL_DEVICE_GPU ? "gpu" : "cpu", res->rows.nrows, nruns);
+	if (test_device == GDL_DEVICE_CPU)
+		CHECK_MSG(nruns == 1, "the CPU engine's answer in %d runs", nruns);
+	for (r = 0; nruns > 0 && r < res->rows.nrows; r++)
+	{
+		int64_t		row[2] = {res->rows.cols[0][r], res->rows.cols[1][r]};
+
+		if (!runs_hold(&res->rows, starts, nruns, row))
+		{
+			CHECK_MSG(false, "row %zu of the answer not found run by run", r);
+			break;
+		}
+	}
+	gdl_test_reset();
+}
+
 /* The dictionary: first-seen ids, lookups, byte-order ranks. */
 static void
 test_dict(void)
@@ -1553,6 +1712,7 @@ main(void)
 		test_larger_partitioned();
 		test_larger_limited();
 		test_linearized();
+		test_answer_runs();
 		return gdl_test_summary("test_engine (gpu)");
 	}
 	test_dict();
@@ -1566,5 +1726,7 @@ main(void)
 	test_explain();
 	test_trace();
 	test_linearized();
+	test_sorted_runs();
+	test_answer_runs();
 	return gdl_test_summary("test_engine");
 }
