@@ -21,14 +21,15 @@
 # X), !c(X, Y), with the closure c maintained in a table of its own: the
 # change times include both tables).  Settings: GRAPHS, WORKLOADS ("tc sg"), SIZES ("1 100 10000"), RUNS (3),
 # DEVICE (cpu|gpu|auto: the full runs and recomputes), CHECK (1), GRAPH_DIR,
-# EDGES (random|inner), CHECKED (auto|always|never).
+# EDGES (random|inner), CHECKED (auto|always|never), MESSAGES (warning; debug1 shows
+# where a change's time goes, on stderr).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/../common/lib.sh"
 bench_defaults GRAPH_DIR="$here/../../../shared/data/graphs" GRAPHS=ego-Facebook WORKLOADS="tc sg" \
   SIZES="1 100 10000" RUNS=3 DEVICE=auto CHECK=1 EDGES=random CHECKED=auto
 bench_sql_db gpudl_bench_maintain
-export PGOPTIONS="${PGOPTIONS:-} -c gpudl.device=$DEVICE -c client_min_messages=warning -c gpudl.maintain_check_deletions=$CHECKED"
+export PGOPTIONS="${PGOPTIONS:-} -c gpudl.device=$DEVICE -c client_min_messages=${MESSAGES:-warning} -c gpudl.maintain_check_deletions=$CHECKED"
 case $EDGES in
   random) pick="SELECT src, dst FROM edge" ;;
   inner) pick="SELECT src, dst FROM edge e WHERE EXISTS (SELECT 1 FROM edge f WHERE f.dst = e.src) AND EXISTS (SELECT 1 FROM edge g WHERE g.src = e.dst)" ;;

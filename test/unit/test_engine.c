@@ -1583,7 +1583,7 @@ test_sorted_runs(void)
 		int64_t		v[20];
 		int64_t    *cols[1] = {v};
 		GdlColumns	rows = {.ncols = 1, .nrows = 20, .cols = cols};
-		size_t		starts[9];
+		size_t		starts[21];
 		int			i;
 
 		for (i = 0; i < 20; i++)
