@@ -33,7 +33,8 @@ typedef enum GpudlMaintSource
 	GPUDL_MS_BEFORE,			/* a changed base table as it was: now plus the deleted rows */
 	GPUDL_MS_INSERTED,			/* the change's inserted rows (that are still there) */
 	GPUDL_MS_DELETED,			/* the change's deleted rows */
-	GPUDL_MS_DELTA				/* the target's delta of this round (a temporary table) */
+	GPUDL_MS_DELTA,				/* the target's delta of this round (a temporary table) */
+	GPUDL_MS_KEPT				/* the target without the rows over-deleted and not yet found again */
 } GpudlMaintSource;
 
 /* One base table's change waiting to be applied to a target (maint_pending.c). */

@@ -451,6 +451,26 @@ not_exists_sql(const GdlAtom *atom, const GpudlMaintTable *t, char **varref, int
 }
 
 /*
+ * "NOT EXISTS (...)": the target's row that atom l (alias a<l>) reads is
+ * not among the rows over-deleted and not yet found derivable again (the
+ * gone table), for an atom read as GPUDL_MS_KEPT.
+ */
+static char *
+not_gone_sql(const GpudlMaintPlan *mp, int l)
+{
+	StringInfoData s;
+	int			k;
+
+	initStringInfo(&s);
+	appendStringInfo(&s, "NOT EXISTS (SELECT 1 FROM %s AS g%d WHERE ", mp->gone_sql, l);
+	for (k = 0; k < mp->arity; k++)
+		appendStringInfo(&s, "%sg%d.%s OPERATOR(pg_catalog.=) a%d.%s", k ? " AND " : "", l,
+						 mp->target_cols[k], l, mp->target_cols[k]);
+	appendStringInfoChar(&s, ')');
+	return s.data;
+}
+
+/*
  * Append to 'out' the SELECT of clause 'clause' of the target (its head's
  * values, in the target's column order), each body atom read from
  * sources[literal] (comparisons ignore theirs).  A negated atom reads its
@@ -496,7 +516,8 @@ existential_atoms(const GpudlMaintPlan *mp, int clause, const GpudlMaintSource *
 			continue;
 		for (k = 0; k < atom->nargs; k++)
 			anon |= atom->args[k]->kind == GDL_TERM_ANON;
-		exists[l] = anon && (sources[l] == GPUDL_MS_CURRENT || sources[l] == GPUDL_MS_BEFORE);
+		exists[l] = anon && (sources[l] == GPUDL_MS_CURRENT || sources[l] == GPUDL_MS_BEFORE ||
+							 sources[l] == GPUDL_MS_KEPT);
 	}
 	for (l = 0; l < c->nbody; l++)
 		if (!exists[l] && c->body[l].kind != GDL_LIT_CMP &&
@@ -559,6 +580,8 @@ body_sql(BodySql *b, const GpudlMaintPlan *mp, int clause, const GpudlMaintSourc
 					appendStringInfo(&cond, "%s%s OPERATOR(pg_catalog.=) %s",
 									 cond.len ? " AND " : "", col, term_sql(arg, b->varref));
 			}
+			if (sources[l] == GPUDL_MS_KEPT)
+				appendStringInfo(&cond, "%s%s", cond.len ? " AND " : "", not_gone_sql(mp, l));
 			if (pass == 0)
 			{
 				appendStringInfo(&b->from, "%s%s AS a%d", b->natoms++ ? ", " : "",
