@@ -111,6 +111,8 @@ extern bool gpudl_maint_rule_select(StringInfo out, const GpudlMaintPlan *mp, in
 									const GpudlMaintSource *sources, const char *restrict_to,
 									bool only_in_target);
 extern const char *gpudl_maint_held_hint(const GpudlMaintPlan *mp, int pred);
+extern void gpudl_maint_rule_witness(StringInfo out, const GpudlMaintPlan *mp, int clause,
+									 const GpudlMaintSource *sources, const char *outer);
 extern bool gpudl_maint_group_select(StringInfo out, const GpudlMaintPlan *mp, int clause,
 									 const GpudlMaintSource *sources, const char *keys_in);
 extern const GpudlMaintChange *gpudl_maint_atom_change(const GpudlMaintPlan *mp, int clause,

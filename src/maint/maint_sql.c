@@ -663,6 +663,33 @@ gpudl_maint_rule_select(StringInfo out, const GpudlMaintPlan *mp, int clause,
 }
 
 /*
+ * Append to 'out' a scalar subquery that is true when clause 'clause' has
+ * a derivation, its atoms read from sources, whose head is the row of
+ * alias 'outer' (a table with the target's columns), and NULL when it has
+ * none.  It is a subplan run per outer row that stops at the first
+ * derivation found (LIMIT 1), so finding whether an over-deleted row is
+ * still derivable costs a few index probes, not a join of every
+ * derivation (and never a join the planner might hash over the target).
+ */
+void
+gpudl_maint_rule_witness(StringInfo out, const GpudlMaintPlan *mp, int clause,
+						 const GpudlMaintSource *sources, const char *outer)
+{
+	const GdlClause *c = mp->clauses[clause]->clause;
+	BodySql		b;
+	int			k;
+
+	body_sql(&b, mp, clause, sources);
+	for (k = 0; k < mp->arity; k++)
+		appendStringInfo(&b.where, "%s%s.%s OPERATOR(pg_catalog.=) %s", b.where.len ? " AND " : "",
+						 outer, mp->target_cols[k], term_sql(c->head.args[k], b.varref));
+	appendStringInfoString(out, "(SELECT true");
+	if (b.natoms > 0)
+		appendStringInfo(out, " FROM %s", b.from.data);
+	appendStringInfo(out, " WHERE %s LIMIT 1)", b.where.len ? b.where.data : "true");
+}
+
+/*
  * For an aggregating clause: with keys_in NULL, the distinct group keys
  * (the head's plain arguments, in target column order) of the bindings the
  * body has with atoms read from sources; with keys_in (a table of the
