@@ -119,21 +119,18 @@ round_union(const GpudlMaintPlan *mp, RoundKind kind, bool only_in_target)
 		if (kind == ROUND_REDERIVE || kind == ROUND_REDERIVE_NEXT)
 		{
 			/*
-			 * Heads among the over-deleted rows, the target read without
-			 * them; the next rounds once per target atom reading the rows
-			 * found in the last one.
+			 * Heads among the over-deleted rows, once per target atom
+			 * reading the rows found in the last round (the first round
+			 * is rederive_witnesses).
 			 */
-			for (j = kind == ROUND_REDERIVE ? -1 : 0; j < c->nbody; j++)
+			for (j = 0; j < c->nbody; j++)
 			{
 				StringInfoData one;
 				bool		is_target;
 
-				if (j >= 0)
-				{
-					gpudl_maint_atom_change(mp, ci, j, &is_target);
-					if (!is_target)
-						continue;
-				}
+				gpudl_maint_atom_change(mp, ci, j, &is_target);
+				if (!is_target)
+					continue;
 				for (l = 0; l < c->nbody; l++)
 				{
 					gpudl_maint_atom_change(mp, ci, l, &is_target);
@@ -142,8 +139,6 @@ round_union(const GpudlMaintPlan *mp, RoundKind kind, bool only_in_target)
 				initStringInfo(&one);
 				if (gpudl_maint_rule_select(&one, mp, ci, src, mp->gone_sql, false))
 					appendStringInfo(&u, "%s%s", u.len ? " UNION ALL " : "", one.data);
-				if (kind == ROUND_REDERIVE)
-					break;
 			}
 			continue;
 		}
