@@ -22,7 +22,9 @@
 # change times include both tables).  Settings: GRAPHS, WORKLOADS ("tc sg"), SIZES ("1 100 10000"), RUNS (3),
 # DEVICE (cpu|gpu|auto: the full runs and recomputes), CHECK (1), GRAPH_DIR,
 # EDGES (random|inner), CHECKED (auto|always|never), MESSAGES (warning; debug1 shows
-# where a change's time goes, on stderr).
+# where a change's time goes, on stderr), KEEP (1 keeps the database for a
+# closer look).  The ratio is against the full materialize, which a
+# maintained table's alternative (gpudl_refresh) costs.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/../common/lib.sh"
@@ -43,7 +45,7 @@ timed() { q -f - | awk '/^T /{label=$2; next} /^Time: /{if (label != "") {print 
 
 bench_fresh_db "WITH (FORCE)"
 q -c "CREATE EXTENSION gpudl"
-echo "| graph | workload | tuples | full count s | full materialize s | setup maintain s | edges changed | delete ms | insert back ms | full count / one-edge change |"
+echo "| graph | workload | tuples | full count s | full materialize s | setup maintain s | edges changed | delete ms | insert back ms | full materialize / change (the slower of the two) |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 for g in $GRAPHS; do
   q -c "DROP TABLE IF EXISTS edge CASCADE" -c "CREATE TABLE edge(src int, dst int)"
@@ -81,8 +83,7 @@ for g in $GRAPHS; do
       res=$(echo "$script" | timed)
       del=$(echo "$res" | awk '$1 == "delete" {print $2}' | median)
       ins=$(echo "$res" | awk '$1 == "insert" {print $2}' | median)
-      ratio="-"
-      if [ "$n" = 1 ]; then ratio=$(awk -v f="$full_count" -v d="$del" -v i="$ins" 'BEGIN {m = (d > i ? d : i); printf "%.0f", f * 1000 / m}'); fi
+      ratio=$(awk -v f="$full_mat" -v d="$del" -v i="$ins" 'BEGIN {m = (d > i ? d : i); printf "%.1f", f * 1000 / m}')
       if [ $first = 1 ]; then
         echo "| $g | $w | $tuples | $full_count | $full_mat | $setup | $n | $del | $ins | $ratio |"; first=0
       else
@@ -99,4 +100,4 @@ for g in $GRAPHS; do
     q -c "SELECT 'mode ' || mode || ', last change ' || round(last_change_ms::numeric, 1) || ' ms' FROM gpudl.maintained" >&2
   done
 done
-psql -X -q -d postgres -c "DROP DATABASE $DB" >/dev/null
+[ "${KEEP:-0}" = 1 ] || psql -X -q -d postgres -c "DROP DATABASE $DB" >/dev/null

@@ -25,6 +25,7 @@
 #include "pg/gpudl_pg.h"
 #include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
+#include "portability/instr_time.h"
 
 /* Where one body atom of a rule reads from when a delta rule is built. */
 typedef enum GpudlMaintSource
@@ -136,6 +137,9 @@ extern double gpudl_maintain_recompute_share;
 extern void gpudl_maint_temp_tables(const GpudlMaintPlan *mp);
 extern uint64 gpudl_maint_exec(const char *sql, int expect);
 extern char *gpudl_maint_column_list(const GpudlMaintPlan *mp);
+extern double gpudl_maint_ms_since(instr_time start);
+extern char *gpudl_maint_index_name(const GpudlMaintPlan *mp, int k);
+extern void gpudl_maint_ensure_indexes(const GpudlMaintPlan *mp);
 
 /* One row of gpudl.maintained_targets. */
 typedef struct GpudlMaintEntry

@@ -284,25 +284,49 @@ gpudl_maint_drop_guard(Oid target)
 	SPI_finish();
 }
 
-/* Create the unique index (and one per other column) changes need on the target. */
-static void
-ensure_indexes(const GpudlMaintPlan *mp)
+/* The name of the index gpudl makes on column k of the target (k 0: the unique index of all columns). */
+char *
+gpudl_maint_index_name(const GpudlMaintPlan *mp, int k)
+{
+	return k == 0 ? psprintf("gpudl_maint_%u_key", mp->target)
+		: psprintf("gpudl_maint_%u_c%d", mp->target, k + 1);
+}
+
+/*
+ * Create the unique index (and one per other column) changes need on the
+ * target.  Up to arity 3, the index of column k carries the other columns
+ * after it, so a change's joins on column k (the first over-deletion round
+ * of a closure: every row ending where a deleted edge starts) read the rows
+ * from the index alone, not from a heap page each.  Then the target's
+ * statistics, which plan those joins.
+ */
+void
+gpudl_maint_ensure_indexes(const GpudlMaintPlan *mp)
 {
 	char	   *cols = gpudl_maint_column_list(mp);
+	bool		made = false;
 	int			k;
 
 	for (k = 0; k < mp->arity; k++)
 	{
-		char	   *name = k == 0 ? psprintf("gpudl_maint_%u_key", mp->target)
-			: psprintf("gpudl_maint_%u_c%d", mp->target, k + 1);
+		char	   *name = gpudl_maint_index_name(mp, k);
+		StringInfoData key;
+		int			j;
 
 		if (OidIsValid(get_relname_relid(name, get_rel_namespace(mp->target))))
 			continue;
+		initStringInfo(&key);
+		appendStringInfoString(&key, k == 0 ? cols : mp->target_cols[k]);
+		for (j = 0; k > 0 && mp->arity <= 3 && j < mp->arity; j++)
+			if (j != k)
+				appendStringInfo(&key, ", %s", mp->target_cols[j]);
 		gpudl_maint_exec(psprintf("CREATE %sINDEX %s ON %s (%s)", k == 0 ? "UNIQUE " : "",
-								  quote_identifier(name), mp->target_sql,
-								  k == 0 ? cols : mp->target_cols[k]),
+								  quote_identifier(name), mp->target_sql, key.data),
 						 SPI_OK_UTILITY);
+		made = true;
 	}
+	if (made)
+		gpudl_maint_exec(psprintf("ANALYZE %s", mp->target_sql), SPI_OK_UTILITY);
 }
 
 /*
@@ -580,7 +604,7 @@ gpudl_maint_setup(const char *program, const char *predicate, Oid target)
 		rows = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	}
 	if (mp->incremental)
-		ensure_indexes(mp);
+		gpudl_maint_ensure_indexes(mp);
 	install_guard(target);
 	foreach(lc, mp->base_relids)
 		install_triggers(lfirst_oid(lc));
@@ -630,7 +654,7 @@ gpudl_maint_refresh(Oid target, bool as_change, GpudlMaintStats *stats)
 	rows = recompute_into(mp, stats);
 	gpudl_maint_writing_end(target);
 	if (mp->incremental)
-		ensure_indexes(mp);
+		gpudl_maint_ensure_indexes(mp);
 	install_guard(target);
 	foreach(lc, mp->base_relids)
 		install_triggers(lfirst_oid(lc));

@@ -267,7 +267,17 @@ gpudl_target_insert_rows(Oid relid, GpudlRun *run)
 		MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "gpudl rows",
 													 ALLOCSET_DEFAULT_SIZES);
 		int			k;
+		int			options = 0;
 
+		/*
+		 * A table created (or given a new file) in this subtransaction is
+		 * written frozen, as COPY FREEZE does: its pages are all-visible at
+		 * once, so index-only scans of it (a maintained target's probes)
+		 * need not wait for VACUUM; no other transaction can have seen it.
+		 */
+		if (rel->rd_createSubid == GetCurrentSubTransactionId() ||
+			rel->rd_firstRelfilenodeSubid == GetCurrentSubTransactionId())
+			options |= TABLE_INSERT_FROZEN;
 		for (k = 0; k < batch; k++)
 			slots[k] = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
 		for (r = 0; r < res->rows.nrows;)
@@ -289,7 +299,7 @@ gpudl_target_insert_rows(Oid relid, GpudlRun *run)
 				}
 				ExecStoreVirtualTuple(s);
 			}
-			table_multi_insert(rel, slots, m, cid, 0, bistate);
+			table_multi_insert(rel, slots, m, cid, options, bistate);
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(rowcxt);
 			CHECK_FOR_INTERRUPTS();
