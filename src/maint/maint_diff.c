@@ -470,6 +470,7 @@ gpudl_maint_apply_result(const GpudlMaintPlan *mp, GpudlMaintFresh *f, GpudlMain
 	ItemPointerData batch_tid[DIFF_AHEAD];
 	int64_t    *probes;
 	bool	   *held;			/* per row of the relation: the target holds it */
+	size_t		scanned;		/* the target's rows */
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
@@ -539,6 +540,7 @@ gpudl_maint_apply_result(const GpudlMaintPlan *mp, GpudlMaintFresh *f, GpudlMain
 	table_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
 	table_close(rel, NoLock);
+	scanned = r;
 	elog(DEBUG1, "gpudl: %s compared with the fresh relation in %.1f ms: %zu rows to delete",
 		 mp->target_sql, gpudl_maint_ms_since(start), ngone);
 	INSTR_TIME_SET_CURRENT(start);
@@ -567,7 +569,7 @@ gpudl_maint_apply_result(const GpudlMaintPlan *mp, GpudlMaintFresh *f, GpudlMain
 		missing->rows.nrows = m;
 		missing->count = (int64) m;
 		sub.result = missing;
-		reindex = drop_own_indexes(mp, m, r - ngone);
+		reindex = drop_own_indexes(mp, m, scanned - ngone);
 		if (m > 0 && m <= 10000)
 			gpudl_target_insert_rows(mp->target, &sub);
 		else if (m > 0)
