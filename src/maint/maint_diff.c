@@ -38,6 +38,7 @@
 #include "utils/hsearch.h"
 #include "utils/snapmgr.h"
 #include "portability/instr_time.h"
+#include "storage/lmgr.h"
 
 /*
  * The rows the hash set indexes, and the probe row (key PROBE_ROW).  A key
@@ -419,7 +420,8 @@ gpudl_maint_fresh_drop_held(const GpudlMaintPlan *mp, GpudlMaintFresh *f, Oid re
  * (p2p-Gnutella04, 10,000 of its 40,000 edges inserted back: 10 M rows
  * into a 37 M-row target, 283 s on 2 cores with the indexes in place).
  * Other indexes stay.  Takes the target's ACCESS EXCLUSIVE lock until
- * commit, as any index change does.  Returns whether it dropped them.
+ * commit, as any index change does, and only when it is free at once.
+ * Returns whether it dropped them.
  */
 static bool
 drop_own_indexes(const GpudlMaintPlan *mp, size_t rows, size_t kept)
@@ -430,6 +432,17 @@ drop_own_indexes(const GpudlMaintPlan *mp, size_t rows, size_t kept)
 
 	if (!mp->incremental || rows <= 100000 || rows <= kept / 10)
 		return false;
+	/*
+	 * Only if no one else holds the target now: waiting for a reader whose
+	 * transaction then waits for this one would be a deadlock, and the
+	 * rows go in with the indexes in place just as well, only slower.
+	 */
+	if (!ConditionalLockRelationOid(mp->target, AccessExclusiveLock))
+	{
+		elog(DEBUG1, "gpudl: %s is in use by another session; its indexes stay while %zu rows go in",
+			 mp->target_sql, rows);
+		return false;
+	}
 	for (k = 0; k < mp->arity; k++)
 	{
 		Oid			index = get_relname_relid(gpudl_maint_index_name(mp, k), nsp);
