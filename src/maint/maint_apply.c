@@ -201,14 +201,39 @@ insert_new(const GpudlMaintPlan *mp, const char *into, const char *select, int64
 	bool		isnull;
 	int64		candidates;
 	uint64		added;
+	const char *fresh = "SELECT * FROM gpudl_candidates";
 
-	gpudl_maint_exec(psprintf("WITH gpudl_candidates AS (%s%s), "
-							  "gpudl_added AS (INSERT INTO %s (%s) SELECT * FROM gpudl_candidates "
+	/*
+	 * Into the target: the candidates it already holds are dropped first,
+	 * once each, by a probe of its unique index that stops at the first
+	 * match (a subplan per row, which the planner cannot turn into a hash
+	 * over the whole target) and reads the index alone where the table's
+	 * pages are all-visible.  ON CONFLICT would check each one against the
+	 * heap as well (p2p-Gnutella04, 100 edges inserted back: 430,652
+	 * candidates, 387,154 of them held, 764,309 blocks read, 11.1 s on 2
+	 * cores).
+	 */
+	if (strcmp(into, mp->target_sql) == 0)
+	{
+		StringInfoData held;
+		int			k;
+
+		initStringInfo(&held);
+		appendStringInfo(&held, "SELECT DISTINCT * FROM gpudl_candidates AS c WHERE (SELECT true FROM %s AS t WHERE ",
+						 mp->target_sql);
+		for (k = 0; k < mp->arity; k++)
+			appendStringInfo(&held, "%st.%s OPERATOR(pg_catalog.=) c.%s", k ? " AND " : "",
+							 mp->target_cols[k], mp->target_cols[k]);
+		appendStringInfoString(&held, " LIMIT 1) IS NULL");
+		fresh = held.data;
+	}
+	gpudl_maint_exec(psprintf("WITH gpudl_candidates (%s) AS (%s%s), "
+							  "gpudl_added AS (INSERT INTO %s (%s) %s "
 							  "ON CONFLICT DO NOTHING RETURNING %s), "
 							  "gpudl_next AS (INSERT INTO %s SELECT * FROM gpudl_added) "
 							  "SELECT (SELECT count(*) FROM gpudl_candidates), (SELECT count(*) FROM gpudl_added)",
-							  select, cap > 0 ? psprintf(" LIMIT %lld", (long long) cap) : "",
-							  into, cols, cols, mp->next_sql),
+							  cols, select, cap > 0 ? psprintf(" LIMIT %lld", (long long) cap) : "",
+							  into, cols, fresh, cols, mp->next_sql),
 					 SPI_OK_SELECT);
 	candidates = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	added = (uint64) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
