@@ -55,6 +55,73 @@ gdl_columns_sorted_runs(const GdlColumns *rows, size_t *starts, int max_runs)
 	return nruns;
 }
 
+/*
+ * The first row of the sorted run [lo, hi) not below 'row', searched from
+ * position 'from' outward in doubling steps, then by halves: probes that
+ * come in ascending order (a table read in the order it was written) cost a
+ * few comparisons each near the last answer, not a search of the whole run.
+ */
+size_t
+gdl_columns_run_seek(const GdlColumns *rows, size_t lo, size_t hi, size_t from, const int64_t *row)
+{
+	size_t		step = 1;
+	size_t		a,
+				b;
+
+	if (from < lo)
+		from = lo;
+	if (from > hi)
+		from = hi;
+	if (from < hi && compare_row(rows, from, row) < 0)
+	{
+		/* forward: rows[a] < row; the answer lies in (a, b] */
+		a = from;
+		b = a + step;
+		while (b < hi && compare_row(rows, b, row) < 0)
+		{
+			a = b;
+			step *= 2;
+			b = (hi - a > step) ? a + step : hi;
+		}
+		lo = a + 1;
+		hi = b < hi ? b : hi;
+	}
+	else
+	{
+		/* backward: rows[b] >= row (or b == hi); the answer lies in (a, b] */
+		b = from;
+		for (;;)
+		{
+			if (b == lo)
+				return lo;
+			a = (b - lo > step) ? b - step : lo;
+			if (compare_row(rows, a, row) < 0)
+				break;
+			b = a;
+			step *= 2;
+		}
+		lo = a + 1;
+		hi = b;
+	}
+	while (lo < hi)
+	{
+		size_t		mid = lo + (hi - lo) / 2;
+
+		if (compare_row(rows, mid, row) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Does row r of the rows equal 'row'? */
+bool
+gdl_columns_row_equals(const GdlColumns *rows, size_t r, const int64_t *row)
+{
+	return compare_row(rows, r, row) == 0;
+}
+
 /* Does the sorted run [lo, hi) of the rows hold 'row'?  Binary search. */
 bool
 gdl_columns_run_has(const GdlColumns *rows, size_t lo, size_t hi, const int64_t *row)

@@ -43,6 +43,9 @@ typedef struct GdlColumns
 extern int	gdl_columns_sorted_runs(const GdlColumns *rows, size_t *starts, int max_runs);
 /* ... and whether the sorted run [lo, hi) holds 'row' */
 extern bool gdl_columns_run_has(const GdlColumns *rows, size_t lo, size_t hi, const int64_t *row);
+/* ... the first row of the run not below 'row', searched outward from 'from'; whether row r equals 'row' */
+extern size_t gdl_columns_run_seek(const GdlColumns *rows, size_t lo, size_t hi, size_t from, const int64_t *row);
+extern bool gdl_columns_row_equals(const GdlColumns *rows, size_t r, const int64_t *row);
 
 /* ------------------------------------------------------------------ runs */
 

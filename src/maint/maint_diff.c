@@ -412,6 +412,41 @@ gpudl_maint_fresh_drop_held(const GpudlMaintPlan *mp, GpudlMaintFresh *f, Oid re
 	return total - delete_by_ctid(sql, held, nheld);
 }
 
+/* At most this many sorted runs are searched in step with the target; after DIFF_JUDGE_EVERY rows, are they in step? */
+#define DIFF_MAX_RUNS 4
+#define DIFF_JUDGE_EVERY 65536
+
+/*
+ * The relation's row equal to 'row' (its number), or -1: each sorted run
+ * searched from where its last search ended (cursor[i]), which moves to
+ * where this one ends.  *jumps counts searches that ended more than 64
+ * rows from where they began in every run (the target not in step).
+ */
+static int64
+fresh_seek(GpudlMaintFresh *f, size_t *cursor, const int64_t *row, size_t *jumps)
+{
+	const GdlColumns *res = &f->run->result->rows;
+	bool		near = false;
+	int			i;
+
+	for (i = 0; i < f->nruns; i++)
+	{
+		size_t		p = gdl_columns_run_seek(res, f->run_starts[i], f->run_starts[i + 1], cursor[i], row);
+
+		near |= p + 64 >= cursor[i] && p <= cursor[i] + 64;
+		cursor[i] = p;
+		if (p < f->run_starts[i + 1] && gdl_columns_row_equals(res, p, row))
+		{
+			if (!near)
+				(*jumps)++;
+			return (int64) p;
+		}
+	}
+	if (!near)
+		(*jumps)++;
+	return -1;
+}
+
 /*
  * Before 'rows' rows are written into a target of 'kept' rows: when they
  * are many (a tenth of it, and more than 100,000), drop the indexes gpudl
@@ -483,14 +518,36 @@ gpudl_maint_apply_result(const GpudlMaintPlan *mp, GpudlMaintFresh *f, GpudlMain
 	ItemPointerData batch_tid[DIFF_AHEAD];
 	int64_t    *probes;
 	bool	   *held;			/* per row of the relation: the target holds it */
+	bool		by_runs;		/* searched run by run, not hashed */
+	size_t	   *cursor = NULL;	/* per run, where its last search ended */
+	size_t		jumps = 0;		/* searches that ended far from the last */
 	size_t		scanned;		/* the target's rows */
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
 	PushActiveSnapshot(GetTransactionSnapshot());
 	UpdateActiveSnapshotCommandId();
-	set = fresh_set(f);
-	elog(DEBUG1, "gpudl: fresh relation of %s hashed in %.1f ms", mp->target_sql, gpudl_maint_ms_since(start));
+	/*
+	 * In a few sorted runs the relation is searched in place, each run from
+	 * where its last search ended: a target written in the relation's order
+	 * (as gpudl writes it) is then read in step with it, with no hash set
+	 * to build (47 M rows: 4.9 s on the H200 machine's CPU).  When the
+	 * target's rows come in another order (most searches jump far), the
+	 * hash set takes over.
+	 */
+	by_runs = !f->hashed && f->nruns <= DIFF_MAX_RUNS;
+	set = NULL;
+	if (by_runs)
+	{
+		cursor = palloc(sizeof(size_t) * (f->nruns + 1));
+		for (c = 0; c < f->nruns; c++)
+			cursor[c] = f->run_starts[c];
+	}
+	else
+	{
+		set = fresh_set(f);
+		elog(DEBUG1, "gpudl: fresh relation of %s hashed in %.1f ms", mp->target_sql, gpudl_maint_ms_since(start));
+	}
 	held = palloc_extended(Max(1, res->nrows), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	rel = table_open(mp->target, RowExclusiveLock);
 	readers = palloc(sizeof(GpudlReader) * (mp->arity + 1));
@@ -522,7 +579,7 @@ gpudl_maint_apply_result(const GpudlMaintPlan *mp, GpudlMaintFresh *f, GpudlMain
 			}
 			batch_keep[nbatch] = keep;
 			batch_tid[nbatch] = slot->tts_tid;
-			if (keep)
+			if (keep && !by_runs)
 			{
 				hashes[nbatch] = row_hash(row_key(PROBE_ROW));
 				prefetch_bucket(set, hashes[nbatch]);
@@ -531,20 +588,31 @@ gpudl_maint_apply_result(const GpudlMaintPlan *mp, GpudlMaintFresh *f, GpudlMain
 		}
 		for (i = 0; i < nbatch; i++)
 		{
-			RowEntry   *e = NULL;
+			int64		at = -1;
 
 			diff_probe = &probes[i * mp->arity];
-			if (batch_keep[i])
-				e = rowset_lookup_hash(set, row_key(PROBE_ROW), hashes[i]);
-			if (e != NULL && !e->seen)
+			if (batch_keep[i] && by_runs)
+				at = fresh_seek(f, cursor, diff_probe, &jumps);
+			else if (batch_keep[i])
 			{
-				e->seen = true;
-				held[e->key.row] = true;
+				RowEntry   *e = rowset_lookup_hash(set, row_key(PROBE_ROW), hashes[i]);
+
+				at = e ? (int64) e->key.row : -1;
 			}
+			if (at >= 0 && !held[at])
+				held[at] = true;
 			else
 				push_tid(&gone, &ngone, &gone_cap, batch_tid[i]);	/* not in the relation, or a second copy */
 		}
 		r += nbatch;
+		if (by_runs && r >= DIFF_JUDGE_EVERY && jumps > r / 4)
+		{
+			/* the target is not in the relation's order: hash it after all */
+			by_runs = false;
+			set = fresh_set(f);
+			elog(DEBUG1, "gpudl: %s is not in the relation's order (%zu of %zu searches jumped); hashed instead",
+				 mp->target_sql, jumps, r);
+		}
 		if ((r & 0xFFFF) < DIFF_AHEAD)
 			CHECK_FOR_INTERRUPTS();
 		if (!more)

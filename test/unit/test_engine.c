@@ -1509,7 +1509,8 @@ runs_hold(const GdlColumns *rows, const size_t *starts, int nruns, const int64_t
  * relations of 1-3 columns built as k sorted runs one after the other
  * are found to be at most k runs, every row is found, and rows that are
  * not there (checked by a linear scan) are not; more runs than the bound
- * give -1.
+ * give -1.  The search outward from any position of a run
+ * (gdl_columns_run_seek) finds what a scan finds.
  */
 static void
 test_sorted_runs(void)
@@ -1574,6 +1575,30 @@ test_sorted_runs(void)
 				present = c == ncols;
 			}
 			CHECK_MSG(runs_hold(&rows, starts, nruns, row) == present, "trial %d: probe %d", trial, probe);
+			/* the search from anywhere in a run finds its first row not below 'row', as a scan does */
+			for (c = 0; c < nruns; c++)
+			{
+				size_t		lo = starts[c],
+							hi = starts[c + 1],
+							from = lo + (size_t) (test_rand() % (hi - lo + 2)),
+							first = lo,
+							got;
+				int			j;
+
+				for (; first < hi; first++)
+				{
+					int			cmp = 0;
+
+					for (j = 0; j < ncols && cmp == 0; j++)
+						cmp = cols[j][first] < row[j] ? -1 : cols[j][first] > row[j] ? 1 : 0;
+					if (cmp >= 0)
+						break;
+				}
+				got = gdl_columns_run_seek(&rows, lo, hi, from, row);
+				CHECK_MSG(got == first, "trial %d: seek from %zu in [%zu, %zu) gave %zu, not %zu",
+						  trial, from, lo, hi, got, first);
+				CHECK(got == hi || gdl_columns_row_equals(&rows, got, row) == (runs_hold(&rows, starts + c, 1, row)));
+			}
 		}
 		for (c = 0; c < ncols; c++)
 			free(cols[c]);
