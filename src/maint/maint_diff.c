@@ -108,7 +108,6 @@ typedef struct RowEntry
 {
 	RowKey		key;
 	char		status;
-	bool		seen;			/* the target holds this row */
 } RowEntry;
 
 #define SH_PREFIX rowset
@@ -226,13 +225,8 @@ fresh_set(GpudlMaintFresh *f)
 
 		/* row r - DIFF_AHEAD goes in, then row r's hash takes its slot */
 		if (r >= DIFF_AHEAD)
-		{
-			RowEntry   *e = rowset_insert_hash(f->set, row_key((uint32) (r - DIFF_AHEAD)),
-											   hashes[r % DIFF_AHEAD], &found);
-
-			if (!found)
-				e->seen = false;
-		}
+			(void) rowset_insert_hash(f->set, row_key((uint32) (r - DIFF_AHEAD)),
+									  hashes[r % DIFF_AHEAD], &found);
 		if (r < res->nrows)
 		{
 			hashes[r % DIFF_AHEAD] = row_hash(row_key((uint32) r));
