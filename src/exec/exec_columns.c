@@ -126,17 +126,7 @@ gdl_columns_row_equals(const GdlColumns *rows, size_t r, const int64_t *row)
 bool
 gdl_columns_run_has(const GdlColumns *rows, size_t lo, size_t hi, const int64_t *row)
 {
-	size_t		end = hi;
+	size_t		at = gdl_columns_run_seek(rows, lo, hi, lo, row);
 
-	/* the first row not below 'row' */
-	while (lo < hi)
-	{
-		size_t		mid = lo + (hi - lo) / 2;
-
-		if (compare_row(rows, mid, row) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < end && compare_row(rows, lo, row) == 0;
+	return at < hi && compare_row(rows, at, row) == 0;
 }
