@@ -445,6 +445,14 @@ w_size(void *ctx, GdlBkRel *rel, int64_t *nrows)
 	CU_GUARD(c, [&] { CU_OK(rel_force(c, rel)); *nrows = rel->n; return (int) GDL_BK_OK; }());
 }
 
+/* size_known: the rows when no deferred dedup is pending, else -1. */
+static int64_t
+w_size_known(void *ctx, GdlBkRel *rel)
+{
+	(void) ctx;
+	return (rel && !rel->pending) ? rel->n : -1;
+}
+
 /* release: free a relation (its storage when no other view shares it). */
 static void
 w_release(void *ctx, GdlBkRel *rel)
@@ -635,6 +643,7 @@ static const GdlBackend g_cuda_backend = {
 	w_from_resident,
 	cu_part_device_count,		/* part.cu (issue 14) */
 	cu_part_select_device,
+	w_size_known,
 };
 
 /* The module's entry point: the operation table (touches no CUDA). */

@@ -142,6 +142,14 @@ cpu_size(void *vctx, GdlBkRel *rel, int64_t *nrows)
 	return GDL_BK_OK;
 }
 
+/* Rows of a relation: always known on the CPU. */
+static int64_t
+cpu_size_known(void *vctx, GdlBkRel *rel)
+{
+	(void) vctx;
+	return rel ? rel->n : -1;
+}
+
 /* Rows [from, to) of a relation (a copy). */
 static int
 cpu_slice(void *vctx, GdlBkRel *rel, int64_t from, int64_t to, GdlBkRel **result)
@@ -199,6 +207,7 @@ static const GdlBackend cpu_backend = {
 	.merge = cpu_op_merge,
 	.absorb = cpu_op_absorb,
 	.aggregate = cpu_op_aggregate,
+	.size_known = cpu_size_known,
 };
 
 /* The CPU backend's operation table. */

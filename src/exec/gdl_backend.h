@@ -48,7 +48,7 @@
 #include <stdint.h>
 
 /* Version of this interface; a loaded module must report the same. */
-#define GDL_BACKEND_ABI 2
+#define GDL_BACKEND_ABI 3
 
 /* Largest arity of a relation (and number of expressions of a map). */
 #define GDL_BK_MAX_ARITY 64
@@ -401,6 +401,14 @@ typedef struct GdlBackend
 	 */
 	int			(*device_count) (void);
 	int			(*select_device) (int device);
+
+	/*
+	 * Optional (may be NULL): the rows of 'rel' when they are known without
+	 * any work (a relation whose dedup is still deferred is not), else -1.
+	 * The GPU service sends them back with every result, so that a session
+	 * asks the size of a relation without a round trip of its own.
+	 */
+	int64_t		(*size_known) (void *ctx, GdlBkRel *rel);
 } GdlBackend;
 
 /*

@@ -39,6 +39,7 @@
 #define SVC_HISTORY		256		/* remembered peaks */
 #define SVC_MAX_RESIDENTS 64	/* shared resident tables */
 #define SVC_ERRLEN		512
+#define SVC_MAX_RELEASE	32		/* releases a request carries (SvcMsg.release) */
 
 /* The service's state, as sessions see it. */
 typedef enum SvcState
@@ -134,7 +135,13 @@ typedef struct SvcMsg
 	int32		job;			/* admission the run belongs to (-1: none) */
 	int64		a[8];			/* request arguments, then reply values */
 	int64		len;			/* payload bytes (request, then reply) */
-	GdlBkCounters counters;		/* reply of SVC_OP_COUNTERS */
+	GdlBkCounters counters;		/* reply: the context's counters after the op */
+	int32		has_counters;	/* reply: counters are filled in */
+	int64		out_rel[2];		/* reply: the relations the op made (0: none) */
+	int64		out_rows[2];	/* ... and their rows when known (-1: not) */
+	int32		nrelease;		/* request: relations to release before the op */
+	int64		release_ctx;	/* ... of this context */
+	int64		release[SVC_MAX_RELEASE];
 	char		errmsg[SVC_ERRLEN];
 } SvcMsg;
 

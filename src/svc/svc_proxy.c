@@ -30,12 +30,27 @@
 
 #define SPIN_LOOPS 40000		/* busy-wait for a reply before sleeping */
 
-/* A session's view of a context in the service. */
+#define SIZE_MEMO 64			/* relation sizes remembered per context */
+
+/*
+ * A session's view of a context in the service.  To spare round trips
+ * (a small run is hundreds of operations, and each hop costs more than the
+ * operation), three things are answered here: the counters come back with
+ * every reply; releases wait in 'pending' and travel with the next
+ * request; a relation's size, once asked, is remembered until the
+ * relation is released (relations never change).
+ */
 typedef struct ProxyCtx
 {
 	SvcSlot    *slot;
 	uint32		generation;		/* of the service that holds the context */
 	int64		rctx;			/* the service's context */
+	bool		has_counters;
+	GdlBkCounters counters;		/* as of the last reply */
+	int			npending;
+	int64		pending[SVC_MAX_RELEASE];	/* released here, not yet there */
+	int64		memo_rel[SIZE_MEMO];	/* direct-mapped: handle, 0 = empty */
+	int64		memo_rows[SIZE_MEMO];
 	char		err[SVC_ERRLEN];
 } ProxyCtx;
 
@@ -76,13 +91,23 @@ svc_proxy_set_job(int job)
 		proxy_priority = 1;
 }
 
-/* Whether the service that a slot talks to is still the one we met. */
+/*
+ * Whether the service that a slot talks to is still the one we met, by
+ * its shared state (no system call: this runs before every request).
+ */
 static bool
-service_alive(uint32 generation)
+service_ready(uint32 generation)
 {
 	return svc_shared->state == SVC_READY &&
 		pg_atomic_read_u32(&svc_shared->generation) == generation &&
-		svc_shared->pid > 0 && kill(svc_shared->pid, 0) == 0;
+		svc_shared->pid > 0;
+}
+
+/* service_ready, and its process still exists (checked while waiting). */
+static bool
+service_alive(uint32 generation)
+{
+	return service_ready(generation) && kill(svc_shared->pid, 0) == 0;
 }
 
 /*
@@ -144,7 +169,7 @@ svc_call(SvcSlot *slot, SvcMsg *m)
 		snprintf(m->errmsg, sizeof(m->errmsg), "internal: a request on a slot this session gave up");
 		return m->status = GDL_BK_ERR_DEVICE;
 	}
-	if (!service_alive(generation))
+	if (!service_ready(generation))
 	{
 		snprintf(m->errmsg, sizeof(m->errmsg), "the GPU service is not running");
 		return m->status = GDL_BK_ERR_DEVICE;
@@ -301,16 +326,50 @@ svc_slot_release(SvcSlot *slot)
 	LWLockRelease(svc_admit_lock());
 }
 
-/* Keep a failed reply's message for last_error(). */
+/* The memo entry of a relation handle. */
+static inline int
+memo_slot(int64 rel)
+{
+	return (int) (((uint64) rel >> 4) % SIZE_MEMO);
+}
+
+/* Remember the rows of a relation (replacing what shared its entry). */
+static void
+memo_put(ProxyCtx *p, int64 rel, int64 rows)
+{
+	int			k = memo_slot(rel);
+
+	p->memo_rel[k] = rel;
+	p->memo_rows[k] = rows;
+}
+
+/*
+ * Keep a failed reply's message for last_error(), the counters a reply
+ * brings and the sizes of the relations it made.
+ */
 static int
 done(ProxyCtx *p, int status)
 {
+	SvcMsg	   *m = &p->slot->msg;
+
 	if (status != GDL_BK_OK)
-		strlcpy(p->err, p->slot->msg.errmsg, sizeof(p->err));
+		strlcpy(p->err, m->errmsg, sizeof(p->err));
+	if (m->has_counters)
+	{
+		p->counters = m->counters;
+		p->has_counters = true;
+	}
+	if (status == GDL_BK_OK)
+		for (int i = 0; i < 2; i++)
+			if (m->out_rel[i] != 0 && m->out_rows[i] >= 0)
+				memo_put(p, m->out_rel[i], m->out_rows[i]);
 	return status;
 }
 
-/* Start a request of 'op' on the context's slot (arguments follow). */
+/*
+ * Start a request of 'op' on the context's slot (arguments follow); it
+ * carries the releases made since the last request.
+ */
 static SvcMsg *
 begin(ProxyCtx *p, int op)
 {
@@ -321,8 +380,16 @@ begin(ProxyCtx *p, int op)
 	m->staged = 0;
 	m->len = 0;
 	m->a[0] = p->rctx;
+	m->has_counters = 0;
+	m->release_ctx = p->rctx;
+	m->nrelease = p->npending;
+	if (p->npending > 0)
+		memcpy(m->release, p->pending, sizeof(int64) * p->npending);
+	p->npending = 0;
 	return m;
 }
+
+
 
 /*
  * Send a request whose payload is the concatenation of 'pieces': inline in
@@ -360,6 +427,8 @@ send_with_payload(ProxyCtx *p, SvcMsg *m, const Piece *pieces, int npieces)
 		int64		off = 0;
 		int			pi = 0;
 		int64		pin = 0;	/* offset inside pieces[pi] */
+
+		m->nrelease = 0;		/* the releases go with the request itself */
 
 		while (off < total)
 		{
@@ -474,13 +543,24 @@ px_last_error(void *ctx)
 	return ((ProxyCtx *) ctx)->err;
 }
 
+/*
+ * The counters as of the last reply (no operation ran since).  Releases
+ * still pending count in bytes_held until the next request: the engine's
+ * slicing (exec_mem.c) errs towards smaller slices by at most those.
+ */
 static void
 px_counters(void *ctx, GdlBkCounters *out)
 {
 	ProxyCtx   *p = ctx;
-	SvcMsg	   *m = begin(p, SVC_OP_COUNTERS);
+	SvcMsg	   *m;
 
 	memset(out, 0, sizeof(*out));
+	if (p->has_counters)
+	{
+		*out = p->counters;
+		return;
+	}
+	m = begin(p, SVC_OP_COUNTERS);
 	if (send_plain(p, m) == GDL_BK_OK)
 		*out = m->counters;
 }
@@ -518,12 +598,22 @@ static int
 px_size(void *ctx, GdlBkRel *rel, int64_t *nrows)
 {
 	ProxyCtx   *p = ctx;
-	SvcMsg	   *m = begin(p, SVC_OP_SIZE);
+	SvcMsg	   *m;
 	int			st;
 
+	int			k = memo_slot((int64) (intptr_t) rel);
+
+	if (rel != NULL && p->memo_rel[k] == (int64) (intptr_t) rel)
+	{
+		*nrows = p->memo_rows[k];
+		return GDL_BK_OK;
+	}
+	m = begin(p, SVC_OP_SIZE);
 	m->a[1] = (int64) (intptr_t) rel;
 	st = send_plain(p, m);
 	*nrows = st == GDL_BK_OK ? m->a[0] : 0;
+	if (st == GDL_BK_OK && rel != NULL)
+		memo_put(p, (int64) (intptr_t) rel, *nrows);
 	return st;
 }
 
@@ -595,12 +685,21 @@ px_release(void *ctx, GdlBkRel *rel)
 {
 	ProxyCtx   *p = ctx;
 	SvcMsg	   *m;
+	int			k;
 
 	if (rel == NULL)
 		return;
-	m = begin(p, SVC_OP_RELEASE);
-	m->a[1] = (int64) (intptr_t) rel;
-	(void) send_plain(p, m);
+	k = memo_slot((int64) (intptr_t) rel);
+	if (p->memo_rel[k] == (int64) (intptr_t) rel)
+		p->memo_rel[k] = 0;
+	if (p->npending == SVC_MAX_RELEASE)
+	{
+		/* full: these go now, with a request of their own */
+		m = begin(p, SVC_OP_RELEASE);
+		m->a[1] = 0;
+		(void) send_plain(p, m);
+	}
+	p->pending[p->npending++] = (int64) (intptr_t) rel;
 }
 
 /* join, antijoin and join_count: keys (and output columns) as payload. */

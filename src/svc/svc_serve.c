@@ -503,9 +503,73 @@ reclaim_if_orphan(ServeState *st)
 	slot->state = SVC_SLOT_FREE;
 }
 
-/* Run one request of the slot and fill in its reply. */
+/*
+ * Release the relations a request carries (SvcMsg.release): the session
+ * defers its releases to its next request, so that freeing a relation costs
+ * no round trip of its own.  They go before the request's operation, so
+ * the memory is back before that operation needs it.
+ */
+static void
+serve_releases(ServeState *st, SvcMsg *m)
+{
+	void	   *ctx = (void *) (intptr_t) m->release_ctx;
+	int			n = m->nrelease;
+
+	m->nrelease = 0;
+	if (n <= 0 || n > SVC_MAX_RELEASE || !ctx_known(st, ctx))
+		return;
+	for (int i = 0; i < n; i++)
+		serve_bk->release(ctx, (GdlBkRel *) (intptr_t) m->release[i]);
+}
+
+/*
+ * Whether 'op' names a context of the slot in a[0] (the operations between
+ * SVC_OP_COUNTERS and SVC_OP_JOIN_COUNT, but from_resident).
+ */
+static bool
+op_on_context(int op)
+{
+	return op >= SVC_OP_COUNTERS && op <= SVC_OP_JOIN_COUNT && op != SVC_OP_FROM_RESIDENT;
+}
+
+static void serve_op(ServeState *st);
+
+/*
+ * Run one request of the slot and fill in its reply: the releases it
+ * carries, its operation, then (for an operation on a context that still
+ * exists) the context's counters, so that the session reads them without
+ * asking again.
+ */
 static void
 serve_one(ServeState *st)
+{
+	SvcMsg	   *m = &st->slot->msg;
+	void	   *ctx = (void *) (intptr_t) m->a[0];
+	int			op = m->op;
+
+	m->has_counters = 0;
+	m->out_rel[0] = m->out_rel[1] = 0;
+	serve_releases(st, m);
+	serve_op(st);
+	if (op_on_context(op) && m->status == GDL_BK_OK && ctx_known(st, ctx))
+	{
+		if (serve_bk->counters)
+		{
+			memset(&m->counters, 0, sizeof(m->counters));
+			serve_bk->counters(ctx, &m->counters);
+			m->has_counters = 1;
+		}
+		for (int i = 0; i < 2; i++)
+			m->out_rows[i] = (m->out_rel[i] != 0 && serve_bk->size_known) ?
+				serve_bk->size_known(ctx, (GdlBkRel *) (intptr_t) m->out_rel[i]) : -1;
+	}
+	else
+		m->out_rel[0] = m->out_rel[1] = 0;
+}
+
+/* Run one request's operation and fill in its reply. */
+static void
+serve_op(ServeState *st)
 {
 	SvcMsg	   *m = &st->slot->msg;
 	const GdlBackend *bk = serve_bk;
@@ -526,8 +590,7 @@ serve_one(ServeState *st)
 		reply_error(m, GDL_BK_ERR_INVALID, "internal: the served backend lacks this operation");
 		return;
 	}
-	if (op >= SVC_OP_COUNTERS && op <= SVC_OP_JOIN_COUNT && op != SVC_OP_FROM_RESIDENT &&
-		!ctx_known(st, ctx))
+	if (op_on_context(op) && !ctx_known(st, ctx))
 	{
 		reply_error(m, GDL_BK_ERR_INVALID, "internal: unknown context in a request to the GPU service");
 		return;
@@ -696,7 +759,9 @@ serve_one(ServeState *st)
 				return;
 			}
 		case SVC_OP_RELEASE:
-			bk->release(ctx, (GdlBkRel *) (intptr_t) m->a[1]);
+			/* a[1] = 0: only the releases the request carried */
+			if (m->a[1] != 0)
+				bk->release(ctx, (GdlBkRel *) (intptr_t) m->a[1]);
 			return;
 		case SVC_OP_JOIN:
 		case SVC_OP_ANTIJOIN:
@@ -762,6 +827,7 @@ serve_one(ServeState *st)
 			status = bk->absorb(ctx, (GdlBkRel *) (intptr_t) m->a[1],
 								(GdlBkRel *) (intptr_t) m->a[2], &out, &out2);
 			m->a[1] = (int64) (intptr_t) out2;
+			m->out_rel[1] = (int64) (intptr_t) out2;
 			break;
 		case SVC_OP_AGGREGATE:
 			{
@@ -806,6 +872,7 @@ serve_one(ServeState *st)
 			return;
 	}
 	m->a[0] = (int64) (intptr_t) out;
+	m->out_rel[0] = (int64) (intptr_t) out;
 	reply_status(m, ctx, status);
 }
 
