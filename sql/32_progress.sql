@@ -17,7 +17,7 @@ CREATE TABLE pr_gp AS SELECT x.p, y.c FROM pr_parent x JOIN pr_parent y ON x.c =
 SELECT gpudl_create_program('pr', 'kid(X, Y) :- pr_parent(Y, X).');
 SELECT count(*) > 0 AS learned FROM gpudl_learn('pr', 'gp', 'pr_gp');
 SELECT status, backend_pid = pg_backend_pid() AS own_pid, backend_start IS NOT NULL AS has_start,
-       backend_xid IS NOT NULL AS has_xid, device
+       backend_xid IS NOT NULL AS has_xid, device IN ('cpu', 'gpu') AS device_named
 FROM gpudl.learn_runs WHERE program = 'pr';
 
 -- a run of a backend that is gone: the sweep closes it, once

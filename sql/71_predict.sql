@@ -95,7 +95,10 @@ SELECT answer, rank, rules FROM gpudl_predict('soc', 'likes', 'likes("a", Y)', m
 
 -- privileges: use the program and read its tables
 SET ROLE pred_other;
+-- terse: the hint names the owner, the cluster's bootstrap superuser
+\set VERBOSITY terse
 SELECT * FROM gpudl_predict('soc', 'likes', 'likes("a", Y)');
+\set VERBOSITY default
 \echo :LAST_ERROR_SQLSTATE
 RESET ROLE;
 SELECT gpudl_grant('soc', 'pred_other', 'use');
