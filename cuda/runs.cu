@@ -28,6 +28,9 @@
  *
  * GDL_CUDA_FULL=hash in the environment keeps the hash log instead (for
  * measurements).
+ * GDL_CUDA_ABSENT=tiles searches each tile's range of a run in shared
+ * memory after finding every tile's range in parallel (k_tile_bounds,
+ * k_absent_tiles; being measured against the per-block search).
  */
 #include <cub/cub.cuh>
 #include <stdlib.h>
@@ -43,6 +46,9 @@
 
 /* Candidates per block of the narrowed search (the block size). */
 #define RUNS_TILE CU_BLOCK
+
+/* Most keys of a run a tile reads into shared memory (16 KB) to search there. */
+#define RUNS_SMEM_KEYS 2048
 
 /* The runs of a set as kernels see them. */
 struct DRuns
@@ -134,6 +140,92 @@ k_absent_runs(const uint64_t *q, int64_t m, DRuns rs, bool q_sorted, uint8_t *fl
 	}
 }
 
+/*
+ * Kernel: bounds[r * (ntiles + 1) + t] = the first position of run r whose
+ * key is >= q[t * RUNS_TILE] (the run's length for t = ntiles).  One thread
+ * per (run, tile), so the tiles' bounds are found in parallel rather than
+ * by one thread of each block while the other 255 wait.
+ */
+static __global__ void
+k_tile_bounds(const uint64_t *q, DRuns rs, int64_t ntiles, int64_t *bounds)
+{
+	int64_t		total = (int64_t) rs.n * (ntiles + 1);
+
+	for (int64_t x = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; x < total;
+		 x += (int64_t) gridDim.x * blockDim.x)
+	{
+		int			r = (int) (x / (ntiles + 1));
+		int64_t		t = x % (ntiles + 1);
+
+		bounds[x] = t == ntiles ? rs.len[r] :
+			bsearch_bound(rs.k[r], 0, rs.len[r], q[t * RUNS_TILE], false);
+	}
+}
+
+/*
+ * Kernel: flags[i] = 1 when q[i] (ascending) is in none of the runs,
+ * one block per tile of RUNS_TILE candidates.  A tile's candidates can only
+ * equal keys of run r in [bounds[t], bounds[t + 1]) (the next tile's first
+ * candidate is larger than all of this tile's); a range of at most
+ * RUNS_SMEM_KEYS keys is read once, coalesced, into shared memory and
+ * searched there, so the dependent loads of 256 binary searches hit shared
+ * memory instead of L2 and DRAM; a longer range is searched in place.
+ * Branches on the range are block-uniform (the barriers need every thread).
+ */
+static __global__ void
+k_absent_tiles(const uint64_t *q, int64_t m, DRuns rs, int64_t ntiles, const int64_t *bounds,
+			   uint8_t *flags)
+{
+	__shared__ uint64_t s_keys[RUNS_SMEM_KEYS];
+
+	for (int64_t t = blockIdx.x; t < ntiles; t += gridDim.x)
+	{
+		int64_t		i = t * RUNS_TILE + threadIdx.x;
+		int64_t		tl = (t + 1) * RUNS_TILE - 1 < m ? (t + 1) * RUNS_TILE - 1 : m - 1;
+		bool		valid = i < m;
+		uint64_t	key = valid ? q[i] : 0;
+		uint8_t		absent = 1;
+
+		for (int r = 0; r < rs.n; r++)
+		{
+			const uint64_t *a = rs.k[r];
+			int64_t		lo = bounds[(int64_t) r * (ntiles + 1) + t],
+						hi = bounds[(int64_t) r * (ntiles + 1) + t + 1];
+			int64_t		len;
+
+			/* q may repeat a key across the tile's end: the next tile starts at it */
+			if (hi < rs.len[r] && a[hi] == q[tl])
+				hi++;
+			len = hi - lo;
+			if (len <= 0)
+				continue;
+			if (len <= RUNS_SMEM_KEYS)
+			{
+				for (int64_t j = threadIdx.x; j < len; j += blockDim.x)
+					s_keys[j] = a[lo + j];
+				__syncthreads();
+				if (valid && absent)
+				{
+					int64_t		p = bsearch_bound(s_keys, 0, len, key, false);
+
+					if (p < len && s_keys[p] == key)
+						absent = 0;
+				}
+				__syncthreads();
+			}
+			else if (valid && absent)
+			{
+				int64_t		p = bsearch_bound(a, lo, hi, key, false);
+
+				if (p < hi && a[p] == key)
+					absent = 0;
+			}
+		}
+		if (valid)
+			flags[i] = absent;
+	}
+}
+
 /* The kernels' view of the runs of r (a runs relation, or a sorted plain one). */
 static DRuns
 runs_view(const CuRel *r)
@@ -160,20 +252,56 @@ runs_view(const CuRel *r)
 }
 
 /*
+ * Whether sorted lookups keep the per-block search (the default until the
+ * tiled search of k_absent_tiles has been measured on the GPU machine;
+ * GDL_CUDA_ABSENT=tiles selects it, for tests and A/B measurements).
+ */
+static bool
+absent_blockwise(void)
+{
+	static int	env = -1;
+
+	if (env < 0)
+	{
+		const char *e = getenv("GDL_CUDA_ABSENT");
+
+		env = (e && strcmp(e, "tiles") == 0) ? 0 : 1;
+	}
+	return env == 1;
+}
+
+/*
  * flags[i] = 1 for each key q[i] (i < m) that is not a row of 'set' (runs,
- * or a plain SORTED packed set).  q_sorted: q ascending (narrowed search).
+ * or a plain SORTED packed set).  q_sorted: q ascending and unique, so the
+ * tiles' ranges in each run are found first (k_tile_bounds) and each tile
+ * searches its range in shared memory (k_absent_tiles); unsorted keys are
+ * each searched in the whole of every run.
  */
 int
 runs_flag_absent(CuCtx *c, const CuRel *set, const uint64_t *q, int64_t m, bool q_sorted,
 				 uint8_t *flags)
 {
 	DRuns		d = runs_view(set);
+	int64_t		ntiles = (m + RUNS_TILE - 1) / RUNS_TILE;
+	DBuf		bounds;
 
 	if (m == 0)
 		return GDL_BK_OK;
-	c->cnt.launches++;
-	/* cu_grid gives one block per RUNS_TILE (= CU_BLOCK) candidates, capped */
-	k_absent_runs<<<cu_grid(m), RUNS_TILE, 0, c->stream>>>(q, m, d, q_sorted, flags);
+	if (!q_sorted || d.n == 0 || absent_blockwise())
+	{
+		c->cnt.launches++;
+		/* cu_grid gives one block per RUNS_TILE (= CU_BLOCK) candidates, capped */
+		k_absent_runs<<<cu_grid(m), RUNS_TILE, 0, c->stream>>>(q, m, d, q_sorted, flags);
+		CU_LAUNCHED(c);
+		return GDL_BK_OK;
+	}
+	CU_OK(bounds.get(c, sizeof(int64_t) * (size_t) d.n * (size_t) (ntiles + 1)));
+	c->cnt.launches += 2;
+	k_tile_bounds<<<cu_grid((int64_t) d.n * (ntiles + 1)), CU_BLOCK, 0, c->stream>>>(q, d, ntiles,
+																			bounds.as<int64_t>());
+	CU_LAUNCHED(c);
+	k_absent_tiles<<<cu_grid(m), RUNS_TILE, 0, c->stream>>>(q, m, d, ntiles, bounds.as<int64_t>(),
+															 flags);
 	CU_LAUNCHED(c);
 	return GDL_BK_OK;
 }
