@@ -28,9 +28,10 @@
  *
  * GDL_CUDA_FULL=hash in the environment keeps the hash log instead (for
  * measurements).
- * GDL_CUDA_ABSENT=tiles searches each tile's range of a run in shared
- * memory after finding every tile's range in parallel (k_tile_bounds,
- * k_absent_tiles; being measured against the per-block search).
+ * Sorted candidates are searched tile by tile: every tile's range in every
+ * run is found in parallel (k_tile_bounds) and a short range is searched in
+ * shared memory (k_absent_tiles); GDL_CUDA_ABSENT=block keeps the per-block
+ * search of before (k_absent_runs) for measurements.
  */
 #include <cub/cub.cuh>
 #include <stdlib.h>
@@ -252,9 +253,9 @@ runs_view(const CuRel *r)
 }
 
 /*
- * Whether sorted lookups keep the per-block search (the default until the
- * tiled search of k_absent_tiles has been measured on the GPU machine;
- * GDL_CUDA_ABSENT=tiles selects it, for tests and A/B measurements).
+ * Whether sorted lookups use the per-block search of before
+ * (GDL_CUDA_ABSENT=block; kept for A/B measurements) instead of the tiled
+ * search, the default since it was measured (BENCHMARKS.md, issue 23).
  */
 static bool
 absent_blockwise(void)
@@ -265,7 +266,7 @@ absent_blockwise(void)
 	{
 		const char *e = getenv("GDL_CUDA_ABSENT");
 
-		env = (e && strcmp(e, "tiles") == 0) ? 0 : 1;
+		env = (e && strcmp(e, "block") == 0) ? 1 : 0;
 	}
 	return env == 1;
 }
