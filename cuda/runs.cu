@@ -167,7 +167,8 @@ k_tile_bounds(const uint64_t *q, DRuns rs, int64_t ntiles, int64_t *bounds)
  * Kernel: flags[i] = 1 when q[i] (ascending) is in none of the runs,
  * one block per tile of RUNS_TILE candidates.  A tile's candidates can only
  * equal keys of run r in [bounds[t], bounds[t + 1]) (the next tile's first
- * candidate is larger than all of this tile's); a range of at most
+ * candidate is larger than all of this tile's, or equal to the last, which
+ * widens the range by that one key); a range of at most
  * RUNS_SMEM_KEYS keys is read once, coalesced, into shared memory and
  * searched there, so the dependent loads of 256 binary searches hit shared
  * memory instead of L2 and DRAM; a longer range is searched in place.
@@ -273,7 +274,7 @@ absent_blockwise(void)
 
 /*
  * flags[i] = 1 for each key q[i] (i < m) that is not a row of 'set' (runs,
- * or a plain SORTED packed set).  q_sorted: q ascending and unique, so the
+ * or a plain SORTED packed set).  q_sorted: q ascending, so the
  * tiles' ranges in each run are found first (k_tile_bounds) and each tile
  * searches its range in shared memory (k_absent_tiles); unsorted keys are
  * each searched in the whole of every run.
