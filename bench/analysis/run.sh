@@ -17,6 +17,10 @@
 #   PROGRAMS  which to time (default "andersen csda cspa"; CSPA on gpudl's
 #             own sources does not finish on 2 CPU cores)
 #   TIMEOUT   statement_timeout of each call (default 0: none)
+#   SSA=1     promote locals to SSA values first (opt's mem2reg, as pointer
+#             analyses such as SVF do): a local whose address is never taken
+#             is no longer a memory cell, so loads and stores of it are
+#             plain value flow (see README.md, "Two front ends")
 # Connection: GPUDL_PGHOST / GPUDL_PGPORT / GPUDL_PGUSER (else PGHOST ...,
 # /tmp, 54329, postgres), as bench/kg/eval.sh.  It starts no server; without
 # one it stops after the fact sizes and says so.
@@ -24,7 +28,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 source "$here/../common/lib.sh"
-bench_defaults DEVICE=cpu WORK=/tmp/gpudl-analysis CLANG=clang-14 PROGRAMS="andersen csda cspa"
+bench_defaults DEVICE=cpu WORK=/tmp/gpudl-analysis CLANG=clang-14 OPT=opt-14 SSA=0 PROGRAMS="andersen csda cspa"
 bench_connection
 export PGOPTIONS="-c client_min_messages=warning -c gpudl.device=$DEVICE -c statement_timeout=${TIMEOUT:-0}"
 db=gpudl_analysis
@@ -43,8 +47,10 @@ compile_all() {
   local ok=0 bad=0 f out
   while IFS= read -r f; do
     out="$WORK/ll/$(echo "$f" | tr '/' '_' | sed 's/\.c$//').ll"
-    if nice -n 15 "$CLANG" -S -emit-llvm -O0 -fno-discard-value-names -w "${default_flags[@]}" \
-         ${CFLAGS:-} -o "$out" "$f" 2>>"$WORK/clang.log"; then ok=$((ok + 1)); else bad=$((bad + 1)); fi
+    if nice -n 15 "$CLANG" -S -emit-llvm -O0 -Xclang -disable-O0-optnone -fno-discard-value-names -w \
+         "${default_flags[@]}" ${CFLAGS:-} -o "$out" "$f" 2>>"$WORK/clang.log" &&
+       { [ "$SSA" != 1 ] || nice -n 15 "$OPT" -S -passes=mem2reg -o "$out" "$out" 2>>"$WORK/clang.log"; }
+    then ok=$((ok + 1)); else bad=$((bad + 1)); fi
   done < <(find "${dirs[@]}" -name '*.c' -type f | LC_ALL=C sort)
   echo "compiled: $ok files ($bad failed, see $WORK/clang.log)"
 }
