@@ -46,6 +46,19 @@ copy into the dereference node *p.  Field-insensitive (a GEP is its base);
 indirect calls, external functions and llvm.* intrinsics (memcpy included)
 add no edges.  Constant expressions (GEP/bitcast of a global) stand for the
 globals they name.
+
+Context sensitivity (`--clone N`, default 0: context-insensitive, one copy
+of each function, as above).  With N > 0 a call site of a defined function
+whose whole inlined subgraph (its own facts plus those of the callees it
+would clone in turn) has at most N facts gets its own copy of that
+subgraph, as Graspan's front end makes CSPA context-sensitive by inlining:
+the copy's locals, dereference nodes, objects and null sites carry the call
+path (`f:%x@/12/40`), so values passed to one call do not alias the results
+of another.  Callees in a recursive cycle or over the bound are linked to
+their one shared copy, as without cloning; every function also keeps its
+shared copy (its callers outside the code base).  N bounds the facts a call
+site can add, so the output grows with the number of call sites, not with
+the call graph's paths.
 """
 import argparse
 import os
@@ -172,18 +185,24 @@ def parse_params(s):
 class Extractor:
     """Collects the facts of every module, with functions known across modules."""
 
-    def __init__(self):
+    def __init__(self, clone=0):
         self.facts = {r: set() for r in RELATIONS}
         self.defined = {}           # function name -> (params, [return operand pieces])
         self.pending = []           # (caller, result, callee, args, result type)
+        self.clone = clone          # the largest subgraph (facts) a call site copies
+        self.own = {}               # function -> its own facts [(rel, a, b)] (cloning only)
+        self.cur = None             # the function whose facts add() records (cloning only)
 
     def key(self, name):
         """A function's or global's name made unique: file/name when it is static (internal)."""
         return self.mod.file + '/' + name if name in self.mod.internal else name
 
     def add(self, rel, a, b):
-        """Record one fact."""
-        self.facts[rel].add((a, b))
+        """Record one fact: into the current function's own facts when cloning."""
+        if self.cur is not None:
+            self.cur.append((rel, a, b))
+        else:
+            self.facts[rel].add((a, b))
 
     def values(self, fn, piece, local):
         """Nodes named by a typed operand or constant expression (types excluded)."""
@@ -199,10 +218,12 @@ class Extractor:
         """Whether a typed operand is the null pointer constant."""
         return re.search(r'\bnull$', piece.strip()) is not None
 
-    def null_into(self, fn, dst):
-        """A null constant flowing into node dst: a fresh null site of fn."""
+    def null_into(self, fn, dst, rename=None):
+        """A null constant flowing into node dst: a fresh null site of fn (of its copy
+        rename names, when linking a cloned call)."""
         self.nulls[fn] = self.nulls.get(fn, 0) + 1
-        self.add('nullEdge', '%s:null#%d' % (fn, self.nulls[fn]), dst)
+        site = '%s:null#%d' % (fn, self.nulls[fn])
+        self.add('nullEdge', rename(site) if rename else site, dst)
 
     def copy(self, fn, piece, dst, ptr, local):
         """A copy of the operand piece into node dst: assign/assgn if ptr, arc always."""
@@ -249,8 +270,11 @@ class Extractor:
                 local.add(m.group(1))
         rets = []
         self.defined[fn] = (f['params'], rets)
+        if self.clone > 0:
+            self.cur = self.own.setdefault(fn, [])
         for ins in f['body']:
             self.instruction(fn, ins, local, rets)
+        self.cur = None
 
     def instruction(self, fn, ins, local, rets):
         """Extract one instruction (see the table at the top)."""
@@ -325,6 +349,8 @@ class Extractor:
 
     def link(self):
         """Arguments to parameters and return values to results of defined callees."""
+        if self.clone > 0:
+            return self.link_cloned()
         for fn, r, callee, args, rptr in self.pending:
             if callee not in self.defined:
                 continue
@@ -338,7 +364,51 @@ class Extractor:
             for cfn, vals, null in rets:
                 self.flow(cfn, vals, r, rptr, null)
 
-    def flow(self, fn, vals, dst, ptr, null):
+    def link_cloned(self):
+        """Every function's shared copy, each with its call sites linked: a copy of the
+        callee per call path where the callee is cloneable (see the docstring)."""
+        self.calls = {}
+        for site, call in enumerate(self.pending):
+            if call[2] in self.defined:
+                self.calls.setdefault(call[0], []).append((site,) + call)
+        self.recursive = recursive_functions(self.calls)
+        self.size = {}
+        for fn in sorted(self.defined):
+            self.instance(fn, '')
+
+    def inlined_size(self, fn):
+        """Facts of fn's copy with its cloneable callees copied in (memoized, bottom-up)."""
+        if fn not in self.size:
+            self.size[fn] = self.clone + 1          # a bound while fn is being sized
+            n = len(self.own.get(fn, []))
+            for call in self.calls.get(fn, []):
+                n += len(call[4]) + 1 + (self.inlined_size(call[3]) if self.cloneable(call[3]) else 0)
+            self.size[fn] = n
+        return self.size[fn]
+
+    def cloneable(self, fn):
+        """Whether a call site of fn gets its own copy of fn."""
+        return fn not in self.recursive and self.inlined_size(fn) <= self.clone
+
+    def instance(self, fn, ctx):
+        """Emit fn's facts under call path ctx ('' the shared copy) and link its calls."""
+        rename = localizer(fn, ctx)
+        for rel, a, b in self.own.get(fn, []):
+            self.facts[rel].add((rename(a), rename(b)))
+        for site, _, r, callee, args, rptr in self.calls.get(fn, []):
+            cctx = ctx + '/' + str(site) if self.cloneable(callee) else ''
+            if cctx:
+                self.instance(callee, cctx)
+            to_callee = localizer(callee, cctx)
+            params, rets = self.defined[callee]
+            for (ptype, pname), (piece, vals, null) in zip(params, args):
+                ptr = is_ptr(ptype.split()[0] if ptype.split() else '') or is_ptr(ptype)
+                self.flow(fn, [rename(v) for v in vals], to_callee(callee + ':%' + pname), ptr, null, rename)
+            if r is not None:
+                for cfn, vals, null in rets:
+                    self.flow(cfn, [to_callee(v) for v in vals], rename(r), rptr, null, to_callee)
+
+    def flow(self, fn, vals, dst, ptr, null, rename=None):
         """Values vals flowing into dst (an argument into its parameter, a return value into
         the call's result): an arc each; for a pointer also assign and assgn, and the null
         of fn when the value may be null."""
@@ -348,7 +418,7 @@ class Extractor:
                 self.add('assign', v, dst)
                 self.add('assgn', dst, v)
         if ptr and null:
-            self.null_into(fn, dst)
+            self.null_into(fn, dst, rename)
 
     def write(self, outdir):
         """One sorted TSV per relation in outdir; returns {relation: rows}."""
@@ -363,13 +433,71 @@ class Extractor:
         return sizes
 
 
+def localizer(fn, ctx):
+    """A function renaming fn's local nodes (values, their dereference nodes, objects,
+    null sites) into its copy for call path ctx; other nodes are unchanged."""
+    if not ctx:
+        return lambda node: node
+    prefix = fn + ':'
+
+    def rename(node):
+        bare = node.lstrip('*')
+        bare = bare[4:] if bare.startswith('obj:') else bare
+        return node + '@' + ctx if bare.startswith(prefix) else node
+    return rename
+
+
+def recursive_functions(calls):
+    """Functions on a cycle of the call graph (Tarjan's strongly connected components,
+    iterative): they are never cloned."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), set(), [0]
+    succ = {fn: sorted({c[3] for c in cs}) for fn, cs in calls.items()}
+    for root in sorted(succ):
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            v, i = work.pop()
+            if i == 0:
+                index[v] = low[v] = counter[0]
+                counter[0] += 1
+                stack.append(v)
+                on.add(v)
+            nxt = succ.get(v, [])
+            if i < len(nxt):
+                work.append((v, i + 1))
+                w = nxt[i]
+                if w not in index:
+                    work.append((w, 0))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            for w in nxt:
+                if w in on:
+                    low[v] = min(low[v], low[w])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1 or v in succ.get(v, []):
+                    out.update(comp)
+    return out
+
+
 def main():
     """Parse the arguments, extract every file, write the TSVs, print sizes."""
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('-o', '--out', required=True, help='output directory')
+    ap.add_argument('--clone', type=int, default=0, metavar='N',
+                    help='copy a callee per call site when its inlined subgraph has <= N facts '
+                         '(context sensitivity; 0: none)')
     ap.add_argument('files', nargs='+', help='.ll files')
     a = ap.parse_args()
-    ex = Extractor()
+    ex = Extractor(a.clone)
     for path in sorted(a.files):
         with open(path) as fh:
             ex.module(fh.read(), path)

@@ -20,7 +20,10 @@
 #   SSA=1     promote locals to SSA values first (opt's mem2reg, as pointer
 #             analyses such as SVF do): a local whose address is never taken
 #             is no longer a memory cell, so loads and stores of it are
-#             plain value flow (see README.md, "Two front ends")
+#             plain value flow (see README.md, "Front-end choices")
+#   CLONE=N   context sensitivity: a call site copies its callee when the
+#             callee's inlined subgraph has at most N facts (extract.py
+#             --clone; default 0, context-insensitive)
 # Connection: GPUDL_PGHOST / GPUDL_PGPORT / GPUDL_PGUSER (else PGHOST ...,
 # /tmp, 54329, postgres), as bench/kg/eval.sh.  It starts no server; without
 # one it stops after the fact sizes and says so.
@@ -28,7 +31,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 source "$here/../common/lib.sh"
-bench_defaults DEVICE=cpu WORK=/tmp/gpudl-analysis CLANG=clang-14 OPT=opt-14 SSA=0 PROGRAMS="andersen csda cspa"
+bench_defaults DEVICE=cpu WORK=/tmp/gpudl-analysis CLANG=clang-14 OPT=opt-14 SSA=0 CLONE=0 PROGRAMS="andersen csda cspa"
 bench_connection
 export PGOPTIONS="-c client_min_messages=warning -c gpudl.device=$DEVICE -c statement_timeout=${TIMEOUT:-0}"
 db=gpudl_analysis
@@ -59,7 +62,7 @@ compile_all() {
 extract_facts() {
   local ll=("$WORK"/ll/*.ll)
   [ -e "${ll[0]}" ] || { echo "no .ll files" >&2; exit 1; }
-  nice -n 15 python3 "$here/extract.py" -o "$WORK/facts" "${ll[@]}" >/dev/null
+  nice -n 15 python3 "$here/extract.py" --clone "$CLONE" -o "$WORK/facts" "${ll[@]}" >/dev/null
   printf '%-12s %10s   %s\n' relation rows published
   local rel
   for rel in assign dereference addr assgn load store arc nullEdge; do
