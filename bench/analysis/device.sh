@@ -10,7 +10,8 @@
 #   bash .device/run.sh 'FACTS=".device/an_lang .device/analysis" bash bench/analysis/device.sh'
 # Settings: FACTS (directories), PROGRAMS (default "andersen csda cspa"),
 # GPU_TIMEOUT and CPU_TIMEOUT (seconds a program may run, default 150 each),
-# THREADS (CPU threads, default 16).  CPU runs of CSPA time valueAlias only
+# THREADS (CPU threads, default 16), CUDA_LIB (a built gpudl_cuda.so, e.g.
+# the staged one, instead of building cuda/ here).  CPU runs of CSPA time valueAlias only
 # (the three relations are one stratum: every goal runs all of it).
 # GDL_TRACE=1 adds the rounds, the tuples and the time of join / dedup /
 # difference / merge to each line.  Results in $OUT/analysis.txt.
@@ -21,6 +22,7 @@ PROGRAMS="${PROGRAMS:-andersen csda cspa}"
 GPU_TIMEOUT="${GPU_TIMEOUT:-${TIMEOUT:-150}}"
 CPU_TIMEOUT="${CPU_TIMEOUT:-${TIMEOUT:-150}}"
 THREADS="${THREADS:-16}"
+CUDA_LIB="${CUDA_LIB:-}"
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/analysis.txt"; }
 
 # the goals of program $1 on device $2
@@ -36,7 +38,7 @@ goals_of() {
 run_one() {
   local facts=$1 dl=$2 dev=$3 limit=$4 rc
   log "$facts: $dl on $dev"
-  GDL_DEVICE=$dev GDL_THREADS=$THREADS GDL_CUDA_LIB=cuda/gpudl_cuda.so timeout "$limit" \
+  GDL_DEVICE=$dev GDL_THREADS=$THREADS GDL_CUDA_LIB=${CUDA_LIB:-cuda/gpudl_cuda.so} timeout "$limit" \
     ./gdl_analysis "$facts" "bench/analysis/$dl.dl" $(goals_of "$dl" "$dev") 2>&1 | grep -v '^log:' | tee -a "$OUT/analysis.txt"
   rc=${PIPESTATUS[0]}
   [ "$rc" = 124 ] && echo "$dl on $dev: > $limit s (stopped)" | tee -a "$OUT/analysis.txt"
@@ -44,7 +46,7 @@ run_one() {
 }
 
 log "build"
-make -s -j16 cuda/gpudl_cuda.so >"$OUT/build.txt" 2>&1 || tail -20 "$OUT/build.txt"
+[ -n "$CUDA_LIB" ] || make -s -j16 cuda/gpudl_cuda.so >"$OUT/build.txt" 2>&1 || tail -20 "$OUT/build.txt"
 cc -O2 -std=gnu11 -pthread -o gdl_analysis bench/analysis/standalone.c test/unit/test_host.c \
   src/{core,lang,plan,exec,cpu,ilp,mine}/[a-z]*.c -lm -ldl >>"$OUT/build.txt" 2>&1 || tail -20 "$OUT/build.txt"
 declare -A gpu_done=()
