@@ -765,6 +765,15 @@ random_graphs(int nodes, int edges)
 	tables_random_text(&rng_state, "knows", edges, words, 12);
 }
 
+#define CSPA_RULES \
+	"valueFlow(Y, X) :- e(Y, X). valueFlow(X, Y) :- e(X, Z), memoryAlias(Z, Y). " \
+	"valueFlow(X, Y) :- valueFlow(X, Z), valueFlow(Z, Y). " \
+	"memoryAlias(X, W) :- f(Y, X), valueAlias(Y, Z), f(Z, W). " \
+	"valueAlias(X, Y) :- valueFlow(Z, X), valueFlow(Z, Y). " \
+	"valueAlias(X, Y) :- valueFlow(Z, X), memoryAlias(Z, W), valueFlow(W, Y). " \
+	"valueFlow(X, X) :- e(X, Y). valueFlow(X, X) :- e(Y, X). " \
+	"memoryAlias(X, X) :- e(Y, X). memoryAlias(X, X) :- e(X, Y)."
+
 static const char *const programs[][2] = {
 	{"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), e(Y, Z).", "path"},
 	{"path(X, Y) :- e(X, Y). path(X, Z) :- path(X, Y), path(Y, Z).", "path"},
@@ -803,6 +812,14 @@ static const char *const programs[][2] = {
 	{"cp(X, Y) :- num(X), f(Y, _).", "cp"},
 	{"z(X) :- e(X, Y), Y = X.", "z"},
 	{"pp(X, Y) :- t3(X, Y, _). pp(X, Z) :- pp(X, Y), t3(Y, Z, W), W > 1.", "pp"},
+	/* CSPA as published (bench/analysis/cspa.dl; e is assign, f dereference):
+	 * three predicates, mutually recursive and non-linear, each a goal */
+	{CSPA_RULES, "valueAlias"},
+	{CSPA_RULES, "memoryAlias"},
+	{CSPA_RULES, "valueFlow"},
+	/* Andersen's points-to (e addr and load, f assgn and store): non-linear in pt */
+	{"pt(P, O) :- e(P, O). pt(P, O) :- f(P, Q), pt(Q, O). pt(P, O) :- e(P, Q), pt(Q, R), pt(R, O). "
+	"pt(R, O) :- f(P, Q), pt(P, R), pt(Q, O).", "pt"},
 };
 
 /* Every program on several random databases, with 1 and 2 threads. */
