@@ -53,7 +53,8 @@ whose whole inlined subgraph (its own facts plus those of the callees it
 would clone in turn) has at most N facts gets its own copy of that
 subgraph, as Graspan's front end makes CSPA context-sensitive by inlining:
 the copy's locals, dereference nodes, objects and null sites carry the call
-path (`f:%x@/12/40`), so values passed to one call do not alias the results
+path (`f:%x@/main#0/g#2`: main's first call of a defined function, and
+in that copy g's third), so values passed to one call do not alias the results
 of another.  Callees in a recursive cycle or over the bound are linked to
 their one shared copy, as without cloning; every function also keeps its
 shared copy (its callers outside the code base).  N bounds the facts a call
@@ -368,9 +369,10 @@ class Extractor:
         """Every function's shared copy, each with its call sites linked: a copy of the
         callee per call path where the callee is cloneable (see the docstring)."""
         self.calls = {}
-        for site, call in enumerate(self.pending):
+        for call in self.pending:
             if call[2] in self.defined:
-                self.calls.setdefault(call[0], []).append((site,) + call)
+                mine = self.calls.setdefault(call[0], [])
+                mine.append(('%s#%d' % (call[0], len(mine)),) + call)
         self.recursive = recursive_functions(self.calls)
         self.size = {}
         for fn in sorted(self.defined):

@@ -80,10 +80,10 @@ check "CSDA: NULL of line 29 reaches the comparison n != 0; NULL of line 32 reac
 # context sensitivity by cloning (--clone N): each call of pass() gets its own copy
 python3 "$a/extract.py" --clone 100 -o "$work/cloned" "$work/small.ll" "$td/select.ll" >/dev/null || fail=1
 c="$work/cloned"
-check "--clone: line 28 pass(r) links r to copy /0 of pass, whose return reaches t only" \
-  eval 'has "$c/assign.tsv" "main:%6${T}pass:%a@/0" && has "$c/assign.tsv" "pass:%0@/0${T}main:%call" && lacks "$c/assign.tsv" "pass:%0@/0${T}main:%call1"'
-check "--clone: line 32 pass(NULL) has copy /1 (its local memory *pass:%a.addr@/1 too), the shared copy stays" \
-  eval 'has "$c/nullEdge.tsv" "main:null#2${T}pass:%a@/1" && has "$c/assign.tsv" "pass:%a@/1${T}*pass:%a.addr@/1" && has "$c/assign.tsv" "pass:%a${T}*pass:%a.addr"'
+check "--clone: line 28 pass(r) links r to copy /main#0 of pass, whose return reaches t only" \
+  eval 'has "$c/assign.tsv" "main:%6${T}pass:%a@/main#0" && has "$c/assign.tsv" "pass:%0@/main#0${T}main:%call" && lacks "$c/assign.tsv" "pass:%0@/main#0${T}main:%call1"'
+check "--clone: line 32 pass(NULL) has copy /main#1 (its local memory *pass:%a.addr@/main#1 too), the shared copy stays" \
+  eval 'has "$c/nullEdge.tsv" "main:null#2${T}pass:%a@/main#1" && has "$c/assign.tsv" "pass:%a@/main#1${T}*pass:%a.addr@/main#1" && has "$c/assign.tsv" "pass:%a${T}*pass:%a.addr"'
 check "--clone: facts outside calls are unchanged (dereference of main's locals, the global initializer)" \
   eval 'has "$c/dereference.tsv" "main:%p${T}*main:%p" && has "$c/assign.tsv" "@g${T}*@gp"'
 if python3 "$a/reference.py" "$c" "$work/cderived" >/dev/null; then :; else fail=1; fi
