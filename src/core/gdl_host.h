@@ -76,6 +76,8 @@ extern void *gdl_alloc(size_t size);
 extern void *gdl_realloc(void *ptr, size_t size);
 /* Like gdl_alloc, not zeroed: for blocks the caller writes in full. */
 extern void *gdl_alloc_uninit(size_t size);
+/* Hint that a big block not written yet should get huge pages. */
+extern void gdl_advise_huge(void *p, size_t size);
 extern void gdl_free(void *ptr);
 /* A growing array with room for element n: see gdl_host.c. */
 extern void *gdl_grow(void *v, int n, int *cap, int first, size_t elem);

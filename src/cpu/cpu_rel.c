@@ -57,13 +57,14 @@ cpu_buf_get(CpuCtx *ctx, int64_t bytes, int64_t *cap)
 			if (*cap < bytes)
 			{
 				p = gdl_realloc(p, (size_t) bytes);
+				gdl_advise_huge(p, (size_t) bytes);
 				*cap = bytes;
 			}
 			return p;
 		}
 	}
 	*cap = bytes;
-	return gdl_alloc((size_t) bytes);
+	return gdl_alloc_uninit((size_t) bytes);	/* written by the caller, huge pages */
 }
 
 /* Give a buffer back: big ones are kept for reuse, within limits. */
