@@ -47,7 +47,7 @@ cpu_buf_get(CpuCtx *ctx, int64_t bytes, int64_t *cap)
 				largest = i;
 		}
 		if (best < 0 && largest >= 0 && ctx->pool[largest].bytes < bytes)
-			best = largest;		/* grow it: realloc keeps its mapped pages */
+			best = largest;		/* too small: replaced by a bigger one below */
 		if (best >= 0)
 		{
 			p = ctx->pool[best].p;
@@ -56,8 +56,13 @@ cpu_buf_get(CpuCtx *ctx, int64_t bytes, int64_t *cap)
 			ctx->pool[best] = ctx->pool[--ctx->npool];
 			if (*cap < bytes)
 			{
-				p = gdl_realloc(p, (size_t) bytes);
-				gdl_advise_huge(p, (size_t) bytes);
+				/*
+				 * not realloc: it would copy the old contents, which nobody
+				 * needs, into freshly faulted pages (glibc moves a block of
+				 * the heap by copying it)
+				 */
+				gdl_free(p);
+				p = gdl_alloc_uninit((size_t) bytes);
 				*cap = bytes;
 			}
 			return p;
