@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #endif
 
-/* blocks from gdl_alloc_uninit of at least this size ask for huge pages */
+/* blocks from gdl_alloc and gdl_alloc_uninit of at least this size ask for huge pages */
 #define GDL_HUGE_MIN_BYTES ((size_t) 4 << 20)
 #define GDL_HUGE_PAGE ((uintptr_t) 2 << 20)
 
