@@ -191,6 +191,17 @@ dump_rows(const char *dir, const char *goal, const GdlResult *res, GdlDict *dict
 	free(lines);
 }
 
+/* The plan's lines on stderr (EXPLAIN=1): which atom drives each rule version. */
+static void
+print_plan(const GdlPlan *plan)
+{
+	char	  **lines = NULL;
+	int			n = gdl_plan_explain(plan, &lines);
+
+	for (int i = 0; i < n; i++)
+		fprintf(stderr, "%s\n", lines[i]);
+}
+
 /* One run of goal 'name' of program 'src': tuples, or -1 (message printed). */
 static int64_t
 run_goal(const char *src, const char *name, double *secs, const char *dump)
@@ -215,6 +226,7 @@ run_goal(const char *src, const char *name, double *secs, const char *dump)
 				goal.pred = gdl_analysis_find_pred(a, name);
 				if (goal.pred < 0) gdl_error(GDL_ERR_UNDEFINED, NULL, NULL, "no predicate %s", name);
 				dict = gdl_dict_create(); plan = gdl_plan_compile(a);
+				if (getenv("EXPLAIN")) print_plan(plan);
 				res = gdl_run(plan, &in, dict, &goal));
 	*secs = now() - t0;
 	if (e)

@@ -582,7 +582,8 @@ main(int argc, char **argv)
 			{
 				GdlPredictOptions po;
 				const int64_t batch = 4096;
-				Score		all_s = {0};
+				Score		all_s = {0},
+							dir_s[2] = {{0}};
 				Score	   *rel_s = calloc(rels.n, sizeof(Score));
 				double		tp = now_s();
 
@@ -626,9 +627,9 @@ main(int argc, char **argv)
 						if (k == b0 || cmp_asked(q, &asked[k - 1]) != 0)
 							j++;
 						rank = filtered_rank(jobs[j].res, q, &truth, nentities, ntrue[k], &derived);
-						for (int w = 0; w < 2; w++)
+						for (int w = 0; w < 3; w++)
 						{
-							Score	   *s = w ? &rel_s[q->r] : &all_s;
+							Score	   *s = w == 2 ? &dir_s[q->tail] : w ? &rel_s[q->r] : &all_s;
 
 							s->rr += 1.0 / rank;
 							s->h1 += rank <= 1;
@@ -645,6 +646,11 @@ main(int argc, char **argv)
 				printf("%-8s %-4s smoothing %-5g MRR %.4f  Hits@1 %.4f  Hits@10 %.4f  derived %.3f  (%ld queries, %.1fs)\n",
 					   tok, use_pca ? "pca" : "std", smooth[si], all_s.rr / all_s.n, all_s.h1 / all_s.n,
 					   all_s.h10 / all_s.n, all_s.derived / all_s.n, (long) all_s.n, now_s() - tp);
+				for (int d = 1; d >= 0; d--)
+					if (dir_s[d].n)
+						printf("  %s  %6ld  MRR %.4f  H@1 %.4f  H@10 %.4f  derived %.3f\n",
+							   d ? "r(h, ?)" : "r(?, t)", (long) dir_s[d].n, dir_s[d].rr / dir_s[d].n,
+							   dir_s[d].h1 / dir_s[d].n, dir_s[d].h10 / dir_s[d].n, dir_s[d].derived / dir_s[d].n);
 				if (per_rel)
 					for (int r = 0; r < rels.n; r++)
 						if (rel_s[r].n)

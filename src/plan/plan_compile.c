@@ -807,16 +807,20 @@ build_rule(const GdlAnalysis *a, int *pred_stratum, int stratum, int ci, int del
 				}
 		int			h0 = grouping_var(&rb);
 		int			drv = delta_lit >= 0 && h0 >= 0 ? grouping_driver(&rb, h0) : -1;
+		bool		sort_delta = false;
 
 		if (drv >= 0)
 			first = drv;
+		else if (delta_lit >= 0 && h0 >= 0 && c->nbody > 1 &&
+				 atom_has_var(&c->body[delta_lit].atom, h0))
+			sort_delta = true;	/* the delta itself, read sorted by h0 */
 		if (first >= 0)
 		{
 			PlanStep   *s = add_step(&rb, PSTEP_START);
 
 			make_atom(&s->atom, &c->body[first], first, info->lit_pred[first],
 					  atom_src(&rb, first), nv);
-			if (drv >= 0)
+			if (drv >= 0 || sort_delta)
 				sort_atom_by(&s->atom, h0);
 			bind_atom(&rb, &c->body[first].atom);
 			rb.placed[first] = true;

@@ -599,6 +599,67 @@ test_grouped_dedup(int64_t nl, int64_t nr, int64_t range, int64_t range2)
 	free(gd.v);
 }
 
+/*
+ * dedup of several bags of which some are grouped join outputs and one a
+ * set (each made a set apart, then merged) and one plain: the union of all
+ * their rows, each once.  Big enough (> 65,536 grouped rows) for that path.
+ */
+static void
+test_grouped_bags_dedup(int64_t nl, int64_t nr, int64_t range)
+{
+	Rows		l = rows_random(2, nl, 0, range),
+				r = rows_random(2, nr, 0, range),
+				plain = rows_random(2, nl / 4, 0, range),
+				sr = rows_random(2, nl / 4, 0, range),
+				all;
+	GdlBkRel   *L = upload_set(&l),
+			   *R = upload(&r),
+			   *in[4] = {NULL, NULL, NULL, NULL},
+			   *D = NULL;
+	GdlBkColRef out1[2] = {{0, 0}, {1, 1}},
+				out2[2] = {{0, 0}, {1, 0}};
+	int			lk = 1,
+				rk = 0;
+	Rows		got[4],
+				gd;
+	int64_t		i,
+				pos = 0;
+
+	CHECK(bk->join(ctx, L, R, 1, &lk, &rk, 2, out1, &in[0]) == GDL_BK_OK);
+	CHECK(bk->join(ctx, L, R, 1, &lk, &rk, 2, out2, &in[1]) == GDL_BK_OK);
+	in[2] = upload(&plain);
+	in[3] = upload_set(&sr);
+	all.arity = 2;
+	all.n = 0;
+	for (i = 0; i < 4; i++)
+	{
+		got[i] = download(in[i], 2);
+		all.n += got[i].n;
+	}
+	all.v = malloc(sizeof(int64_t) * 2 * (all.n > 0 ? all.n : 1));
+	for (i = 0; i < 4; i++)
+	{
+		memcpy(all.v + 2 * pos, got[i].v, sizeof(int64_t) * 2 * got[i].n);
+		pos += got[i].n;
+		free(got[i].v);
+	}
+	CHECK(bk->dedup(ctx, 4, in, &D) == GDL_BK_OK);
+	gd = download(D, 2);
+	CHECK(rows_unique(&gd));
+	CHECK_MSG(rows_equal(&gd, &all, true), "dedup of grouped bags, %lld rows in", (long long) all.n);
+	for (i = 0; i < 4; i++)
+		bk->release(ctx, in[i]);
+	bk->release(ctx, L);
+	bk->release(ctx, R);
+	bk->release(ctx, D);
+	free(l.v);
+	free(r.v);
+	free(plain.v);
+	free(sr.v);
+	free(all.v);
+	free(gd.v);
+}
+
 /* Many rounds of absorb (full kept as runs), checked against a host union. */
 static void
 test_absorb_rounds(int rounds, int64_t per_round, int64_t range)
@@ -735,6 +796,7 @@ suite(int nthreads, bool big)
 	test_grouped_dedup(big ? 20000 : 2000, 3000, 500, 600);
 	test_grouped_dedup(big ? 20000 : 2000, 3000, 500, 1LL << 40);
 	test_grouped_dedup(2000, 300, 50, 1LL << 20);
+	test_grouped_bags_dedup(big ? 40000 : 5000, 4000, 600);
 	test_absorb_rounds(40, big ? 20000 : 500, 3000);
 	test_absorb_rounds(10, 300, 40);
 	test_map_errors();
