@@ -31,9 +31,12 @@ expect_lines() {
 ask_around_commit() {
   sleep 0.5
   psql -X -q -d $db -c "BEGIN" -c "$1" -c "SELECT pg_sleep(1)" -c "COMMIT" &
+  local writer=$!
   sleep 0.4
   echo "SELECT 'during ' || $2;" >&3
-  wait %2 2>/dev/null || sleep 1.2
+  # by its pid: a job number (%2) can name the open session instead once
+  # the writer is reaped, and then this waited for ever (seen in CI)
+  wait "$writer" 2>/dev/null || sleep 1.2
   echo "SELECT 'after ' || $2;" >&3
 }
 dropdb --if-exists $db; createdb $db
