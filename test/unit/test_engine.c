@@ -1445,6 +1445,22 @@ test_explain(void)
 	CHECK(stratum);
 	CHECK(anti);
 	gdl_test_reset();
+
+	/*
+	 * a delta atom holding the head's first variable, not first, is read
+	 * sorted by it (CSPA's valueAlias): the join's output comes grouped
+	 */
+	random_graphs(10, 20);
+	a = analyze("f(X, Y) :- e(X, Y). f(X, Y) :- va(X, Y), e(Y, X). "
+				"va(X, Y) :- f(Z, X), f(Z, Y).");
+	plan = gdl_plan_compile(a);
+	n = gdl_plan_explain(plan, &lines);
+	delta = false;
+	for (i = 0; i < n; i++)
+		if (strstr(lines[i], "scan f(Z, X) [delta] sorted by X"))
+			delta = true;
+	CHECK_MSG(delta, "the delta of va's first version is not read sorted by X");
+	gdl_test_reset();
 }
 
 /*
