@@ -469,6 +469,7 @@ dedup_grouped_apart(CpuCtx *ctx, int nin, GdlBkRel *const *in, int64_t total,
 				k;
 	int64_t		apart = 0;
 	int			st = GDL_BK_OK;
+	bool		all_sets = true;
 
 	*done = false;
 	if (nin > 64)
@@ -479,9 +480,13 @@ dedup_grouped_apart(CpuCtx *ctx, int nin, GdlBkRel *const *in, int64_t total,
 
 		if (x->packed && x->n > 0 && (x->is_set || x->sorted_cols > 0))
 			apart += x->n;
+		all_sets &= x->is_set || x->n == 0;
 	}
-	/* worth it only when a good share of the rows needs no global sort */
-	if (apart < (int64_t) 1 << 16 || apart * 4 < total)
+	/*
+	 * worth it only when a good share of the rows needs no global sort;
+	 * sets alone go the usual way (slices of one set are just concatenated)
+	 */
+	if (all_sets || apart < (int64_t) 1 << 16 || apart * 4 < total)
 		return GDL_BK_OK;
 	*done = true;
 	for (k = 0; k < nin && st == GDL_BK_OK; k++)
