@@ -56,6 +56,7 @@ typedef struct ExecState
 	GdlBkRel   *unit;			/* arity 0, one row */
 	int64_t		next_version;
 	bool		trace;			/* GDL_TRACE set: log every round */
+	bool		mirrors;		/* run mirrors, skip the versions they stand for */
 	int64_t		batch_rows;		/* most rows one join may produce at once */
 	int64_t		mem_limit;		/* bytes the backend may hold (exec_mem.c); 0 = none */
 	bool		mem_set;		/* mem_limit set by the host, not the backend's capacity */

@@ -308,9 +308,65 @@ typedef struct Sink
 	int64_t		ssize[64];
 } Sink;
 
-/* Take one bag of head tuples (NULL is ignored). */
+static void sink_one(ExecState *es, const PlanRule *r, Sink *sk, GdlBkRel *bag);
+
+/*
+ * The rows of a set with their columns permuted as the version's mirror
+ * says (plan_mirror.c): the tuples of the version it stands for.
+ */
+static GdlBkRel *
+mirror_rows(ExecState *es, const PlanRule *r, GdlBkRel *set)
+{
+	int			arity = es->a->preds[r->head_pred].arity;
+	GdlBkExpr	outs[GDL_BK_MAX_ARITY];
+	GdlBkInsn	code[GDL_BK_MAX_ARITY];
+	GdlBkRel   *res = NULL;
+	int			k;
+
+	for (k = 0; k < arity; k++)
+	{
+		code[k].op = GDL_BC_COL;
+		code[k].arg = r->mirror_perm[k];
+		code[k].imm = 0;
+		outs[k].ncode = 1;
+		outs[k].code = &code[k];
+	}
+	exec_check(es, es->bk->map(es->ctx, set, 0, NULL, arity, outs, &res), "map");
+	return res;
+}
+
+/*
+ * Take one bag of head tuples (NULL is ignored).  A version with a mirror
+ * hands on its rows made a set (cheap: they come grouped) and the set's
+ * mirror image, distinct rows already.
+ */
 static void
 sink_bag(ExecState *es, const PlanRule *r, Sink *sk, GdlBkRel *bag)
+{
+	GdlBkRel   *set = NULL;
+	ExecMark	m0;
+
+	if (bag == NULL || r->mirror_perm == NULL || !es->mirrors)
+	{
+		sink_one(es, r, sk, bag);
+		return;
+	}
+	m0 = exec_mark(es);
+	exec_check(es, es->bk->dedup(es->ctx, 1, &bag, &set), "dedup");
+	es->bk->release(es->ctx, bag);
+	exec_charge(es, m0, &es->stats->ms_dedup, &es->stats->launches_dedup);
+	if (exec_size(es, set) == 0)
+	{
+		es->bk->release(es->ctx, set);
+		return;
+	}
+	sink_one(es, r, sk, mirror_rows(es, r, set));
+	sink_one(es, r, sk, set);
+}
+
+/* Take one bag of head tuples (NULL is ignored). */
+static void
+sink_one(ExecState *es, const PlanRule *r, Sink *sk, GdlBkRel *bag)
 {
 	GdlBkRel   *set = NULL;
 	GdlBkRel   *full = es->preds[r->head_pred].full;

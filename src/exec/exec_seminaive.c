@@ -368,7 +368,7 @@ eval_stratum(ExecState *es, const PlanStratum *ps, const GdlRunInput *in)
 
 	/* which predicates a rule reads as "old" (full minus delta) */
 	for (i = 0; i < ps->nrec; i++)
-		for (k = 0; k < ps->rec[i].nsteps; k++)
+		for (k = 0; k < ps->rec[i].nsteps && !(es->mirrors && ps->rec[i].mirrored); k++)
 		{
 			const PlanStep *s = &ps->rec[i].steps[k];
 
@@ -414,7 +414,7 @@ eval_stratum(ExecState *es, const PlanStratum *ps, const GdlRunInput *in)
 			const PlanRule *r = &ps->rec[i];
 			int			dp = a->clauses[r->clause].lit_pred[r->delta_lit];
 
-			if (exec_size(es, es->preds[dp].delta) == 0)
+			if (exec_size(es, es->preds[dp].delta) == 0 || (es->mirrors && r->mirrored))
 				continue;
 			timed_rule(es, r, &outs[local_index(ps, r->head_pred)]);
 		}
@@ -534,6 +534,7 @@ gdl_run(const GdlPlan *plan, const GdlRunInput *in, GdlDict *dict, const GdlGoal
 	es.stats = &res->stats;
 	es.bk = gdl_backend_for(in->device);
 	es.trace = getenv("GDL_TRACE") != NULL;
+	es.mirrors = getenv("GDL_NO_MIRRORS") == NULL;	/* off: for A/B runs and tests */
 	es.batch_rows = exec_batch_rows();
 	if (es.bk == NULL)
 		gdl_error(GDL_ERR_DEVICE, NULL, "Set gpudl.device = cpu or auto.",

@@ -1014,6 +1014,7 @@ gdl_plan_compile(const GdlAnalysis *a)
 		}
 		ps->ninit = ninit;
 		ps->nrec = nrec;
+		plan_mark_mirrors(a, ps);
 		ps->nfacts = facts.n;
 		ps->facts = facts.v;
 		if (nrec > 0)

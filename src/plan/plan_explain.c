@@ -90,6 +90,23 @@ src_name(PlanSrc src)
 	return src == PLAN_SRC_DELTA ? " [delta]" : (src == PLAN_SRC_OLD ? " [old]" : "");
 }
 
+/* Which recursive atom of the version's clause literal lit is (1-based), as EXPLAIN numbers them. */
+static int
+delta_nth(const GdlPlan *plan, const PlanRule *r, int lit)
+{
+	const GdlAnalysis *a = plan->a;
+	const GdlClause *c = a->clauses[r->clause].clause;
+	int			nth = 0,
+				k;
+
+	for (k = 0; k <= lit; k++)
+		if (c->body[k].kind == GDL_LIT_ATOM &&
+			plan->pred_stratum[a->clauses[r->clause].lit_pred[k]] ==
+			plan->pred_stratum[r->head_pred])
+			nth++;
+	return nth;
+}
+
 /* One line for one rule version. */
 static char *
 rule_line(const GdlPlan *plan, const PlanRule *r)
@@ -103,14 +120,16 @@ rule_line(const GdlPlan *plan, const PlanRule *r)
 	gdl_buf_init(&b);
 	if (r->delta_lit >= 0)
 	{
-		int			nth = 0;
-
-		for (k = 0; k <= r->delta_lit; k++)
-			if (c->body[k].kind == GDL_LIT_ATOM &&
-				plan->pred_stratum[a->clauses[r->clause].lit_pred[k]] ==
-				plan->pred_stratum[r->head_pred])
-				nth++;
-		gdl_buf_append(&b, "    delta %s#%d: ", gdl_pred_name_quote(c->body[r->delta_lit].atom.name), nth);
+		gdl_buf_append(&b, "    delta %s#%d: ", gdl_pred_name_quote(c->body[r->delta_lit].atom.name),
+					   delta_nth(plan, r, r->delta_lit));
+		if (r->mirrored)
+		{
+			/* run as another version's mirror (plan_mirror.c) */
+			gdl_buf_append(&b, "the mirror of delta %s#%d",
+						   gdl_pred_name_quote(c->body[r->mirror_of].atom.name),
+						   delta_nth(plan, r, r->mirror_of));
+			return b.data;
+		}
 	}
 	else
 		gdl_buf_append(&b, "    once: ");
@@ -181,6 +200,17 @@ rule_line(const GdlPlan *plan, const PlanRule *r)
 	{
 		gdl_buf_append(&b, "; project ");
 		print_atom(&b, c, &c->head);
+	}
+	if (r->mirror_perm)
+	{
+		gdl_buf_append(&b, "; mirror %s(", gdl_pred_name_quote(c->head.name));
+		for (k = 0; k < c->head.nargs; k++)
+		{
+			if (k > 0)
+				gdl_buf_append(&b, ", ");
+			plan_print_term(&b, c, c->head.args[r->mirror_perm[k]]);
+		}
+		gdl_buf_append(&b, ")");
 	}
 	return b.data;
 }

@@ -101,6 +101,17 @@ typedef struct PlanRule
 	int		   *assign_lit;		/* per variable: literal assigning it, or -1 */
 	int			nsteps;
 	PlanStep   *steps;
+	/*
+	 * Mirrors (plan_mirror.c): a version whose rows, with head column i
+	 * taken from column mirror_perm[i], stand for the version of delta
+	 * literal mirror_skips (NULL: none); that version is marked mirrored
+	 * (mirror_of: the delta literal of the version that stands for it) and
+	 * skipped by the single-device driver.
+	 */
+	int		   *mirror_perm;
+	int			mirror_skips;
+	bool		mirrored;
+	int			mirror_of;
 } PlanRule;
 
 typedef struct PlanStratum
@@ -125,6 +136,9 @@ struct GdlPlan
 	int		   *pred_stratum;	/* per predicate: index into strata, -1 for EDB */
 	bool		needs_ranks;	/* text ordering comparisons or text min/max */
 };
+
+/* Mark the delta versions of a stratum that mirror one another (plan_mirror.c). */
+extern void plan_mark_mirrors(const GdlAnalysis *a, PlanStratum *ps);
 
 /* Is a term a constant literal (no variables, no operators)? */
 extern bool plan_term_is_const(const GdlTerm *t);

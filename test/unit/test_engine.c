@@ -817,6 +817,19 @@ static const char *const programs[][2] = {
 	{CSPA_RULES, "valueAlias"},
 	{CSPA_RULES, "memoryAlias"},
 	{CSPA_RULES, "valueFlow"},
+	/*
+	 * rules whose body maps onto itself with the head's arguments swapped:
+	 * the engine runs one version and mirrors its rows (plan_mirror.c);
+	 * directly, through a predicate found symmetric (m), and not at all
+	 * (X < Y breaks the symmetry)
+	 */
+	{"vf(X, Y) :- e(X, Y). vf(X, Y) :- al(X, Z), e(Z, Y). al(X, Y) :- vf(Z, X), vf(Z, Y), X != Y.", "al"},
+	{"vf(X, Y) :- e(X, Y). vf(X, Y) :- al(X, Z), e(Z, Y). al(X, Y) :- vf(Z, X), vf(Z, Y), X != Y.", "vf"},
+	{"m(X, X) :- e(X, _). m(X, Y) :- v(Z, X), v(Z, Y). v(X, Y) :- e(X, Y). "
+	"v(X, Y) :- v(Z, X), m(Z, W), v(W, Y).", "v"},
+	{"m(X, X) :- e(X, _). m(X, Y) :- v(Z, X), v(Z, Y). v(X, Y) :- e(X, Y). "
+	"v(X, Y) :- v(Z, X), m(Z, W), v(W, Y).", "m"},
+	{"q(X, Y) :- e(X, Y). q(X, Y) :- q(Z, X), q(Z, Y), X < Y.", "q"},
 	/* Andersen's points-to (e addr and load, f assgn and store): non-linear in pt */
 	{"pt(P, O) :- e(P, O). pt(P, O) :- f(P, Q), pt(Q, O). pt(P, O) :- e(P, Q), pt(Q, R), pt(R, O). "
 	"pt(R, O) :- f(P, Q), pt(P, R), pt(Q, O).", "pt"},
@@ -1461,6 +1474,50 @@ test_explain(void)
 			delta = true;
 	CHECK_MSG(delta, "the delta of va's first version is not read sorted by X");
 	gdl_test_reset();
+
+	/*
+	 * mirrors: va's second version is the first's rows transposed; so is
+	 * v's third, through m, which is found symmetric; X < Y has none
+	 */
+	{
+		static const char *const mirror_cases[][3] = {
+			{"f(X, Y) :- e(X, Y). f(X, Y) :- va(X, Y), e(Y, X). va(X, Y) :- f(Z, X), f(Z, Y).",
+			"project va(X, Y); mirror va(Y, X)", "delta f#2: the mirror of delta f#1"},
+			{"m(X, X) :- e(X, _). m(X, Y) :- v(Z, X), v(Z, Y). v(X, Y) :- e(X, Y). "
+				"v(X, Y) :- v(Z, X), m(Z, W), v(W, Y).",
+			"project v(X, Y); mirror v(Y, X)", "delta v#3: the mirror of delta v#1"},
+			{"q(X, Y) :- e(X, Y). q(X, Y) :- q(Z, X), q(Z, Y), X < Y.", NULL, NULL},
+		};
+		int			mc;
+
+		for (mc = 0; mc < 3; mc++)
+		{
+			bool		src = false,
+						dst = false,
+						any = false;
+
+			random_graphs(10, 20);
+			a = analyze(mirror_cases[mc][0]);
+			plan = gdl_plan_compile(a);
+			n = gdl_plan_explain(plan, &lines);
+			for (i = 0; i < n; i++)
+			{
+				if (getenv("GDL_TEST_VERBOSE"))
+					printf("%s\n", lines[i]);
+				if (mirror_cases[mc][1] && strstr(lines[i], mirror_cases[mc][1]))
+					src = true;
+				if (mirror_cases[mc][2] && strstr(lines[i], mirror_cases[mc][2]))
+					dst = true;
+				if (strstr(lines[i], "mirror"))
+					any = true;
+			}
+			if (mirror_cases[mc][1])
+				CHECK_MSG(src && dst, "no mirror in the plan of %s", mirror_cases[mc][0]);
+			else
+				CHECK_MSG(!any, "a mirror in the plan of %s", mirror_cases[mc][0]);
+			gdl_test_reset();
+		}
+	}
 }
 
 /*
