@@ -338,12 +338,14 @@ mirror_rows(ExecState *es, const PlanRule *r, GdlBkRel *set)
 /*
  * Take one bag of head tuples (NULL is ignored).  A version with a mirror
  * hands on its rows made a set (cheap: they come grouped) and the set's
- * mirror image, distinct rows already.
+ * mirror image, distinct rows already; with a symmetric head, only the
+ * rows its full relation does not hold yet, and their mirrors.
  */
 static void
 sink_bag(ExecState *es, const PlanRule *r, Sink *sk, GdlBkRel *bag)
 {
 	GdlBkRel   *set = NULL;
+	GdlBkRel   *full = es->preds[r->head_pred].full;
 	ExecMark	m0;
 
 	if (bag == NULL || r->mirror_perm == NULL || !es->mirrors)
@@ -355,6 +357,17 @@ sink_bag(ExecState *es, const PlanRule *r, Sink *sk, GdlBkRel *bag)
 	exec_check(es, es->bk->dedup(es->ctx, 1, &bag, &set), "dedup");
 	es->bk->release(es->ctx, bag);
 	exec_charge(es, m0, &es->stats->ms_dedup, &es->stats->launches_dedup);
+	if (r->mirror_sym_head && full != NULL && exec_size(es, full) > 0 && exec_size(es, set) > 0)
+	{
+		/* a symmetric full holds the mirror of every row it holds: keep the rest */
+		GdlBkRel   *d = NULL;
+
+		m0 = exec_mark(es);
+		exec_check(es, es->bk->difference(es->ctx, set, full, &d), "difference");
+		es->bk->release(es->ctx, set);
+		set = d;
+		exec_charge(es, m0, &es->stats->ms_difference, &es->stats->launches_difference);
+	}
 	if (exec_size(es, set) == 0)
 	{
 		es->bk->release(es->ctx, set);

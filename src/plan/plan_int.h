@@ -106,9 +106,12 @@ typedef struct PlanRule
 	 * taken from column mirror_perm[i], stand for the version of delta
 	 * literal mirror_skips (NULL: none); that version is marked mirrored
 	 * (mirror_of: the delta literal of the version that stands for it) and
-	 * skipped by the single-device driver.
+	 * skipped by the single-device driver.  When the head predicate is
+	 * itself symmetric, its full relation is, so the rows it already holds
+	 * are taken out before mirroring (their mirrors are held too).
 	 */
 	int		   *mirror_perm;
+	bool		mirror_sym_head;	/* the head predicate is symmetric: mirror only what is new */
 	int			mirror_skips;
 	bool		mirrored;
 	int			mirror_of;
