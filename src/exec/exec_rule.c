@@ -309,6 +309,7 @@ typedef struct Sink
 } Sink;
 
 static void sink_one(ExecState *es, const PlanRule *r, Sink *sk, GdlBkRel *bag);
+static void sink_push(ExecState *es, Sink *sk, GdlBkRel *set);
 
 /*
  * The rows of a set with their columns permuted as the version's mirror
@@ -373,6 +374,23 @@ sink_bag(ExecState *es, const PlanRule *r, Sink *sk, GdlBkRel *bag)
 		es->bk->release(es->ctx, set);
 		return;
 	}
+	if (sk->reduce && r->mirror_sym_head && full != NULL)
+	{
+		/*
+		 * both new already (full holds neither the set's rows nor, being
+		 * symmetric, their mirrors): no second difference
+		 */
+		GdlBkRel   *mirror = mirror_rows(es, r, set),
+				   *mset = NULL;
+
+		m0 = exec_mark(es);
+		exec_check(es, es->bk->dedup(es->ctx, 1, &mirror, &mset), "dedup");
+		es->bk->release(es->ctx, mirror);
+		exec_charge(es, m0, &es->stats->ms_dedup, &es->stats->launches_dedup);
+		sink_push(es, sk, set);
+		sink_push(es, sk, mset);
+		return;
+	}
 	sink_one(es, r, sk, mirror_rows(es, r, set));
 	sink_one(es, r, sk, set);
 }
@@ -406,6 +424,19 @@ sink_one(ExecState *es, const PlanRule *r, Sink *sk, GdlBkRel *bag)
 		set = d;
 		exec_charge(es, m0, &es->stats->ms_difference, &es->stats->launches_difference);
 	}
+	sink_push(es, sk, set);
+}
+
+/*
+ * Push a set of new head tuples onto the sink's stack, merging like a
+ * binary counter (sets of similar sizes merge), so that memory stays near
+ * the size of what is new.
+ */
+static void
+sink_push(ExecState *es, Sink *sk, GdlBkRel *set)
+{
+	ExecMark	m0;
+
 	sk->stack[sk->nstack] = set;
 	sk->ssize[sk->nstack++] = exec_size(es, set);
 	while (sk->nstack >= 2 &&
