@@ -311,6 +311,35 @@ typedef struct Sink
 static void sink_one(ExecState *es, const PlanRule *r, Sink *sk, GdlBkRel *bag);
 static void sink_push(ExecState *es, Sink *sk, GdlBkRel *set);
 
+/* A bag as a set (the bag released), timed as dedup. */
+static GdlBkRel *
+to_set(ExecState *es, GdlBkRel *bag)
+{
+	GdlBkRel   *set = NULL;
+	ExecMark	m0 = exec_mark(es);
+
+	exec_check(es, es->bk->dedup(es->ctx, 1, &bag, &set), "dedup");
+	es->bk->release(es->ctx, bag);
+	exec_charge(es, m0, &es->stats->ms_dedup, &es->stats->launches_dedup);
+	return set;
+}
+
+/* A set minus the head's full relation (the set released), timed as difference. */
+static GdlBkRel *
+minus_full(ExecState *es, GdlBkRel *set, GdlBkRel *full)
+{
+	GdlBkRel   *d = NULL;
+	ExecMark	m0;
+
+	if (full == NULL || exec_size(es, full) == 0)
+		return set;
+	m0 = exec_mark(es);
+	exec_check(es, es->bk->difference(es->ctx, set, full, &d), "difference");
+	es->bk->release(es->ctx, set);
+	exec_charge(es, m0, &es->stats->ms_difference, &es->stats->launches_difference);
+	return d;
+}
+
 /*
  * The rows of a set with their columns permuted as the version's mirror
  * says (plan_mirror.c): the tuples of the version it stands for.
@@ -345,48 +374,30 @@ mirror_rows(ExecState *es, const PlanRule *r, GdlBkRel *set)
 static void
 sink_bag(ExecState *es, const PlanRule *r, Sink *sk, GdlBkRel *bag)
 {
-	GdlBkRel   *set = NULL;
+	GdlBkRel   *set;
 	GdlBkRel   *full = es->preds[r->head_pred].full;
-	ExecMark	m0;
 
 	if (bag == NULL || r->mirror_perm == NULL || !es->mirrors)
 	{
 		sink_one(es, r, sk, bag);
 		return;
 	}
-	m0 = exec_mark(es);
-	exec_check(es, es->bk->dedup(es->ctx, 1, &bag, &set), "dedup");
-	es->bk->release(es->ctx, bag);
-	exec_charge(es, m0, &es->stats->ms_dedup, &es->stats->launches_dedup);
-	if (r->mirror_sym_head && full != NULL && exec_size(es, full) > 0 && exec_size(es, set) > 0)
-	{
-		/* a symmetric full holds the mirror of every row it holds: keep the rest */
-		GdlBkRel   *d = NULL;
-
-		m0 = exec_mark(es);
-		exec_check(es, es->bk->difference(es->ctx, set, full, &d), "difference");
-		es->bk->release(es->ctx, set);
-		set = d;
-		exec_charge(es, m0, &es->stats->ms_difference, &es->stats->launches_difference);
-	}
+	set = to_set(es, bag);
+	if (r->mirror_sym_head && exec_size(es, set) > 0)
+		set = minus_full(es, set, full);	/* a symmetric full holds their mirrors too */
 	if (exec_size(es, set) == 0)
 	{
 		es->bk->release(es->ctx, set);
 		return;
 	}
-	if (sk->reduce && r->mirror_sym_head && full != NULL)
+	if (sk->reduce && r->mirror_sym_head)
 	{
 		/*
 		 * both new already (full holds neither the set's rows nor, being
 		 * symmetric, their mirrors): no second difference
 		 */
-		GdlBkRel   *mirror = mirror_rows(es, r, set),
-				   *mset = NULL;
+		GdlBkRel   *mset = to_set(es, mirror_rows(es, r, set));
 
-		m0 = exec_mark(es);
-		exec_check(es, es->bk->dedup(es->ctx, 1, &mirror, &mset), "dedup");
-		es->bk->release(es->ctx, mirror);
-		exec_charge(es, m0, &es->stats->ms_dedup, &es->stats->launches_dedup);
 		sink_push(es, sk, set);
 		sink_push(es, sk, mset);
 		return;
@@ -399,10 +410,6 @@ sink_bag(ExecState *es, const PlanRule *r, Sink *sk, GdlBkRel *bag)
 static void
 sink_one(ExecState *es, const PlanRule *r, Sink *sk, GdlBkRel *bag)
 {
-	GdlBkRel   *set = NULL;
-	GdlBkRel   *full = es->preds[r->head_pred].full;
-	ExecMark	m0;
-
 	if (bag == NULL)
 		return;
 	if (!sk->reduce)
@@ -410,21 +417,7 @@ sink_one(ExecState *es, const PlanRule *r, Sink *sk, GdlBkRel *bag)
 		exec_outs_add(sk->out, bag);
 		return;
 	}
-	m0 = exec_mark(es);
-	exec_check(es, es->bk->dedup(es->ctx, 1, &bag, &set), "dedup");
-	es->bk->release(es->ctx, bag);
-	exec_charge(es, m0, &es->stats->ms_dedup, &es->stats->launches_dedup);
-	if (full != NULL && exec_size(es, full) > 0)
-	{
-		GdlBkRel   *d = NULL;
-
-		m0 = exec_mark(es);
-		exec_check(es, es->bk->difference(es->ctx, set, full, &d), "difference");
-		es->bk->release(es->ctx, set);
-		set = d;
-		exec_charge(es, m0, &es->stats->ms_difference, &es->stats->launches_difference);
-	}
-	sink_push(es, sk, set);
+	sink_push(es, sk, minus_full(es, to_set(es, bag), es->preds[r->head_pred].full));
 }
 
 /*
