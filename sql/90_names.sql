@@ -65,6 +65,16 @@ SELECT gpudl_materialize('names', 'grand parent', '"Names S"."grand parent"');
 SELECT * FROM "Names S"."grand parent" ORDER BY 1, 2;
 EXPLAIN (COSTS OFF) SELECT * FROM gpudl_query('names', '"grand parent"(X, Y)') AS t(a text, b text) WHERE a = 'bob';
 
+-- a rule symmetric in its head's arguments, over quoted names: the mirror
+-- of its first delta version stands for the second, printed quoted
+SELECT gpudl_create_program('names_sym', $$
+  "linked to"(X, Y) :- "Parent"(X, Y).
+  "linked to"(X, Y) :- "co-star"(X, Z), "Parent"(Z, Y).
+  "co-star"(X, Y) :- "linked to"(Z, X), "linked to"(Z, Y), X != Y.
+$$);
+SELECT e AS explain FROM gpudl_explain('names_sym') e WHERE e ~ 'mirror';
+SELECT * FROM gpudl_query('names_sym', '"co-star"(X, Y)') AS t(a text, b text) ORDER BY 1, 2;
+
 -- mining: rule text names every relation as the parser reads it back
 SELECT target, rule, support, round(pca_confidence::numeric, 3) AS pca
   FROM gpudl_mine('names', 'é', max_body => 2, min_head_coverage => 0.3, min_confidence => 0.5, commit => true)
