@@ -154,9 +154,9 @@ match_from(Match *m, int i)
 
 		if (m->lit_used[j])
 			continue;
+		/* a comparison, or an atom of a symmetric predicate, may match swapped */
 		if (a->kind == GDL_LIT_CMP ||
-			(a->kind != GDL_LIT_CMP && a->atom.nargs == 2 && m->info->lit_pred[i] >= 0 &&
-			 m->sym[m->info->lit_pred[i]]))
+			(a->atom.nargs == 2 && m->info->lit_pred[i] >= 0 && m->sym[m->info->lit_pred[i]]))
 			flips = 2;
 		for (f = 0; f < flips; f++)
 		{
