@@ -522,6 +522,9 @@ main(int argc, char **argv)
 			   o.max_body, o.min_head_coverage, o.min_confidence, (long) o.min_support,
 			   o.constants ? ", constants" : "", o.object_identity ? ", object identity" : "",
 			   (long) res->nrules, now_s() - t0);
+		printf("mining phases: index %.1fs, enumerate %.1fs, measures %.1fs, constants %.1fs, total %.1fs\n",
+			   res->times.index, res->times.enumerate, res->times.measures, res->times.constants,
+			   res->times.total);
 	}
 	if (save_rules)
 	{
