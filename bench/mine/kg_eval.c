@@ -11,7 +11,7 @@
  *   kg_eval DIR [-x valid|test] [-b MAX_BODY] [-H HC] [-C PCA_CONF] [-s SUP]
  *           [-K] [-B MAX_BODY_CONST] [-h CONST_HC] [-T THREADS]
  *           [-a max,noisy_or,cluster,kind] [-p] [-S SMOOTH[,SMOOTH...]] [-r] [-O] [-o]
- *           [-w RULES_FILE | -l RULES_FILE]
+ *           [-w RULES_FILE | -l RULES_FILE] [-N]
  *
  * DIR holds train.txt, valid.txt, test.txt (each may be .txt.gz; facts.txt
  * too, joined to the graph), tab-separated subject, relation, object; the
@@ -20,7 +20,8 @@
  * lists: every combination is scored on the rules of one mining run.  -p:
  * PCA confidence (default std).  -r: per-relation scores too.  -O: mine
  * with object identity on X, -o: predict with it.  -w: save the mined rules
- * (raw structs, this build only), -l: load them instead of mining.
+ * (raw structs, this build only), -l: load them instead of mining.  -N:
+ * answer without gdl_predict_index (every rule tried per query; A/B).
  */
 #include "../../test/unit/test_host.h"
 #include "../../src/mine/gdl_mine.h"
@@ -396,6 +397,8 @@ main(int argc, char **argv)
 	int64_t		nasked = 0;
 	int64_t    *ntrue;
 	double		t0;
+	bool		no_index = false;	/* -N: predict without gdl_predict_index (A/B) */
+	GdlPredictIndex **index = NULL;
 
 	gdl_test_host_install();
 	gdl_mine_options_init(&o);
@@ -409,7 +412,7 @@ main(int argc, char **argv)
 	}
 	dir = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "x:b:H:C:s:KB:h:T:a:pS:roOw:l:")) != -1)
+	while ((c = getopt(argc, argv, "x:b:H:C:s:KB:h:T:a:pS:roOw:l:N")) != -1)
 	{
 		switch (c)
 		{
@@ -430,6 +433,7 @@ main(int argc, char **argv)
 			case 'w': save_rules = optarg; break;
 			case 'l': load_rules = optarg; break;
 			case 'O': o.object_identity = true; break;
+			case 'N': no_index = true; break;
 			default: return 2;
 		}
 	}
@@ -545,6 +549,17 @@ main(int argc, char **argv)
 		rule_lo[res->rules[i].head] = i;
 	for (int64_t i = 0; i < res->nrules; i++)
 		rule_hi[res->rules[i].head] = i + 1;
+	if (!no_index)
+	{
+		/* each relation's rules prepared once for its queries (gdl_predict_index) */
+		double		ti = now_s();
+
+		index = calloc(rels.n, sizeof(GdlPredictIndex *));
+		for (int r = 0; r < rels.n; r++)
+			if (rule_hi[r] > rule_lo[r])
+				index[r] = gdl_predict_index(g, res->rules + rule_lo[r], rule_hi[r] - rule_lo[r]);
+		printf("prediction index: %.1fs\n", now_s() - ti);
+	}
 
 	/* the queries: both directions of every asked triple */
 	asked = malloc(sizeof(Asked) * asked_split.n * 2);
@@ -615,6 +630,7 @@ main(int argc, char **argv)
 							break;
 						jobs[nb].rules = res->rules + rule_lo[q->r];
 						jobs[nb].nrules = rule_hi[q->r] - rule_lo[q->r];
+						jobs[nb].index = index ? index[q->r] : NULL;
 						jobs[nb].q.rel = q->r;
 						jobs[nb].q.subject_bound = q->tail;
 						jobs[nb].q.value = q->given;

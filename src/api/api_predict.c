@@ -244,6 +244,7 @@ typedef struct RelRules
 	GdlMineRule *rules;
 	int64		nrules;
 	Datum	   *texts;			/* each rule's text datum */
+	GdlPredictIndex *index;		/* the rules prepared for the call's queries */
 } RelRules;
 
 typedef struct SplitRules
@@ -290,6 +291,9 @@ split_rules(SplitRules *sr, int rel)
 					CHECK_FOR_INTERRUPTS();
 			}
 	}
+	/* prepared once for every query of the relation (in the call's context) */
+	if (rr->nrules > 0)
+		rr->index = gdl_predict_index(sr->kg->graph, rr->rules, rr->nrules);
 	rr->ready = true;
 	return rr;
 }
@@ -346,6 +350,35 @@ predict_options(FunctionCallInfo fcinfo, GdlPredictOptions *o)
 }
 
 /*
+ * What the rows of a call share: each answer's text datum, made once per
+ * entity (a split's millions of rows name a few thousand entities), and
+ * the empty rules array of rules_shown 0.
+ */
+typedef struct RowCache
+{
+	Datum	   *entity_text;	/* per entity of the graph; 0 until made */
+	Datum		no_rules;
+} RowCache;
+
+/* The text datum of answer value (an entity of the graph), made once per call. */
+static Datum
+answer_text(GpudlKg *kg, RowCache *rc, int64_t value)
+{
+	int32_t		e = gdl_mine_graph_entity(kg->graph, value);
+
+	if (e < 0)
+		return CStringGetTextDatum(gpudl_kg_value_text(kg, value));
+	if (rc->entity_text[e] == (Datum) 0)
+	{
+		MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(rc->entity_text));
+
+		rc->entity_text[e] = CStringGetTextDatum(gpudl_kg_value_text(kg, value));
+		MemoryContextSwitchTo(old);
+	}
+	return rc->entity_text[e];
+}
+
+/*
  * The rows of a batch's answers in query order, each result freed once
  * returned; each answer's rules array holds its best rules_shown rules
  * (below 0: all).
@@ -353,7 +386,7 @@ predict_options(FunctionCallInfo fcinfo, GdlPredictOptions *o)
 static void
 return_batch_rows(ReturnSetInfo *rsinfo, GpudlKg *kg, PredictQuery *queries, RelRules *one,
 				  SplitRules *split, GdlPredictJob *jobs, const int64 *which, int64 nj,
-				  int rules_shown, MemoryContext percall)
+				  int rules_shown, RowCache *rc, MemoryContext percall)
 {
 	for (int64 j = 0; j < nj; j++)
 	{
@@ -375,15 +408,19 @@ return_batch_rows(ReturnSetInfo *rsinfo, GpudlKg *kg, PredictQuery *queries, Rel
 
 			/* an answer's array may hold thousands of rule texts: a batch can take long */
 			CHECK_FOR_INTERRUPTS();
-			rd = palloc(sizeof(Datum) * (nshown + 1));
-
-			for (int k = 0; k < nshown; k++)
-				rd[k] = rr->texts[a->rules[k]];
 			v[0] = qtext;
-			v[1] = CStringGetTextDatum(gpudl_kg_value_text(kg, a->value));
+			v[1] = answer_text(kg, rc, a->value);
 			v[2] = Float8GetDatum(a->score);
 			v[3] = Int64GetDatum(a->rank);
-			v[4] = PointerGetDatum(construct_array(rd, nshown, TEXTOID, -1, false, TYPALIGN_INT));
+			if (nshown == 0)
+				v[4] = rc->no_rules;
+			else
+			{
+				rd = palloc(sizeof(Datum) * (nshown + 1));
+				for (int k = 0; k < nshown; k++)
+					rd[k] = rr->texts[a->rules[k]];
+				v[4] = PointerGetDatum(construct_array(rd, nshown, TEXTOID, -1, false, TYPALIGN_INT));
+			}
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
 		}
 		MemoryContextSwitchTo(percall);
@@ -393,29 +430,81 @@ return_batch_rows(ReturnSetInfo *rsinfo, GpudlKg *kg, PredictQuery *queries, Rel
 	}
 }
 
-/*
- * Return a batch's answers, freeing every result also when returning fails
- * (they are malloc'd by the worker threads, outside any memory context).
- */
-static void
-return_batch(ReturnSetInfo *rsinfo, GpudlKg *kg, PredictQuery *queries, RelRules *one,
-			 SplitRules *split, GdlPredictJob *jobs, const int64 *which, int64 nj,
-			 int rules_shown, MemoryContext percall)
+/* A batch of queries on the worker threads: their jobs and the queries they are. */
+typedef struct PredictBatch
 {
+	GdlPredictJob *jobs;		/* PREDICT_BATCH of them */
+	int64	   *which;			/* each job's query */
+	int64		n;
+	GdlPredictRun *run;			/* being answered, or NULL */
+} PredictBatch;
+
+/*
+ * Fill a batch with the next queries from qi on that have rules (the rest
+ * have no answers); returns the query after the batch's last.
+ */
+static int64
+fill_batch(PredictBatch *pb, PredictQuery *queries, int64 qi, int64 nqueries, RelRules *one,
+		   SplitRules *split)
+{
+	pb->n = 0;
+	for (; qi < nqueries && pb->n < PREDICT_BATCH; qi++)
+	{
+		PredictQuery *pq = &queries[qi];
+		RelRules   *rr = one->ready ? one : &split->of[pq->q.rel];
+
+		if (!pq->known || !rr->ready || rr->nrules == 0)
+			continue;
+		pb->jobs[pb->n].rules = rr->rules;
+		pb->jobs[pb->n].nrules = rr->nrules;
+		pb->jobs[pb->n].index = rr->index;
+		pb->jobs[pb->n].q = pq->q;
+		pb->jobs[pb->n].res = NULL;
+		pb->which[pb->n++] = qi;
+	}
+	return qi;
+}
+
+/*
+ * Start the next batch (from query qi on) on the worker threads, then
+ * return the rows of cur, answered already; on an error (a cancel while
+ * returning, say) stop the next batch and free both batches' results.
+ * Returns the query after the next batch's last.
+ */
+static int64
+start_and_return(ReturnSetInfo *rsinfo, GpudlKg *kg, PredictQuery *queries, int64 qi, int64 nqueries,
+				 RelRules *one, SplitRules *split, const GdlPredictOptions *opts,
+				 PredictBatch *cur, PredictBatch *next, int rules_shown, RowCache *rc,
+				 MemoryContext percall)
+{
+	GdlPredictRun *volatile started = NULL;
+
+	next->run = NULL;
+	next->n = 0;
 	PG_TRY();
 	{
-		return_batch_rows(rsinfo, kg, queries, one, split, jobs, which, nj, rules_shown, percall);
+		CHECK_FOR_INTERRUPTS();
+		if (qi < nqueries)
+		{
+			qi = fill_batch(next, queries, qi, nqueries, one, split);
+			started = next->run = gdl_predict_start(kg->graph, next->jobs, next->n, opts);
+		}
+		gpudl_progress_phase("returning");
+		return_batch_rows(rsinfo, kg, queries, one, split, cur->jobs, cur->which, cur->n,
+						  rules_shown, rc, percall);
 	}
 	PG_CATCH();
 	{
-		for (int64 j = 0; j < nj; j++)
+		gdl_predict_cancel(started);
+		for (int64 j = 0; j < cur->n; j++)
 		{
-			gdl_predict_result_free(jobs[j].res);
-			jobs[j].res = NULL;
+			gdl_predict_result_free(cur->jobs[j].res);
+			cur->jobs[j].res = NULL;
 		}
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	return qi;
 }
 
 /*
@@ -445,6 +534,14 @@ gpudl_predict(PG_FUNCTION_ARGS)
 	int			token;
 	int			rules_shown = -1;
 	int64		qi;
+	int64		nanswers = 0;
+	PredictBatch cur,
+				next;
+	RowCache	rc;
+	double		t_start = gdl_now_ms(),
+				t_rules,
+				t_predict = 0,
+				t_return = 0;
 
 	predict_options(fcinfo, &opts);
 	gpudl_mine_args_init(&margs);
@@ -524,34 +621,43 @@ gpudl_predict(PG_FUNCTION_ARGS)
 				(void) split_rules(&split, queries[qi].q.rel);
 	}
 
-	for (qi = 0; qi < nqueries;)
+	t_rules = gdl_now_ms();
+
+	/*
+	 * Batches of queries answered on the worker threads while this thread
+	 * returns the rows of the batch before (PostgreSQL's work, which the
+	 * workers may not do): the answering and the returning overlap.
+	 */
+	rc.entity_text = palloc0(sizeof(Datum) * (gdl_mine_graph_nentities(kg->graph) + 1));
+	rc.no_rules = PointerGetDatum(construct_empty_array(TEXTOID));
+	cur.jobs = palloc(sizeof(GdlPredictJob) * PREDICT_BATCH);
+	cur.which = palloc(sizeof(int64) * PREDICT_BATCH);
+	next.jobs = palloc(sizeof(GdlPredictJob) * PREDICT_BATCH);
+	next.which = palloc(sizeof(int64) * PREDICT_BATCH);
+	qi = fill_batch(&cur, queries, 0, nqueries, &one, &split);
+	gpudl_progress_phase("predicting");
+	cur.run = gdl_predict_start(kg->graph, cur.jobs, cur.n, &opts);
+	while (cur.run != NULL)
 	{
-		/* a batch of queries answered on the worker threads, then returned in order */
-		GdlPredictJob *jobs = palloc(sizeof(GdlPredictJob) * PREDICT_BATCH);
-		int64	   *which = palloc(sizeof(int64) * PREDICT_BATCH);
-		int64		nj = 0;
+		PredictBatch tmp;
+		double		t0 = gdl_now_ms();
 
-		CHECK_FOR_INTERRUPTS();
-		for (; qi < nqueries && nj < PREDICT_BATCH; qi++)
-		{
-			PredictQuery *pq = &queries[qi];
-			RelRules   *rr = one.ready ? &one : &split.of[pq->q.rel];
-
-			if (!pq->known || !rr->ready || rr->nrules == 0)
-				continue;
-			jobs[nj].rules = rr->rules;
-			jobs[nj].nrules = rr->nrules;
-			jobs[nj].q = pq->q;
-			jobs[nj].res = NULL;
-			which[nj++] = qi;
-		}
-		gpudl_progress_phase("predicting");
-		gdl_predict_many(kg->graph, jobs, nj, &opts);
-		gpudl_progress_phase("returning");
-		return_batch(rsinfo, kg, queries, &one, &split, jobs, which, nj, rules_shown, percall);
-		pfree(jobs);
-		pfree(which);
+		gdl_predict_finish(cur.run);
+		cur.run = NULL;
+		t_predict += gdl_now_ms() - t0;
+		for (int64 j = 0; j < cur.n; j++)
+			nanswers += cur.jobs[j].res->nanswers;
+		t0 = gdl_now_ms();
+		qi = start_and_return(rsinfo, kg, queries, qi, nqueries, &one, &split, &opts, &cur, &next,
+							  rules_shown, &rc, percall);
+		t_return += gdl_now_ms() - t0;
+		tmp = cur;
+		cur = next;
+		next = tmp;
 	}
+	elog(DEBUG1, "gpudl_predict: %lld queries, %lld answers; graph, queries and rules %.0f ms, "
+		 "predicting %.0f ms, returning rows %.0f ms",
+		 (long long) nqueries, (long long) nanswers, t_rules - t_start, t_predict, t_return);
 	gpudl_progress_end(token);
 	gpudl_kg_release(kg);
 	MemoryContextSwitchTo(old);

@@ -133,6 +133,13 @@ extern void gdl_lines_add(GdlLines *l, char *line);
 typedef void (*GdlTaskFn) (void *arg, int tid, int ntasks);
 extern void gdl_parallel(int ntasks, GdlTaskFn fn, void *arg);
 /*
+ * The same loop started on threads of its own, the calling thread free
+ * until gdl_parallel_join (which it must call, also on its error paths).
+ */
+typedef struct GdlParRun GdlParRun;
+extern GdlParRun *gdl_parallel_start(int ntasks, GdlTaskFn fn, void *arg);
+extern void gdl_parallel_join(GdlParRun *r);
+/*
  * A tag of the calling thread that gdl_parallel's workers inherit, so that
  * a host serving several jobs at once (the GPU service) can tell from any
  * thread whose work it does (gdl_par.c).

@@ -9,6 +9,7 @@
 #include "gdl_host.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,6 +73,71 @@ gdl_parallel(int ntasks, GdlTaskFn fn, void *arg)
 		else
 			fn(arg, t, ntasks);
 	}
+}
+
+/* A loop started by gdl_parallel_start: its threads, joined by gdl_parallel_join. */
+struct GdlParRun
+{
+	int			ntasks;
+	pthread_t	th[GDL_MAX_THREADS];
+	ParTask		tasks[GDL_MAX_THREADS];
+	bool		started[GDL_MAX_THREADS];
+};
+
+/*
+ * Start fn(arg, tid, ntasks) for every tid < ntasks on threads of their own
+ * and return at once, so that the calling thread can do other work (the
+ * host's, which tasks may not do) while they run; gdl_parallel_join waits
+ * for them.  Without memory for the handle the loop runs here and now, and
+ * NULL is returned (gdl_parallel_join(NULL) does nothing).
+ */
+GdlParRun *
+gdl_parallel_start(int ntasks, GdlTaskFn fn, void *arg)
+{
+	GdlParRun  *r = malloc(sizeof(GdlParRun));
+	int			t;
+
+	if (ntasks > GDL_MAX_THREADS)
+		ntasks = GDL_MAX_THREADS;
+	if (ntasks < 1)
+		ntasks = 1;
+	if (r == NULL)
+	{
+		gdl_parallel(ntasks, fn, arg);
+		return NULL;
+	}
+	r->ntasks = ntasks;
+	for (t = 0; t < ntasks; t++)
+	{
+		r->tasks[t].fn = fn;
+		r->tasks[t].arg = arg;
+		r->tasks[t].tid = t;
+		r->tasks[t].ntasks = ntasks;
+		r->tasks[t].tag = thread_tag;
+		r->started[t] = pthread_create(&r->th[t], NULL, par_main, &r->tasks[t]) == 0;
+	}
+	return r;
+}
+
+/*
+ * Wait for a loop of gdl_parallel_start and free its handle; a task whose
+ * thread could not be started runs now on the calling thread.
+ */
+void
+gdl_parallel_join(GdlParRun *r)
+{
+	int			t;
+
+	if (r == NULL)
+		return;
+	for (t = 0; t < r->ntasks; t++)
+	{
+		if (r->started[t])
+			pthread_join(r->th[t], NULL);
+		else
+			r->tasks[t].fn(r->tasks[t].arg, t, r->ntasks);
+	}
+	free(r);
 }
 
 /* The calling thread's tag (see gdl_host.h); workers inherit it. */

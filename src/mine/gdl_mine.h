@@ -283,11 +283,24 @@ extern GdlPredictResult *gdl_predict(const GdlMineGraph *g,
 									 const GdlPredictQuery *q,
 									 const GdlPredictOptions *o);
 
+/*
+ * Rules prepared for many queries (mine_predict_index.c): their constants
+ * resolved to the graph's entities once, and the one-atom rules with a
+ * constant head found through the bound entity's links instead of tried
+ * one by one.  Host memory (gdl_alloc); made for one graph and one rules
+ * array, which must outlive it.  NULL for more than INT32_MAX rules.
+ */
+typedef struct GdlPredictIndex GdlPredictIndex;
+extern GdlPredictIndex *gdl_predict_index(const GdlMineGraph *g, const GdlMineRule *rules,
+										  int64_t nrules);
+extern void gdl_predict_index_free(GdlPredictIndex *ix);
+
 /* One query of gdl_predict_many: its rules, the query, then its result. */
 typedef struct GdlPredictJob
 {
 	const GdlMineRule *rules;
 	int64_t		nrules;
+	const GdlPredictIndex *index;	/* of these rules and this graph, or NULL */
 	GdlPredictQuery q;
 	GdlPredictResult *res;		/* malloc'd: gdl_predict_result_free */
 } GdlPredictJob;
@@ -300,5 +313,17 @@ typedef struct GdlPredictJob
 extern void gdl_predict_many(const GdlMineGraph *g, GdlPredictJob *jobs, int64_t n,
 							 const GdlPredictOptions *o);
 extern void gdl_predict_result_free(GdlPredictResult *res);
+
+/*
+ * The same batch answered while the caller does other work: start it,
+ * then finish it (wait; raises as gdl_predict_many does) or cancel it
+ * (stop, wait, free the results; never raises: for error paths).  The
+ * jobs, rules and graph must stay until then.
+ */
+typedef struct GdlPredictRun GdlPredictRun;
+extern GdlPredictRun *gdl_predict_start(const GdlMineGraph *g, GdlPredictJob *jobs, int64_t n,
+										const GdlPredictOptions *o);
+extern void gdl_predict_finish(GdlPredictRun *run);
+extern void gdl_predict_cancel(GdlPredictRun *run);
 
 #endif							/* GDL_MINE_H */

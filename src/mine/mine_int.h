@@ -173,4 +173,33 @@ extern void mine_device_input(const GdlMineGraph *g, const GdlMineOptions *o,
 extern bool mine_device_count(const GdlMineGraph *g, const GdlMineOptions *o,
 							  MineCand **c, int64_t *ncand, GdlMineTimes *times);
 
+/* mine_predict_index.c: rules prepared for prediction (gdl_predict_index) */
+typedef struct PredKeyed
+{
+	uint64_t	key;
+	int32_t		rule;
+} PredKeyed;
+
+typedef struct PredKeyedList
+{
+	PredKeyed  *v;
+	int64_t		n;
+	int64_t		cap;
+} PredKeyedList;
+
+struct GdlPredictIndex
+{
+	const GdlMineRule *rules;	/* the rules it was made for */
+	int64_t		nrules;
+	int32_t    *fixed;			/* per rule: the head constant's entity, or -1 */
+	int32_t    *cval;			/* per rule, GDL_MINE_MAX_BODY each: body constants' entities */
+	/* per query direction, [1]: subject bound (r(h, ?)), [0]: object bound */
+	PredKeyedList general[2];	/* searched: key 0, in the rules' order */
+	PredKeyedList byhead[2];	/* the query binds the head constant: key its entity */
+	PredKeyedList links[2];		/* fired by a link of X: key sig << 32 | entity */
+	PredKeyedList open[2];		/* fired by any link of X of a signature: key sig */
+};
+
+extern int64_t pred_keyed_lower(const PredKeyedList *l, uint64_t key);
+
 #endif							/* MINE_INT_H */

@@ -425,6 +425,155 @@ check_query(const GdlMineGraph *g, const GdlPredictQuery *q, const GdlPredictOpt
 		gdl_error(GDL_ERR_PARAM, NULL, NULL, "smoothing must not be negative");
 }
 
+/* How try_rule may take a rule: every check, or one the index chose (see there). */
+typedef enum TryMode
+{
+	TRY_ALL,					/* any rule: check what applies */
+	TRY_SEARCH,					/* the index's general or by-head rules: search */
+	TRY_FIRED					/* the index found the body true: the head constant answers */
+} TryMode;
+
+/*
+ * Evaluate rule i for the query (X = bound or Y = bound): record the
+ * answers it derives.  Its constants' entities come from the index when
+ * there is one (else from the graph, two binary searches each).
+ */
+static void
+try_rule(PredSearch *s, const GdlMineRule *rules, int64_t i, const GdlPredictIndex *ix,
+		 const GdlPredictQuery *q, const GdlPredictOptions *o, int32_t bound, TryMode mode)
+{
+	const GdlMineRule *r = &rules[i];
+	double		den = (double) (o->use_pca ? r->pca_body_size : r->body_size) + o->smoothing;
+	bool		usable = true;
+
+	if (r->head != q->rel || r->nbody < 1 || r->nbody > GDL_MINE_MAX_BODY)
+		return;
+	s->rule = (int32_t) i;
+	s->conf = den > 0 ? (double) r->support / den : 0.0;
+	if (mode == TRY_FIRED)
+	{
+		s->stamp++;
+		s->done = false;
+		pred_found(s, ix->fixed[i]);
+		return;
+	}
+
+	/*
+	 * head(X, c) or head(c, X): when the query binds the constant's side,
+	 * the rule applies only if it is c (checked first: most rules with a
+	 * constant head do not apply), and X is the answer; else X is the
+	 * bound value and c the one answer.
+	 */
+	s->fixed = -1;
+	s->done = false;
+	for (int v = 0; v < 4; v++)
+		s->val[v] = -1;
+	if (r->head_const == GDL_MINE_HEAD_VARS)
+	{
+		s->free_var = q->subject_bound ? GDL_MINE_Y : GDL_MINE_X;
+		s->val[q->subject_bound ? GDL_MINE_X : GDL_MINE_Y] = bound;
+	}
+	else if (q->subject_bound == (r->head_const == GDL_MINE_HEAD_SUBJECT))
+	{
+		if (r->head_value != q->value)
+			return;
+		s->free_var = GDL_MINE_X;
+	}
+	else
+	{
+		s->fixed = ix ? ix->fixed[i] : gdl_mine_graph_entity(s->g, r->head_value);
+		s->free_var = GDL_MINE_X;
+		s->val[GDL_MINE_X] = bound;
+		usable &= s->fixed >= 0;
+	}
+	/* constants absent from the graph: the body never holds */
+	for (int k = 0; k < r->nbody; k++)
+	{
+		s->cval[k] = -1;
+		if (r->body[k].a == GDL_MINE_C || r->body[k].b == GDL_MINE_C)
+		{
+			s->cval[k] = ix ? ix->cval[i * GDL_MINE_MAX_BODY + k] : gdl_mine_graph_entity(s->g, r->body[k].value);
+			usable &= s->cval[k] >= 0;
+		}
+	}
+	s->r = r;
+	s->oi = o->object_identity && r->head_const == GDL_MINE_HEAD_VARS;
+	for (int k = 0; k < r->nbody; k++)
+		s->oi &= s->cval[k] < 0;
+	s->stamp++;
+	if (!usable)
+		return;
+	memset(s->used, 0, sizeof(s->used));
+	pred_search(s, 0);
+}
+
+/* Poll for an interrupt (threaded: the flag only; else the host raises). */
+static bool
+poll_stop(bool threaded, bool *stopped)
+{
+	if (!threaded)
+		gdl_check_interrupts();
+	else if (gdl_interrupt_pending())
+	{
+		*stopped = true;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The rules of an index for one query (mine_predict_index.c): the general
+ * ones searched, those whose head constant the query binds found by it,
+ * and the one-atom rules fired by the bound entity's links.
+ */
+static void
+predict_indexed(PredSearch *s, const GdlPredictIndex *ix, const GdlPredictQuery *q,
+				const GdlPredictOptions *o, int32_t bound, bool threaded, bool *stopped)
+{
+	const GdlMineGraph *g = s->g;
+	int			d = q->subject_bound ? 1 : 0;
+	const PredKeyedList *gen = &ix->general[d],
+			   *byhead = &ix->byhead[d],
+			   *links = &ix->links[d],
+			   *open = &ix->open[d];
+	int64_t		k;
+
+	for (k = 0; k < gen->n && !s->failed; k++)
+	{
+		if ((k & 255) == 0 && poll_stop(threaded, stopped))
+			return;
+		try_rule(s, ix->rules, gen->v[k].rule, ix, q, o, bound, TRY_SEARCH);
+	}
+	for (k = pred_keyed_lower(byhead, (uint64_t) bound); k < byhead->n && byhead->v[k].key == (uint64_t) bound &&
+		 !s->failed; k++)
+	{
+		if ((k & 255) == 0 && poll_stop(threaded, stopped))
+			return;
+		try_rule(s, ix->rules, byhead->v[k].rule, ix, q, o, bound, TRY_SEARCH);
+	}
+	if (links->n > 0)
+		for (int64_t l = g->aoff[bound]; l < g->aoff[bound + 1] && !s->failed; l++)
+		{
+			uint64_t	key = ((uint64_t) (uint32_t) g->asig[l] << 32) | (uint32_t) g->anb[l];
+
+			for (k = pred_keyed_lower(links, key); k < links->n && links->v[k].key == key && !s->failed; k++)
+				try_rule(s, ix->rules, links->v[k].rule, ix, q, o, bound, TRY_FIRED);
+		}
+	for (k = 0; k < open->n && !s->failed;)
+	{
+		uint64_t	sig = open->v[k].key;
+		int64_t		beg,
+					end;
+		bool		fires = mine_graph_links(g, bound, (uint32_t) sig, &beg, &end) && beg < end;
+
+		for (; k < open->n && open->v[k].key == sig && !s->failed; k++)
+			if (fires)
+				try_rule(s, ix->rules, open->v[k].rule, ix, q, o, bound, TRY_FIRED);
+	}
+	if (poll_stop(threaded, stopped))
+		return;
+}
+
 /*
  * Rank the answers of one query with the rules whose head is its relation.
  * A value no fact mentions has no answers.  threaded: on a worker thread
@@ -439,8 +588,8 @@ typedef struct PredScratch
 
 static GdlPredictResult *
 predict_query(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
-			  const GdlPredictQuery *q, const GdlPredictOptions *o, bool threaded, bool *stopped,
-			  PredScratch *scratch)
+			  const GdlPredictIndex *ix, const GdlPredictQuery *q, const GdlPredictOptions *o,
+			  bool threaded, bool *stopped, PredScratch *scratch)
 {
 	GdlPredictResult *res = pred_alloc(threaded, sizeof(GdlPredictResult));
 	PredSearch	s;
@@ -477,78 +626,17 @@ predict_query(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 		free(res);
 		return NULL;
 	}
-	for (int64_t i = 0; i < nrules; i++)
-	{
-		const GdlMineRule *r = &rules[i];
-		double		den = (double) (o->use_pca ? r->pca_body_size : r->body_size) + o->smoothing;
-		bool		usable = true;
-
-		if (r->head != q->rel || r->nbody < 1 || r->nbody > GDL_MINE_MAX_BODY)
-			continue;
-		if (i > INT32_MAX)
-			break;
-		if ((i & 255) == 0)
+	if (ix != NULL)
+		predict_indexed(&s, ix, q, o, bound, threaded, stopped);
+	else
+		for (int64_t i = 0; i < nrules && i <= INT32_MAX; i++)
 		{
-			if (!threaded)
-				gdl_check_interrupts();
-			else if (gdl_interrupt_pending())
-			{
-				*stopped = true;
+			if ((i & 255) == 0 && poll_stop(threaded, stopped))
 				break;
-			}
+			if (s.failed)
+				break;
+			try_rule(&s, rules, i, NULL, q, o, bound, TRY_ALL);
 		}
-		if (s.failed)
-			break;
-		/*
-		 * head(X, c) or head(c, X): when the query binds the constant's side,
-		 * the rule applies only if it is c (checked first: most rules with a
-		 * constant head do not apply), and X is the answer; else X is the
-		 * bound value and c the one answer.
-		 */
-		s.fixed = -1;
-		s.done = false;
-		for (int v = 0; v < 4; v++)
-			s.val[v] = -1;
-		if (r->head_const == GDL_MINE_HEAD_VARS)
-		{
-			s.free_var = q->subject_bound ? GDL_MINE_Y : GDL_MINE_X;
-			s.val[q->subject_bound ? GDL_MINE_X : GDL_MINE_Y] = bound;
-		}
-		else if (q->subject_bound == (r->head_const == GDL_MINE_HEAD_SUBJECT))
-		{
-			if (r->head_value != q->value)
-				continue;
-			s.free_var = GDL_MINE_X;
-		}
-		else
-		{
-			s.fixed = gdl_mine_graph_entity(g, r->head_value);
-			s.free_var = GDL_MINE_X;
-			s.val[GDL_MINE_X] = bound;
-			usable &= s.fixed >= 0;
-		}
-		/* constants absent from the graph: the body never holds */
-		for (int k = 0; k < r->nbody; k++)
-		{
-			s.cval[k] = -1;
-			if (r->body[k].a == GDL_MINE_C || r->body[k].b == GDL_MINE_C)
-			{
-				s.cval[k] = gdl_mine_graph_entity(g, r->body[k].value);
-				usable &= s.cval[k] >= 0;
-			}
-		}
-		s.r = r;
-		s.oi = o->object_identity && r->head_const == GDL_MINE_HEAD_VARS;
-		for (int k = 0; k < r->nbody; k++)
-			s.oi &= s.cval[k] < 0;
-		s.rule = (int32_t) i;
-		s.conf = den > 0 ? (double) r->support / den : 0.0;
-		s.stamp++;
-		if (!usable)
-			continue;
-		memset(s.used, 0, sizeof(s.used));
-		pred_search(&s, 0);
-	}
 	if (scratch != NULL)
 		scratch->stamp = s.stamp;
 	if (s.failed || (stopped && *stopped))
@@ -665,7 +753,7 @@ gdl_predict(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 			const GdlPredictQuery *q, const GdlPredictOptions *o)
 {
 	check_query(g, q, o);
-	return predict_query(g, rules, nrules, q, o, false, NULL, NULL);
+	return predict_query(g, rules, nrules, NULL, q, o, false, NULL, NULL);
 }
 
 /* Free a result of gdl_predict_many (malloc'd); NULL is ignored. */
@@ -718,13 +806,98 @@ predict_task(void *arg, int tid, int ntasks)
 			__atomic_load_n(&b->stopped, __ATOMIC_RELAXED))
 			break;
 		job = &b->jobs[j];
-		job->res = predict_query(b->g, job->rules, job->nrules, &job->q, b->o, true, &stopped, &sc);
+		job->res = predict_query(b->g, job->rules, job->nrules, job->index, &job->q, b->o, true, &stopped, &sc);
 		if (stopped)
 			__atomic_store_n(&b->stopped, 1, __ATOMIC_RELAXED);
 		else if (job->res == NULL)
 			__atomic_store_n(&b->failed, 1, __ATOMIC_RELAXED);
 	}
 	free(sc.seen);
+}
+
+/* A batch of gdl_predict_start: the workers' shared state and their threads. */
+struct GdlPredictRun
+{
+	PredBatch	b;
+	GdlParRun  *par;
+};
+
+/* Free every result of a batch's jobs. */
+static void
+free_results(GdlPredictJob *jobs, int64_t n)
+{
+	for (int64_t j = 0; j < n; j++)
+	{
+		gdl_predict_result_free(jobs[j].res);
+		jobs[j].res = NULL;
+	}
+}
+
+/*
+ * gdl_mine.h: start answering n queries on gdl_threads() worker threads and
+ * return at once.  The queries are checked first, here (a bad one raises
+ * before any thread starts).  NULL when there is no memory for the handle
+ * (the batch has then run to its end: gdl_predict_finish(NULL) checks it).
+ */
+GdlPredictRun *
+gdl_predict_start(const GdlMineGraph *g, GdlPredictJob *jobs, int64_t n, const GdlPredictOptions *o)
+{
+	GdlPredictRun *run;
+	int			threads = gdl_threads();
+
+	for (int64_t j = 0; j < n; j++)
+	{
+		check_query(g, &jobs[j].q, o);
+		jobs[j].res = NULL;
+	}
+	run = malloc(sizeof(GdlPredictRun));
+	if (run == NULL)
+		gdl_error(GDL_ERR_OUT_OF_MEMORY, NULL, NULL, "out of memory while predicting");
+	memset(run, 0, sizeof(*run));
+	run->b.g = g;
+	run->b.jobs = jobs;
+	run->b.n = n;
+	run->b.o = o;
+	if (threads > n)
+		threads = (int) (n > 0 ? n : 1);
+	run->par = gdl_parallel_start(threads, predict_task, &run->b);
+	return run;
+}
+
+/*
+ * gdl_mine.h: wait for a batch of gdl_predict_start; on an interrupt or a
+ * failure free every result and raise.
+ */
+void
+gdl_predict_finish(GdlPredictRun *run)
+{
+	PredBatch	b;
+
+	gdl_parallel_join(run->par);
+	b = run->b;
+	free(run);
+	if (b.failed || b.stopped)
+	{
+		free_results(b.jobs, b.n);
+		gdl_check_stop();
+		gdl_error(GDL_ERR_OUT_OF_MEMORY, NULL, NULL, "out of memory while predicting");
+	}
+}
+
+/*
+ * gdl_mine.h: stop a batch of gdl_predict_start (the workers give up at
+ * their next query), wait for it and free its results; never raises, so a
+ * host's error path may call it.
+ */
+void
+gdl_predict_cancel(GdlPredictRun *run)
+{
+	if (run == NULL)
+		return;
+	__atomic_store_n(&run->b.stopped, 1, __ATOMIC_RELAXED);
+	gdl_parallel_join(run->par);
+	free_results(run->b.jobs, run->b.n);
+	free(run);
 }
 
 /*
@@ -735,30 +908,5 @@ predict_task(void *arg, int tid, int ntasks)
 void
 gdl_predict_many(const GdlMineGraph *g, GdlPredictJob *jobs, int64_t n, const GdlPredictOptions *o)
 {
-	PredBatch	b;
-	int			threads = gdl_threads();
-
-	for (int64_t j = 0; j < n; j++)
-	{
-		check_query(g, &jobs[j].q, o);
-		jobs[j].res = NULL;
-	}
-	memset(&b, 0, sizeof(b));
-	b.g = g;
-	b.jobs = jobs;
-	b.n = n;
-	b.o = o;
-	if (threads > n)
-		threads = (int) (n > 0 ? n : 1);
-	gdl_parallel(threads, predict_task, &b);
-	if (b.failed || b.stopped)
-	{
-		for (int64_t j = 0; j < n; j++)
-		{
-			gdl_predict_result_free(jobs[j].res);
-			jobs[j].res = NULL;
-		}
-		gdl_check_stop();
-		gdl_error(GDL_ERR_OUT_OF_MEMORY, NULL, NULL, "out of memory while predicting");
-	}
+	gdl_predict_finish(gdl_predict_start(g, jobs, n, o));
 }

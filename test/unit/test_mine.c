@@ -645,6 +645,8 @@ compare(const Kg *k, const GdlMineOptions *o, const char *what)
 					j = 0;
 		GdlPredictJob *jobs;
 		GdlPredictOptions po;
+		/* every other job through the prepared rules (gdl_predict_index): the same answers */
+		GdlPredictIndex *ix = gdl_predict_index(g, res->rules, res->nrules);
 
 		gdl_predict_options_init(&po);
 		po.object_identity = o->object_identity;
@@ -658,6 +660,7 @@ compare(const Kg *k, const GdlMineOptions *o, const char *what)
 				{
 					jobs[j].rules = res->rules;
 					jobs[j].nrules = res->nrules;
+					jobs[j].index = (j & 1) ? ix : NULL;
 					jobs[j].q.rel = h;
 					jobs[j].q.subject_bound = sb == 1;
 					jobs[j].q.value = k->val[e];
@@ -679,10 +682,12 @@ compare(const Kg *k, const GdlMineOptions *o, const char *what)
 					x->nrules == y->nrules &&
 					memcmp(x->rules, y->rules, sizeof(int32_t) * x->nrules) == 0;
 			}
-			CHECK_MSG(same, "%s: gdl_predict_many differs from gdl_predict on query %ld", what, (long) j);
+			CHECK_MSG(same, "%s: gdl_predict_many%s differs from gdl_predict on query %ld", what,
+					  jobs[j].index ? " with gdl_predict_index" : "", (long) j);
 			gdl_predict_result_free(jobs[j].res);
 		}
 		free(jobs);
+		gdl_predict_index_free(ix);
 	}
 	/* the same with another thread count */
 	{
