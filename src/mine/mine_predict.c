@@ -584,7 +584,65 @@ typedef struct PredScratch
 {
 	uint32_t   *seen;			/* nent + 1, calloc'd */
 	uint32_t	stamp;			/* the last stamp used */
+	int32_t    *count;			/* nent + 1, zero between queries (group_hits); may be NULL */
 } PredScratch;
+
+/* qsort order of entity ids. */
+static int
+cmp_int32(const void *a, const void *b)
+{
+	return MINE_CMP(*(const int32_t *) a, *(const int32_t *) b);
+}
+
+/*
+ * Sort a worker's hits in cmp_hit's order without comparing them all: a
+ * counting pass by answer entity (the per-worker counts, left zero
+ * again), the distinct answers sorted, the hits scattered into their
+ * answer's group, then each group (a few hits) sorted by confidence and
+ * rule.  The (answer, rule) pairs are distinct, so the order is cmp_hit's
+ * exactly.  Returns the sorted hits (malloc'd; the old array freed), or
+ * NULL when out of memory (the hits untouched).
+ */
+static PredHit *
+group_hits(PredHit *hits, int64_t n, int32_t *count)
+{
+	int32_t    *ents = malloc(sizeof(int32_t) * (n + 1));
+	PredHit    *out = malloc(sizeof(PredHit) * (n + 1));
+	int64_t		nents = 0,
+				at = 0;
+
+	if (ents == NULL || out == NULL)
+	{
+		free(ents);
+		free(out);
+		return NULL;
+	}
+	for (int64_t i = 0; i < n; i++)
+		if (count[hits[i].ent]++ == 0)
+			ents[nents++] = hits[i].ent;
+	qsort(ents, nents, sizeof(int32_t), cmp_int32);
+	for (int64_t k = 0; k < nents; k++)
+	{
+		int32_t		c = count[ents[k]];
+
+		count[ents[k]] = (int32_t) at;	/* the group's next slot */
+		at += c;
+	}
+	for (int64_t i = 0; i < n; i++)
+		out[count[hits[i].ent]++] = hits[i];
+	for (int64_t k = 0, from = 0; k < nents; k++)
+	{
+		int64_t		to = count[ents[k]];
+
+		if (to - from > 1)
+			qsort(out + from, to - from, sizeof(PredHit), cmp_hit);
+		count[ents[k]] = 0;
+		from = to;
+	}
+	free(ents);
+	free(hits);
+	return out;
+}
 
 static GdlPredictResult *
 predict_query(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
@@ -654,7 +712,15 @@ predict_query(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 			pred_free(threaded, s.seen);
 		return res;
 	}
-	qsort(s.hits, s.nhits, sizeof(PredHit), cmp_hit);
+	{
+		PredHit    *sorted = threaded && scratch != NULL && scratch->count != NULL
+			? group_hits(s.hits, s.nhits, scratch->count) : NULL;
+
+		if (sorted != NULL)
+			s.hits = sorted;
+		else
+			qsort(s.hits, s.nhits, sizeof(PredHit), cmp_hit);
+	}
 	ans = pred_alloc(threaded, sizeof(PredAns) * s.nhits);
 	if ((o->aggregation == GDL_PREDICT_CLUSTER_NOISY_OR || o->aggregation == GDL_PREDICT_KIND_NOISY_OR) &&
 		ans != NULL)
@@ -791,6 +857,7 @@ predict_task(void *arg, int tid, int ntasks)
 	(void) ntasks;
 	sc.stamp = 0;
 	sc.seen = calloc(b->g->nent + 1, sizeof(uint32_t));
+	sc.count = calloc(b->g->nent + 1, sizeof(int32_t));	/* NULL: hits sorted by qsort */
 	if (sc.seen == NULL)
 	{
 		__atomic_store_n(&b->failed, 1, __ATOMIC_RELAXED);
@@ -813,6 +880,7 @@ predict_task(void *arg, int tid, int ntasks)
 			__atomic_store_n(&b->failed, 1, __ATOMIC_RELAXED);
 	}
 	free(sc.seen);
+	free(sc.count);
 }
 
 /* A batch of gdl_predict_start: the workers' shared state and their threads. */
