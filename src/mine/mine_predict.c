@@ -425,22 +425,16 @@ check_query(const GdlMineGraph *g, const GdlPredictQuery *q, const GdlPredictOpt
 		gdl_error(GDL_ERR_PARAM, NULL, NULL, "smoothing must not be negative");
 }
 
-/* How try_rule may take a rule: every check, or one the index chose (see there). */
-typedef enum TryMode
-{
-	TRY_ALL,					/* any rule: check what applies */
-	TRY_SEARCH,					/* the index's general or by-head rules: search */
-	TRY_FIRED					/* the index found the body true: the head constant answers */
-} TryMode;
-
 /*
  * Evaluate rule i for the query (X = bound or Y = bound): record the
  * answers it derives.  Its constants' entities come from the index when
- * there is one (else from the graph, two binary searches each).
+ * there is one (else from the graph, a binary search each).  fired: the
+ * index found its body true for X = bound (a one-atom rule with a head
+ * constant), so that constant is the one answer, without a search.
  */
 static void
 try_rule(PredSearch *s, const GdlMineRule *rules, int64_t i, const GdlPredictIndex *ix,
-		 const GdlPredictQuery *q, const GdlPredictOptions *o, int32_t bound, TryMode mode)
+		 const GdlPredictQuery *q, const GdlPredictOptions *o, int32_t bound, bool fired)
 {
 	const GdlMineRule *r = &rules[i];
 	double		den = (double) (o->use_pca ? r->pca_body_size : r->body_size) + o->smoothing;
@@ -450,7 +444,7 @@ try_rule(PredSearch *s, const GdlMineRule *rules, int64_t i, const GdlPredictInd
 		return;
 	s->rule = (int32_t) i;
 	s->conf = den > 0 ? (double) r->support / den : 0.0;
-	if (mode == TRY_FIRED)
+	if (fired)
 	{
 		s->stamp++;
 		s->done = false;
@@ -542,14 +536,14 @@ predict_indexed(PredSearch *s, const GdlPredictIndex *ix, const GdlPredictQuery 
 	{
 		if ((k & 255) == 0 && poll_stop(threaded, stopped))
 			return;
-		try_rule(s, ix->rules, gen->v[k].rule, ix, q, o, bound, TRY_SEARCH);
+		try_rule(s, ix->rules, gen->v[k].rule, ix, q, o, bound, false);
 	}
 	for (k = pred_keyed_lower(byhead, (uint64_t) bound); k < byhead->n && byhead->v[k].key == (uint64_t) bound &&
 		 !s->failed; k++)
 	{
 		if ((k & 255) == 0 && poll_stop(threaded, stopped))
 			return;
-		try_rule(s, ix->rules, byhead->v[k].rule, ix, q, o, bound, TRY_SEARCH);
+		try_rule(s, ix->rules, byhead->v[k].rule, ix, q, o, bound, false);
 	}
 	if (links->n > 0)
 		for (int64_t l = g->aoff[bound]; l < g->aoff[bound + 1] && !s->failed; l++)
@@ -557,7 +551,7 @@ predict_indexed(PredSearch *s, const GdlPredictIndex *ix, const GdlPredictQuery 
 			uint64_t	key = ((uint64_t) (uint32_t) g->asig[l] << 32) | (uint32_t) g->anb[l];
 
 			for (k = pred_keyed_lower(links, key); k < links->n && links->v[k].key == key && !s->failed; k++)
-				try_rule(s, ix->rules, links->v[k].rule, ix, q, o, bound, TRY_FIRED);
+				try_rule(s, ix->rules, links->v[k].rule, ix, q, o, bound, true);
 		}
 	for (k = 0; k < open->n && !s->failed;)
 	{
@@ -568,10 +562,8 @@ predict_indexed(PredSearch *s, const GdlPredictIndex *ix, const GdlPredictQuery 
 
 		for (; k < open->n && open->v[k].key == sig && !s->failed; k++)
 			if (fires)
-				try_rule(s, ix->rules, open->v[k].rule, ix, q, o, bound, TRY_FIRED);
+				try_rule(s, ix->rules, open->v[k].rule, ix, q, o, bound, true);
 	}
-	if (poll_stop(threaded, stopped))
-		return;
 }
 
 /*
@@ -693,7 +685,7 @@ predict_query(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 				break;
 			if (s.failed)
 				break;
-			try_rule(&s, rules, i, NULL, q, o, bound, TRY_ALL);
+			try_rule(&s, rules, i, NULL, q, o, bound, false);
 		}
 	if (scratch != NULL)
 		scratch->stamp = s.stamp;
