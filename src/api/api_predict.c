@@ -642,6 +642,7 @@ gpudl_predict(PG_FUNCTION_ARGS)
 		PredictBatch tmp;
 		double		t0 = gdl_now_ms();
 
+		gpudl_progress_phase("predicting");
 		gdl_predict_finish(cur.run);
 		cur.run = NULL;
 		t_predict += gdl_now_ms() - t0;
