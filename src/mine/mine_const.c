@@ -132,12 +132,12 @@ kv_push(KeyVec *k, uint64_t x)
 	k->v[k->n++] = x;
 }
 
-/* Sort the keys (qsort is never handed the NULL of an empty vector). */
+/* Sort the keys. */
 static void
 kv_sort(KeyVec *k)
 {
 	if (k->n > 1)
-		qsort(k->v, k->n, sizeof(uint64_t), mine_cmp_u64);
+		mine_sort_u64(k->v, k->n);
 }
 
 /* Forget every key (the next generation of the index). */

@@ -560,17 +560,7 @@ expand_hits(Worker *w, const int32_t *F, int64_t nF, Groups *out)
 	{
 		int64_t		m = 0;
 
-		if (n > 16)
-			qsort(w->hits, n, sizeof(uint64_t), mine_cmp_u64);
-		else
-			for (int64_t i = 1; i < n; i++)
-				for (int64_t j = i; j > 0 && w->hits[j] < w->hits[j - 1]; j--)
-				{
-					uint64_t	t = w->hits[j];
-
-					w->hits[j] = w->hits[j - 1];
-					w->hits[j - 1] = t;
-				}
+		mine_sort_u64(w->hits, n);
 		for (int64_t i = 0; i < n; i++)
 			if (m == 0 || w->hits[i] != w->hits[m - 1])
 				w->hits[m++] = w->hits[i];

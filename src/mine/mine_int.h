@@ -147,8 +147,8 @@ extern bool mine_graph_links(const GdlMineGraph *g, int32_t e, uint32_t sig,
 							 int64_t *beg, int64_t *end);
 /* mine_graph.c: the first i of [lo, hi) with v[i] >= x (v ascends there), or hi */
 extern int64_t mine_lower_bound(const int32_t *v, int64_t lo, int64_t hi, int64_t x);
-/* mine_graph.c: qsort order of 64-bit unsigned keys */
-extern int	mine_cmp_u64(const void *a, const void *b);
+/* mine_graph.c: sort unsigned 64-bit keys ascending (inline comparisons) */
+extern void mine_sort_u64(uint64_t *v, int64_t n);
 
 /* mine_enum.c: support and denominators of raw bodies (see there) */
 typedef struct MineCand

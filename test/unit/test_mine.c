@@ -1226,10 +1226,59 @@ test_anytime(void)
 	gdl_test_reset();
 }
 
+/*
+ * mine_sort_u64 (the enumeration's key sort) against an insertion sort of
+ * the same keys: every length up to 300 and a few long ones, keys random,
+ * from a few values (runs of equal keys), ascending and descending.
+ */
+static void
+test_sort_u64(void)
+{
+	uint64_t	seed = 88172645463325252ULL;
+	int64_t		lens[] = {100000, 4097, 1000};
+
+	for (int64_t t = 0; t < 300 + 3; t++)
+	{
+		int64_t		n = t < 300 ? t : lens[t - 300];
+
+		for (int kind = 0; kind < 4; kind++)
+		{
+			uint64_t   *v = malloc(sizeof(uint64_t) * (n + 1)),
+					   *w = malloc(sizeof(uint64_t) * (n + 1));
+			bool		same = true;
+
+			for (int64_t i = 0; i < n; i++)
+			{
+				seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+				v[i] = kind == 0 ? seed : kind == 1 ? seed % 5 : kind == 2 ? (uint64_t) i : (uint64_t) (n - i);
+				w[i] = v[i];
+			}
+			mine_sort_u64(v, n);
+			if (n <= 4097)
+				for (int64_t i = 1; i < n; i++)
+					for (int64_t j = i; j > 0 && w[j] < w[j - 1]; j--)
+					{
+						uint64_t	x = w[j];
+
+						w[j] = w[j - 1];
+						w[j - 1] = x;
+					}
+			for (int64_t i = 1; i < n; i++)
+				same &= v[i - 1] <= v[i];
+			if (n <= 4097)
+				same &= n == 0 || memcmp(v, w, sizeof(uint64_t) * n) == 0;
+			CHECK_MSG(same, "mine_sort_u64: %ld keys of kind %d out of order", (long) n, kind);
+			free(v);
+			free(w);
+		}
+	}
+}
+
 int
 main(void)
 {
 	gdl_test_host_install();
+	test_sort_u64();
 	test_graph();
 	test_canonical();
 	test_predict();
