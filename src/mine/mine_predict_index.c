@@ -43,6 +43,14 @@ cmp_keyed(const void *a, const void *b)
 	return x->rule < y->rule ? -1 : x->rule > y->rule;
 }
 
+/* Sort a list by key (an empty list has no array to hand qsort). */
+static void
+keyed_sort(PredKeyedList *l)
+{
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(PredKeyed), cmp_keyed);
+}
+
 /* Append rule i with key to list l (its capacity grown as needed). */
 static void
 keyed_add(PredKeyedList *l, uint64_t key, int32_t rule)
@@ -145,9 +153,9 @@ gdl_predict_index(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrule
 	for (int d = 0; d < 2; d++)
 	{
 		/* general keeps the rules' order; the keyed lists are searched by key */
-		qsort(ix->byhead[d].v, ix->byhead[d].n, sizeof(PredKeyed), cmp_keyed);
-		qsort(ix->links[d].v, ix->links[d].n, sizeof(PredKeyed), cmp_keyed);
-		qsort(ix->open[d].v, ix->open[d].n, sizeof(PredKeyed), cmp_keyed);
+		keyed_sort(&ix->byhead[d]);
+		keyed_sort(&ix->links[d]);
+		keyed_sort(&ix->open[d]);
 	}
 	return ix;
 }
