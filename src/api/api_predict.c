@@ -291,9 +291,6 @@ split_rules(SplitRules *sr, int rel)
 					CHECK_FOR_INTERRUPTS();
 			}
 	}
-	/* prepared once for every query of the relation (in the call's context) */
-	if (rr->nrules > 0)
-		rr->index = gdl_predict_index(sr->kg->graph, rr->rules, rr->nrules);
 	rr->ready = true;
 	return rr;
 }
@@ -428,6 +425,35 @@ return_batch_rows(ReturnSetInfo *rsinfo, GpudlKg *kg, PredictQuery *queries, Rel
 		gdl_predict_result_free(pr);
 		jobs[j].res = NULL;
 	}
+}
+
+/* Queries of one relation from which its rules are prepared (gdl_predict_index). */
+#define PREDICT_INDEX_MIN_QUERIES 8
+
+/*
+ * Prepare the rules of every relation asked PREDICT_INDEX_MIN_QUERIES
+ * times or more, in the call's context.  Fewer queries walk the rules
+ * fewer times than preparing them costs (sorting every rule), so a single
+ * goal is answered from the rules as they are.
+ */
+static void
+prepare_rules(GpudlKg *kg, PredictQuery *queries, int64 nqueries, RelRules *one, SplitRules *split)
+{
+	int64	   *asked = palloc0(sizeof(int64) * (kg->nrels + 1));
+
+	for (int64 qi = 0; qi < nqueries; qi++)
+		if (queries[qi].known)
+			asked[queries[qi].q.rel]++;
+	if (one->ready)
+	{
+		if (one->nrules > 0 && nqueries >= PREDICT_INDEX_MIN_QUERIES)
+			one->index = gdl_predict_index(kg->graph, one->rules, one->nrules);
+	}
+	else
+		for (int r = 0; r < kg->nrels; r++)
+			if (split->of[r].ready && split->of[r].nrules > 0 && asked[r] >= PREDICT_INDEX_MIN_QUERIES)
+				split->of[r].index = gdl_predict_index(kg->graph, split->of[r].rules, split->of[r].nrules);
+	pfree(asked);
 }
 
 /* A batch of queries on the worker threads: their jobs and the queries they are. */
@@ -621,6 +647,7 @@ gpudl_predict(PG_FUNCTION_ARGS)
 				(void) split_rules(&split, queries[qi].q.rel);
 	}
 
+	prepare_rules(kg, queries, nqueries, &one, &split);
 	t_rules = gdl_now_ms();
 
 	/*
