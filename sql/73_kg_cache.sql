@@ -206,6 +206,50 @@ SELECT gpudl_unload('kc_triples');
 SELECT gpudl_drop_program('kv');
 DROP TABLE kc_triples CASCADE;
 
+-- the rules gpudl_mine(commit => true) stores are handed to the kept graph
+-- as the next call would parse them (not read back): after the run the
+-- graph holds them all, and a whole split over rules of every form
+-- (constants in the head and the body, open atoms) answers exactly as
+-- with the rules read back from gpudl.mined_rules
+SELECT count(*) AS mined FROM gpudl_mine('kc', NULL, max_body => 2, commit => true, constants => true,
+  constants_min_head_coverage => 0) \gset
+SELECT :mined > 20 AS many, rules = :mined AS all_kept, hits FROM kc_state;
+SELECT count(DISTINCT target) > 1 AS relations,
+       count(*) FILTER (WHERE rule ~ '^[a-z]+\(X, "') > 0 AS head_constants,
+       count(*) FILTER (WHERE rule ~ ':-.*"') > 0 AS body_constants
+  FROM gpudl.mined_rules WHERE program = 'kc';
+CREATE TABLE kc_seeded AS SELECT * FROM gpudl_predict('kc', NULL, 'kc_split', "limit" => 0);
+SELECT rules = :mined AS none_read FROM kc_state;
+SET gpudl.kg_cache = off;
+CREATE TABLE kc_reread AS SELECT * FROM gpudl_predict('kc', NULL, 'kc_split', "limit" => 0);
+RESET gpudl.kg_cache;
+SELECT count(*) > 10 AS many, count(*) FILTER (WHERE r IS NULL) AS only_seeded,
+       count(*) FILTER (WHERE k IS NULL) AS only_read
+  FROM (SELECT row(k.*) AS k, row(r.*) AS r FROM kc_seeded k FULL JOIN kc_reread r
+        ON (k.query, k.answer, k.score, k.rank, k.rules) = (r.query, r.answer, r.score, r.rank, r.rules)) j;
+-- a committing run rolled back: the graph it seeded goes too, and the
+-- rules stored before it answer as before
+BEGIN;
+SELECT count(*) > 0 AS mined FROM gpudl_mine('kc', 'sib', max_body => 1, commit => true);
+SELECT count(*) AS kept FROM kc_state;
+ROLLBACK;
+SELECT count(*) AS kept FROM kc_state;
+CREATE TABLE kc_after AS SELECT * FROM gpudl_predict('kc', NULL, 'kc_split', "limit" => 0);
+SELECT count(*) FILTER (WHERE r IS NULL) AS only_after, count(*) FILTER (WHERE k IS NULL) AS only_read
+  FROM (SELECT row(k.*) AS k, row(r.*) AS r FROM kc_after k FULL JOIN kc_reread r
+        ON (k.query, k.answer, k.score, k.rank, k.rules) = (r.query, r.answer, r.score, r.rank, r.rules)) j;
+-- one relation mined again: its rules kept, the others read when asked
+SELECT count(*) AS sib_mined FROM gpudl_mine('kc', 'sib', max_body => 2, commit => true) \gset
+SELECT rules = :sib_mined AS only_sib FROM kc_state;
+CREATE TABLE kc_one AS SELECT * FROM gpudl_predict('kc', NULL, 'kc_split', "limit" => 0);
+SET gpudl.kg_cache = off;
+CREATE TABLE kc_one_read AS SELECT * FROM gpudl_predict('kc', NULL, 'kc_split', "limit" => 0);
+RESET gpudl.kg_cache;
+SELECT count(*) FILTER (WHERE r IS NULL) AS only_seeded, count(*) FILTER (WHERE k IS NULL) AS only_read
+  FROM (SELECT row(k.*) AS k, row(r.*) AS r FROM kc_one k FULL JOIN kc_one_read r
+        ON (k.query, k.answer, k.score, k.rank, k.rules) = (r.query, r.answer, r.score, r.rank, r.rules)) j;
+DROP TABLE kc_seeded, kc_reread, kc_after, kc_one, kc_one_read;
+
 DROP VIEW kc_state;
 SELECT gpudl_unload('kc_parent'), gpudl_unload('kc_sib');
 SELECT gpudl_drop_program('kc');

@@ -270,6 +270,18 @@ is_true(const TripleSet *truth, const Asked *q, int32_t ans)
 }
 
 /*
+ * -P: underived answers ranked by a prior instead of tied: how often each
+ * entity is the object (for r(h, ?)) or subject (for r(?, t)) of the
+ * relation in the graph.  prior_list[d][r] holds the entities with a
+ * nonzero count.  NULL: no prior.
+ */
+static int32_t *prior_count[2];	/* [d][r * nents + e] */
+static int32_t **prior_list[2];	/* [d][r] -> entities, prior_len[d][r] of them */
+static int64_t *prior_len[2];
+static int32_t prior_nents;
+static uint8_t *prior_mark;		/* derived answers of the query being ranked */
+
+/*
  * The filtered rank of a query's want among its answers (exclude_known:
  * no fact of the graph is among them), ties at their expected rank; an
  * underived want ties with every other underived entity (score.sql).
@@ -301,6 +313,34 @@ filtered_rank(const GdlPredictResult *res, const Asked *q, const TripleSet *trut
 	*derived = want_rank >= 0;
 	if (want_rank >= 0)
 		return 1 + better + tied / 2.0;
+	if (prior_count[0])
+	{
+		int			d = q->tail;
+		const int32_t *cnt = prior_count[d] + (int64_t) q->r * prior_nents;
+		int32_t		fw = cnt[q->want];
+		int64_t		gt = 0,
+					eq = 0,
+					pos = 0,
+					rest = nentities - ntrue - wrong;
+
+		for (int64_t i = 0; i < res->nanswers; i++)
+			prior_mark[res->answers[i].value] = 1;
+		for (int64_t i = 0; i < prior_len[d][q->r]; i++)
+		{
+			int32_t		e = prior_list[d][q->r][i];
+
+			if (e == q->want || prior_mark[e] || is_true(truth, q, e))
+				continue;
+			pos++;
+			gt += cnt[e] > fw;
+			eq += cnt[e] == fw;
+		}
+		for (int64_t i = 0; i < res->nanswers; i++)
+			prior_mark[res->answers[i].value] = 0;
+		if (fw == 0)
+			return 1 + wrong + pos + (rest - pos) / 2.0;
+		return 1 + wrong + gt + eq / 2.0;
+	}
 	return 1 + wrong + (nentities - ntrue - wrong) / 2.0;
 }
 
@@ -397,6 +437,7 @@ main(int argc, char **argv)
 	int64_t		nasked = 0;
 	int64_t    *ntrue;
 	double		t0;
+	bool		use_prior = false;	/* -P: underived answers ranked by frequency */
 	bool		no_index = false;	/* -N: predict without gdl_predict_index (A/B) */
 	GdlPredictIndex **index = NULL;
 
@@ -412,7 +453,7 @@ main(int argc, char **argv)
 	}
 	dir = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "x:b:H:C:s:KB:h:T:a:pS:roOw:l:N")) != -1)
+	while ((c = getopt(argc, argv, "x:b:H:C:s:KB:h:T:a:pS:roOw:l:NP")) != -1)
 	{
 		switch (c)
 		{
@@ -434,6 +475,7 @@ main(int argc, char **argv)
 			case 'l': load_rules = optarg; break;
 			case 'O': o.object_identity = true; break;
 			case 'N': no_index = true; break;
+			case 'P': use_prior = true; break;
 			default: return 2;
 		}
 	}
@@ -494,6 +536,35 @@ main(int argc, char **argv)
 			total++;
 		}
 	g = gdl_mine_graph_build(rels.n, mrels);
+	if (use_prior)
+	{
+		prior_nents = ents.n;
+		prior_mark = calloc(ents.n + 1, 1);
+		for (int d = 0; d < 2; d++)
+		{
+			prior_count[d] = calloc((size_t) rels.n * ents.n, sizeof(int32_t));
+			prior_list[d] = calloc(rels.n, sizeof(int32_t *));
+			prior_len[d] = calloc(rels.n, sizeof(int64_t));
+			for (int k = 0; k < 2; k++)
+				for (int64_t i = 0; i < all[k].n; i++)
+				{
+					const Triple *x = &all[k].t[i];
+					int32_t		e = d ? x->t : x->h;
+
+					if (prior_count[d][(int64_t) x->r * ents.n + e]++ == 0)
+						prior_len[d][x->r]++;
+				}
+			for (int r = 0; r < rels.n; r++)
+			{
+				int64_t		n = 0;
+
+				prior_list[d][r] = malloc(sizeof(int32_t) * (prior_len[d][r] + 1));
+				for (int32_t e = 0; e < ents.n; e++)
+					if (prior_count[d][(int64_t) r * ents.n + e])
+						prior_list[d][r][n++] = e;
+			}
+		}
+	}
 	printf("graph: %s, %d relations, %ld facts, %d entities (%ld in all); %s: %ld triples; read %.1fs\n",
 		   dir, rels.n, (long) total, gdl_mine_graph_nentities(g), (long) nentities,
 		   split_name, (long) asked_split.n, now_s() - t0);

@@ -321,6 +321,7 @@ gpudl_mine(PG_FUNCTION_ARGS)
 	{
 		gpudl_progress_phase("recording");
 		commit_rules(kg, target, res, texts, params_json(&args, res));
+		gpudl_kg_seed_rules(kg, target, res, texts);
 	}
 	gpudl_progress_end(token);
 

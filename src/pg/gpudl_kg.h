@@ -146,4 +146,19 @@ extern GdlMineResult *gpudl_kg_mine(GpudlKg *kg, const char *target, const Gpudl
  */
 extern GpudlKgRules *gpudl_kg_stored_rules(GpudlKg *kg, int rel);
 
+/*
+ * A mined rule exactly as gpudl_kg_stored_rules reads its stored text
+ * back (variables named as the parser names them, the measures kept).
+ */
+extern void gpudl_kg_rule_as_parsed(const GdlMineRule *in, GdlMineRule *out);
+
+/*
+ * After gpudl_mine(commit => true) stored a run's rules (texts[i] the text
+ * of res->rules[i]): a graph this session keeps takes them as its parsed
+ * stored rules of the mined relations (target, or all), so that the next
+ * gpudl_predict does not read and parse them again (pg_kg_cache.c).
+ */
+extern void gpudl_kg_seed_rules(GpudlKg *kg, const char *target, const GdlMineResult *res,
+								char **texts);
+
 #endif							/* GPUDL_KG_H */

@@ -493,6 +493,17 @@ gpudl_kg_release(GpudlKg *kg)
 		free_dropped();
 }
 
+/* The graph's per-relation arrays of stored rules, made on first use. */
+static void
+make_rules_arrays(GpudlKg *kg)
+{
+	if (kg->rules_cxt != NULL)
+		return;
+	kg->rules_cxt = AllocSetContextCreate(kg->cxt, "gpudl mined rules", ALLOCSET_DEFAULT_SIZES);
+	kg->rules = MemoryContextAllocZero(kg->rules_cxt, sizeof(GpudlKgRules *) * (kg->nrels + 1));
+	kg->rules_read = MemoryContextAllocZero(kg->rules_cxt, sizeof(bool) * (kg->nrels + 1));
+}
+
 /*
  * See gpudl_kg.h.  Each relation's stored rules are parsed once per graph,
  * into a context of their own under it (forgotten when the stored rules
@@ -506,12 +517,7 @@ gpudl_kg_rules(GpudlKg *kg, int rel)
 
 	if (kg->rules_read != NULL && kg->rules_read[rel])
 		return kg->rules[rel];
-	if (kg->rules_cxt == NULL)
-	{
-		kg->rules_cxt = AllocSetContextCreate(kg->cxt, "gpudl mined rules", ALLOCSET_DEFAULT_SIZES);
-		kg->rules = MemoryContextAllocZero(kg->rules_cxt, sizeof(GpudlKgRules *) * (kg->nrels + 1));
-		kg->rules_read = MemoryContextAllocZero(kg->rules_cxt, sizeof(bool) * (kg->nrels + 1));
-	}
+	make_rules_arrays(kg);
 	old = MemoryContextSwitchTo(kg->rules_cxt);
 	PG_TRY();
 	{
@@ -564,4 +570,95 @@ gpudl_kg_cache_status(PG_FUNCTION_ARGS)
 	v[8] = TimestampTzGetDatum(entry->built_at);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
 	return (Datum) 0;
+}
+
+/*
+ * The change count of gpudl.mined_rules as the next call's stamp will read
+ * it (make_stamp), or -1 when its changes are not counted.
+ */
+static int64
+mined_rules_changes(void)
+{
+	Oid			argtypes[1] = {OIDOID};
+	Datum		args[1];
+	int64		changes = -1;
+
+	args[0] = ObjectIdGetDatum(get_relname_relid("mined_rules", get_namespace_oid("gpudl", false)));
+	SPI_connect();
+	if (SPI_execute_with_args("SELECT c.changes FROM gpudl.table_changes c WHERE c.relid = $1 "
+							  "AND EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t WHERE t.tgrelid = c.relid "
+							  "AND t.tgname = 'gpudl_cache_invalidate' AND t.tgenabled IN ('O', 'A'))",
+							  1, argtypes, args, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "gpudl: could not read gpudl.table_changes");
+	if (SPI_processed == 1)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		if (!isnull)
+			changes = DatumGetInt64(d);
+	}
+	SPI_finish();
+	return changes;
+}
+
+/*
+ * See gpudl_kg.h.  The stored rules a kept graph parsed are keyed on the
+ * change count of gpudl.mined_rules; the commit's DELETE has just counted
+ * one (and holds the count's row until this transaction ends, so no other
+ * session's change can share it), and the rules it stored are the run's,
+ * in the run's order (their ids).  So the graph forgets what it parsed and
+ * takes the run's rules, renamed as the parser would read them, for the
+ * mined relations; the others are parsed when asked, as before.  The entry
+ * is provisional: an abort drops it with the rows it describes.
+ */
+void
+gpudl_kg_seed_rules(GpudlKg *kg, const char *target, const GdlMineResult *res, char **texts)
+{
+	MemoryContext old;
+	int64		changes;
+	int64	   *count;
+	int64		i;
+
+	if (!kg->cached || entry == NULL || entry->kg != kg)
+		return;
+	changes = mined_rules_changes();
+	forget_rules(kg);
+	if (changes < 0)
+	{
+		entry->stamp.rules_changes = -1;
+		return;
+	}
+	entry->stamp.rules_changes = changes;
+	entry->provisional = true;
+	make_rules_arrays(kg);
+	old = MemoryContextSwitchTo(kg->rules_cxt);
+	count = palloc0(sizeof(int64) * (kg->nrels + 1));
+	for (i = 0; i < res->nrules; i++)
+		count[res->rules[i].head]++;
+	for (int rel = 0; rel < kg->nrels; rel++)
+	{
+		if (target != NULL && strcmp(target, kg->rels[rel].name) != 0)
+			continue;
+		kg->rules_read[rel] = true;
+		if (count[rel] == 0)
+			continue;
+		kg->rules[rel] = palloc0(sizeof(GpudlKgRules));
+		kg->rules[rel]->rules = palloc(sizeof(GdlMineRule) * (count[rel] + 1));
+		kg->rules[rel]->texts = palloc(sizeof(Datum) * (count[rel] + 1));
+	}
+	for (i = 0; i < res->nrules; i++)
+	{
+		GpudlKgRules *kr = kg->rules[res->rules[i].head];
+
+		if (kr == NULL)
+			continue;
+		gpudl_kg_rule_as_parsed(&res->rules[i], &kr->rules[kr->nrules]);
+		kr->texts[kr->nrules++] = PointerGetDatum(cstring_to_text(texts[i]));
+		kg->nrules_parsed++;
+		if ((i & 65535) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	pfree(count);
+	MemoryContextSwitchTo(old);
 }

@@ -185,6 +185,57 @@ parse_rule(GpudlKg *kg, const char *text, int head, GdlMineRule *out, const char
 	return true;
 }
 
+/*
+ * See gpudl_kg.h.  The parser names the head's variables X (and Y) and the
+ * others Z, then W, in the order the body first names them; the miner's
+ * canonical form may name them otherwise (and leaves nothing else set but
+ * the rule), so the copy is renamed the same way.
+ */
+void
+gpudl_kg_rule_as_parsed(const GdlMineRule *in, GdlMineRule *out)
+{
+	int			map[GDL_MINE_C + 1];
+	int			next = GDL_MINE_Z;
+
+	for (int v = 0; v <= GDL_MINE_C; v++)
+		map[v] = -1;
+	memset(out, 0, sizeof(*out));
+	out->head = in->head;
+	out->nbody = in->nbody;
+	out->head_const = in->head_const;
+	map[GDL_MINE_X] = GDL_MINE_X;
+	if (in->head_const == GDL_MINE_HEAD_VARS)
+		map[GDL_MINE_Y] = GDL_MINE_Y;
+	else
+		out->head_value = in->head_value;
+	for (int i = 0; i < in->nbody; i++)
+	{
+		const GdlMineAtom *a = &in->body[i];
+		int8_t		arg[2] = {a->a, a->b};
+
+		out->body[i].rel = a->rel;
+		for (int k = 0; k < 2; k++)
+		{
+			if (arg[k] == GDL_MINE_C)
+			{
+				out->body[i].value = a->value;
+				continue;
+			}
+			if (map[arg[k]] < 0)
+				map[arg[k]] = next++;
+			arg[k] = (int8_t) map[arg[k]];
+		}
+		out->body[i].a = arg[0];
+		out->body[i].b = arg[1];
+	}
+	out->support = in->support;
+	out->body_size = in->body_size;
+	out->pca_body_size = in->pca_body_size;
+	out->head_coverage = in->head_coverage;
+	out->std_confidence = in->std_confidence;
+	out->pca_confidence = in->pca_confidence;
+}
+
 /* See gpudl_kg.h. */
 GpudlKgRules *
 gpudl_kg_stored_rules(GpudlKg *kg, int rel)
