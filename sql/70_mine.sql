@@ -106,6 +106,30 @@ SELECT count(*) > 0 AS mined FROM gpudl_mine('kin', 'gp', max_body => 2);
 RESET ROLE;
 -- the failed calls changed nothing
 SELECT target, count(*) FROM gpudl.mined_rules WHERE program = 'kin' GROUP BY target ORDER BY target;
+-- 'modify' with the tables readable commits (row-level security on
+-- gpudl.mined_rules applies to the role): the rows name who mined them,
+-- and the same rules as the owner's (ids after theirs)
+SET ROLE mine_owner;
+GRANT SELECT ON mine_s.parent, mine_s.grand, mine_s.sib, mine_s.age TO mine_other;
+RESET ROLE;
+CREATE TEMP TABLE kin_before AS SELECT id, target, rule, support FROM gpudl.mined_rules WHERE program = 'kin' AND target = 'sib';
+SET ROLE mine_other;
+SELECT count(*) AS mined FROM gpudl_mine('kin', 'sib', max_body => 1, min_confidence => 0.5, commit => true);
+RESET ROLE;
+SELECT target, count(*), min(mined_by::text) AS mined_by FROM gpudl.mined_rules WHERE program = 'kin' GROUP BY target ORDER BY target;
+SELECT (SELECT array_agg(rule ORDER BY id) FROM kin_before) = (SELECT array_agg(rule ORDER BY id) FROM gpudl.mined_rules WHERE program = 'kin' AND target = 'sib') AS same_rules,
+       (SELECT min(id) FROM gpudl.mined_rules WHERE program = 'kin' AND target = 'sib') > (SELECT max(id) FROM kin_before) AS new_ids;
+-- a cluster that took INSERT on gpudl.mined_rules away: refused, nothing stored
+REVOKE INSERT ON gpudl.mined_rules FROM PUBLIC;
+SET ROLE mine_other;
+SELECT count(*) FROM gpudl_mine('kin', 'sib', max_body => 1, min_confidence => 0.5, commit => true);
+\echo :LAST_ERROR_SQLSTATE
+RESET ROLE;
+GRANT INSERT ON gpudl.mined_rules TO PUBLIC;
+SELECT count(*) AS sib_rules, min(mined_by::text) AS mined_by FROM gpudl.mined_rules WHERE program = 'kin' AND target = 'sib';
+SET ROLE mine_owner;
+REVOKE SELECT ON mine_s.parent, mine_s.grand, mine_s.sib, mine_s.age FROM mine_other;
+RESET ROLE;
 
 -- rules with constants (0.4): a graph known by hand.  speaks: ann-fr,
 -- bob-fr, cat-it, dan-en; lives: ann, bob, dan, eve in paris, cat in rome.

@@ -113,54 +113,6 @@ rule_values(const GpudlKg *kg, const GdlMineRule *r, const char *text, Datum *v)
 	v[7] = Int64GetDatum(r->pca_body_size);
 }
 
-/* Rules stored by one INSERT statement (arrays of this many elements). */
-#define GPUDL_MINE_COMMIT_BATCH 8192
-
-/*
- * Store rules [from, to) of the run: one INSERT over unnest() of a column
- * array each, so a run of millions of rules costs a few hundred statements
- * instead of one executor start, one parse of the params and one SPI round
- * trip per rule (1.7 M rules of FB15k-237: docs/BENCHMARKS.md).  The rows
- * keep the run's order, and so the ids that gpudl_predict reads them by.
- */
-static void
-insert_rule_batch(GpudlKg *kg, SPIPlanPtr plan, Datum program, Datum params,
-				  const GdlMineResult *res, char **texts, int64 from, int64 to)
-{
-	int			n = (int) (to - from);
-	Datum	   *col[9];
-	Datum		v[11];
-	static const Oid elem[9] = {TEXTOID, TEXTOID, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID,
-	INT8OID, INT8OID, INT4OID};
-	int			k;
-	int64		i;
-
-	for (k = 0; k < 9; k++)
-		col[k] = palloc(sizeof(Datum) * n);
-	for (i = from; i < to; i++)
-	{
-		Datum		one[8];
-
-		rule_values(kg, &res->rules[i], texts[i], one);
-		for (k = 0; k < 8; k++)
-			col[k][i - from] = one[k];
-		col[8][i - from] = Int32GetDatum(res->rules[i].nbody);
-	}
-	v[0] = program;
-	for (k = 0; k < 9; k++)
-	{
-		int16		len;
-		bool		byval;
-		char		align;
-
-		get_typlenbyvalalign(elem[k], &len, &byval, &align);
-		v[1 + k] = PointerGetDatum(construct_array(col[k], n, elem[k], len, byval, align));
-	}
-	v[10] = params;
-	if (SPI_execute_plan(plan, v, NULL, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "gpudl: could not store the mined rules");
-}
-
 /*
  * Replace the stored rules of the mined targets (target, or every relation
  * of the graph) with the run's rules, in the caller's transaction.
@@ -170,14 +122,11 @@ commit_rules(GpudlKg *kg, const char *target, const GdlMineResult *res, char **t
 			 const char *params)
 {
 	Oid			dtypes[2] = {TEXTOID, TEXTARRAYOID};
-	Oid			itypes[11] = {TEXTOID, TEXTARRAYOID, TEXTARRAYOID, INT8ARRAYOID, FLOAT8ARRAYOID,
-		FLOAT8ARRAYOID, FLOAT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, JSONBOID};
 	Datum		dv[2];
 	Datum	   *names;
 	Datum		params_jsonb;
 	int			nnames = 0;
-	SPIPlanPtr	plan;
-	MemoryContext batch_cxt;
+	GpudlMinedStore *store;
 	int64		i;
 	int			g;
 
@@ -188,8 +137,6 @@ commit_rules(GpudlKg *kg, const char *target, const GdlMineResult *res, char **t
 	dv[0] = CStringGetTextDatum(kg->program);
 	dv[1] = PointerGetDatum(construct_array(names, nnames, TEXTOID, -1, false, TYPALIGN_INT));
 	params_jsonb = DirectFunctionCall1(jsonb_in, CStringGetDatum(params));
-	batch_cxt = AllocSetContextCreate(CurrentMemoryContext, "gpudl mine commit batch",
-									  ALLOCSET_DEFAULT_SIZES);
 
 	gpudl_catalog_write_depth++;
 	PG_TRY();
@@ -212,29 +159,11 @@ commit_rules(GpudlKg *kg, const char *target, const GdlMineResult *res, char **t
 								  2, dtypes, dv, NULL, false, 0) != SPI_OK_DELETE)
 			elog(ERROR, "gpudl: could not replace the mined rules");
 		gpudl_change_count_paused = true;
-		plan = SPI_prepare("INSERT INTO gpudl.mined_rules(program, target, rule, support, head_coverage, "
-						   "std_confidence, pca_confidence, body_size, pca_body_size, nbody, params) "
-						   "SELECT $1, u.target, u.rule, u.support, u.head_coverage, u.std_confidence, "
-						   "u.pca_confidence, u.body_size, u.pca_body_size, u.nbody, $11 "
-						   "FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4), "
-						   "pg_catalog.unnest($5), pg_catalog.unnest($6), pg_catalog.unnest($7), "
-						   "pg_catalog.unnest($8), pg_catalog.unnest($9), pg_catalog.unnest($10)) "
-						   "WITH ORDINALITY AS u(target, rule, support, head_coverage, std_confidence, "
-						   "pca_confidence, body_size, pca_body_size, nbody, ord) ORDER BY u.ord",
-						   11, itypes);
-		if (plan == NULL)
-			elog(ERROR, "gpudl: could not prepare the insertion of mined rules: %s",
-				 SPI_result_code_string(SPI_result));
-		for (i = 0; i < res->nrules; i += GPUDL_MINE_COMMIT_BATCH)
-		{
-			MemoryContext old = MemoryContextSwitchTo(batch_cxt);
-
-			insert_rule_batch(kg, plan, dv[0], params_jsonb, res, texts, i,
-							  Min(res->nrules, i + GPUDL_MINE_COMMIT_BATCH));
-			MemoryContextSwitchTo(old);
-			MemoryContextReset(batch_cxt);
-			CHECK_FOR_INTERRUPTS();
-		}
+		store = gpudl_mined_store_begin(kg->program, params_jsonb);
+		for (i = 0; i < res->nrules; i++)
+			gpudl_mined_store_add(store, gdl_mine_graph_relname(kg->graph, res->rules[i].head),
+								  texts[i], &res->rules[i]);
+		gpudl_mined_store_end(store);
 		gpudl_change_count_paused = false;
 		SPI_finish();
 	}
@@ -244,7 +173,6 @@ commit_rules(GpudlKg *kg, const char *target, const GdlMineResult *res, char **t
 		gpudl_catalog_write_depth--;
 	}
 	PG_END_TRY();
-	MemoryContextDelete(batch_cxt);
 }
 
 /*

@@ -161,4 +161,17 @@ extern void gpudl_kg_rule_as_parsed(const GdlMineRule *in, GdlMineRule *out);
 extern void gpudl_kg_seed_rules(GpudlKg *kg, const char *target, const GdlMineResult *res,
 								char **texts);
 
+/*
+ * A committed mining run's rows written into gpudl.mined_rules in bulk
+ * (pg_mined_store.c): begin (locks the program's row, checks INSERT on the
+ * table), add each rule with its relation's name and text, end (the rows
+ * visible to the next statement).  params: the run's jsonb, or 0 for null.
+ */
+typedef struct GpudlMinedStore GpudlMinedStore;
+
+extern GpudlMinedStore *gpudl_mined_store_begin(const char *program, Datum params);
+extern void gpudl_mined_store_add(GpudlMinedStore *st, const char *target, const char *text,
+								  const GdlMineRule *r);
+extern void gpudl_mined_store_end(GpudlMinedStore *st);
+
 #endif							/* GPUDL_KG_H */
