@@ -218,8 +218,11 @@ SELECT count(DISTINCT target) > 1 AS relations,
        count(*) FILTER (WHERE rule ~ '^[a-z]+\(X, "') > 0 AS head_constants,
        count(*) FILTER (WHERE rule ~ ':-.*"') > 0 AS body_constants
   FROM gpudl.mined_rules WHERE program = 'kc';
+-- a call asking one relation reads no rules back (read back, the graph
+-- would hold that relation's rules only)
+SELECT count(*) > 0 AS answered FROM gpudl_predict('kc', 'sib', 'sib("maggie", Y)', "limit" => 0);
+SELECT rules = :mined AS none_read, hits FROM kc_state;
 CREATE TABLE kc_seeded AS SELECT * FROM gpudl_predict('kc', NULL, 'kc_split', "limit" => 0);
-SELECT rules = :mined AS none_read FROM kc_state;
 SET gpudl.kg_cache = off;
 CREATE TABLE kc_reread AS SELECT * FROM gpudl_predict('kc', NULL, 'kc_split', "limit" => 0);
 RESET gpudl.kg_cache;

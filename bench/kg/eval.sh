@@ -32,6 +32,7 @@
 #   REUSE=1     use the graph a KEEP=1 run left in that database (skip loading)
 #   PREDICT_ONLY=1  with REUSE=1: keep the rules that run stored (skip mining),
 #               for a sweep of the scoring settings
+#   PHASES=1    the DEBUG1 lines of gpudl_mine and gpudl_predict: where each call's time goes
 #   KG_CACHE=1  count the changes of table triples (gpudl_load once, then
 #               unload: the trigger stays), so that one session keeps the
 #               graph and its parsed rules between calls (0.6); else
@@ -92,7 +93,6 @@ for name in "${names[@]}"; do
   q() { psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
   if [ "${REUSE:-0}" = 1 ] && psql -X -q -d "$db" -c "SELECT FROM triples LIMIT 0" >/dev/null 2>&1; then
     q -c "DROP TABLE IF EXISTS preds"             # the graph loaded by an earlier KEEP=1 run
-    [ "${PREDICT_ONLY:-0}" = 1 ] || q -c "DROP TABLE IF EXISTS mined"
   else
     psql -X -q -d postgres -c "DROP DATABASE IF EXISTS \"$db\"" -c "CREATE DATABASE \"$db\""
     q -c "CREATE EXTENSION gpudl"
@@ -115,15 +115,16 @@ for name in "${names[@]}"; do
   q -At -v split="$SPLIT" -v agg="$AGG" -v conf="$CONF" -v smooth="$SMOOTH" <<SQL
 \set ON_ERROR_STOP 1
 SET gpudl.kg_cache = $cache_setting;
+$([ "${PHASES:-0}" = 1 ] && echo "SET client_min_messages = debug1;")
 SELECT clock_timestamp() AS t0 \gset
 $(if [ "${PREDICT_ONLY:-0}" = 1 ]; then cat <<'STORED'
 SELECT 'mining: skipped, ' || (SELECT count(*) FROM gpudl.mined_rules WHERE program = 'kg') || ' stored rules';
 STORED
 else cat <<MINE
-CREATE UNLOGGED TABLE mined AS SELECT * FROM gpudl_mine('kg', max_body => $MAX_BODY, min_head_coverage => $MIN_HC,
+SELECT count(*) AS nmined FROM gpudl_mine('kg', max_body => $MAX_BODY, min_head_coverage => $MIN_HC,
     min_confidence => $MIN_CONF, min_support => $MIN_SUPPORT, commit => true, constants => $CONSTANTS,
-    max_body_constants => $MAX_BODY_CONST, constants_min_head_coverage => $CONST_HC, max_seconds => $MAX_SECONDS);
-SELECT 'mining: ' || (SELECT count(*) FROM mined) || ' rules in '
+    max_body_constants => $MAX_BODY_CONST, constants_min_head_coverage => $CONST_HC, max_seconds => $MAX_SECONDS) \gset
+SELECT 'mining: ' || :nmined || ' rules in '
        || round(extract(epoch FROM clock_timestamp() - :'t0'::timestamptz)::numeric, 2) || ' s';
 MINE
 fi)

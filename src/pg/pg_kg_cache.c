@@ -574,7 +574,9 @@ gpudl_kg_cache_status(PG_FUNCTION_ARGS)
 
 /*
  * The change count of gpudl.mined_rules as the next call's stamp will read
- * it (make_stamp), or -1 when its changes are not counted.
+ * it (make_stamp), or -1 when its changes are not counted.  Not read-only:
+ * a read-only query keeps the calling statement's snapshot, taken before
+ * the commit's DELETE counted its change.
  */
 static int64
 mined_rules_changes(void)
@@ -588,7 +590,7 @@ mined_rules_changes(void)
 	if (SPI_execute_with_args("SELECT c.changes FROM gpudl.table_changes c WHERE c.relid = $1 "
 							  "AND EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t WHERE t.tgrelid = c.relid "
 							  "AND t.tgname = 'gpudl_cache_invalidate' AND t.tgenabled IN ('O', 'A'))",
-							  1, argtypes, args, NULL, true, 1) != SPI_OK_SELECT)
+							  1, argtypes, args, NULL, false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "gpudl: could not read gpudl.table_changes");
 	if (SPI_processed == 1)
 	{
