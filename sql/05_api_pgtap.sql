@@ -6,7 +6,7 @@
 \pset pager off
 SET client_min_messages = warning;
 LOAD 'gpudl';  -- settings exist once the library is loaded
-SELECT plan(133);
+SELECT plan(135);
 
 -- schema layout: functions in the extension's schema, catalog in gpudl
 SELECT has_schema('gpudl');
@@ -59,7 +59,7 @@ SELECT set_eq(
     'catalog tables are registered with pg_extension_config_dump');
 SELECT is((SELECT extrelocatable FROM pg_extension WHERE extname = 'gpudl'), false,
     'the extension is not relocatable');
-SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'gpudl'), '0.7', 'version 0.7');
+SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'gpudl'), '0.8', 'version 0.8');
 
 -- ownership (PRODUCT.md section 7): row-level security on the catalog
 SELECT ok((SELECT bool_and(relrowsecurity) FROM pg_class
@@ -185,6 +185,14 @@ SELECT is(pg_get_function_arguments('gpudl_kg_cache_status()'::regprocedure),
     'OUT rules bigint, OUT bytes bigint, OUT hits bigint, OUT built_at timestamp with time zone',
     'gpudl_kg_cache_status columns');
 SELECT has_trigger('gpudl', 'mined_rules', 'gpudl_cache_invalidate', 'the changes of gpudl.mined_rules are counted');
+
+-- 0.8: the ids of mined rules taken 1,000 at a time per session
+SELECT is((SELECT cache_size FROM pg_sequences WHERE schemaname = 'gpudl' AND sequencename = 'mined_rules_id_seq'),
+    1000::bigint, 'gpudl.mined_rules ids are cached per session');
+SELECT columns_are('gpudl', 'mined_rules',
+    ARRAY['id', 'program', 'target', 'rule', 'support', 'head_coverage', 'std_confidence', 'pca_confidence',
+          'body_size', 'pca_body_size', 'nbody', 'params', 'mined_by', 'mined_at'],
+    'gpudl.mined_rules keeps its columns (the bulk writer sets each by name)');
 
 -- 0.7: maintained tables
 SELECT function_returns('public', 'gpudl_refresh', ARRAY['regclass'], 'bigint');

@@ -218,6 +218,14 @@ typedef const char *(*GdlMineLiteralFn) (void *ctx, int64_t value);
 extern char *gdl_mine_rule_text_lit(const GdlMineGraph *g, const GdlMineRule *r,
 									GdlMineLiteralFn literal, void *ctx);
 
+/*
+ * gdl_mine_rule_text_lit with every relation's name already as the parser
+ * reads it (qnames[rel], as gdl_pred_name_quote makes it): the same text
+ * without quoting a name per atom, for a host writing millions of rules.
+ */
+extern char *gdl_mine_rule_text_q(const GdlMineGraph *g, const char *const *qnames,
+								  const GdlMineRule *r, GdlMineLiteralFn literal, void *ctx);
+
 /* ------------------------------------------------------------- prediction */
 
 typedef enum GdlPredictAggregation

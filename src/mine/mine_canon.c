@@ -228,6 +228,13 @@ mine_rule_cmp(const GdlMineRule *a, const GdlMineRule *b)
 	return 0;
 }
 
+/* Append a NUL-terminated string. */
+static void
+buf_puts(GdlBuf *b, const char *s)
+{
+	gdl_buf_putsn(b, s, strlen(s));
+}
+
 /*
  * One argument of an atom: a variable's name or the constant's literal
  * (its decimal value without a literal function).
@@ -240,9 +247,59 @@ append_arg(GdlBuf *b, int arg, int64_t value, GdlMineLiteralFn literal, void *ct
 	if (arg == GDL_MINE_C && literal == NULL)
 		gdl_buf_append(b, "%lld", (long long) value);
 	else if (arg == GDL_MINE_C)
-		gdl_buf_append(b, "%s", literal(ctx, value));
+		buf_puts(b, literal(ctx, value));
 	else
 		gdl_buf_putc(b, vars[arg & 3]);
+}
+
+/* A relation's name as the parser reads it: given (qnames), or quoted now. */
+static void
+append_relname(GdlBuf *b, const GdlMineGraph *g, const char *const *qnames, int rel)
+{
+	if (qnames != NULL)
+		buf_puts(b, qnames[rel]);
+	else
+		gdl_pred_name_to_buf(b, gdl_mine_graph_relname(g, rel));
+}
+
+/* The text of a rule (gdl_mine_rule_text_lit, gdl_mine_rule_text_q). */
+static char *
+rule_text(const GdlMineGraph *g, const char *const *qnames, const GdlMineRule *r,
+		  GdlMineLiteralFn literal, void *ctx)
+{
+	GdlBuf		b;
+
+	gdl_buf_init(&b);
+	append_relname(&b, g, qnames, r->head);
+	gdl_buf_putc(&b, '(');
+	if (r->head_const == GDL_MINE_HEAD_OBJECT)
+	{
+		buf_puts(&b, "X, ");
+		append_arg(&b, GDL_MINE_C, r->head_value, literal, ctx);
+	}
+	else if (r->head_const == GDL_MINE_HEAD_SUBJECT)
+	{
+		append_arg(&b, GDL_MINE_C, r->head_value, literal, ctx);
+		buf_puts(&b, ", X");
+	}
+	else
+		buf_puts(&b, "X, Y");
+	buf_puts(&b, ") :- ");
+	for (int i = 0; i < r->nbody; i++)
+	{
+		const GdlMineAtom *at = &r->body[i];
+
+		if (i)
+			buf_puts(&b, ", ");
+		append_relname(&b, g, qnames, at->rel);
+		gdl_buf_putc(&b, '(');
+		append_arg(&b, at->a, at->value, literal, ctx);
+		buf_puts(&b, ", ");
+		append_arg(&b, at->b, at->value, literal, ctx);
+		gdl_buf_putc(&b, ')');
+	}
+	gdl_buf_putc(&b, '.');
+	return b.data;
 }
 
 /* See gdl_mine.h. */
@@ -250,38 +307,15 @@ char *
 gdl_mine_rule_text_lit(const GdlMineGraph *g, const GdlMineRule *r, GdlMineLiteralFn literal,
 					   void *ctx)
 {
-	GdlBuf		b;
+	return rule_text(g, NULL, r, literal, ctx);
+}
 
-	gdl_buf_init(&b);
-	gdl_pred_name_to_buf(&b, gdl_mine_graph_relname(g, r->head));
-	gdl_buf_putc(&b, '(');
-	if (r->head_const == GDL_MINE_HEAD_OBJECT)
-	{
-		gdl_buf_append(&b, "X, ");
-		append_arg(&b, GDL_MINE_C, r->head_value, literal, ctx);
-	}
-	else if (r->head_const == GDL_MINE_HEAD_SUBJECT)
-	{
-		append_arg(&b, GDL_MINE_C, r->head_value, literal, ctx);
-		gdl_buf_append(&b, ", X");
-	}
-	else
-		gdl_buf_append(&b, "X, Y");
-	gdl_buf_append(&b, ") :- ");
-	for (int i = 0; i < r->nbody; i++)
-	{
-		const GdlMineAtom *at = &r->body[i];
-
-		gdl_buf_append(&b, "%s", i ? ", " : "");
-		gdl_pred_name_to_buf(&b, gdl_mine_graph_relname(g, at->rel));
-		gdl_buf_putc(&b, '(');
-		append_arg(&b, at->a, at->value, literal, ctx);
-		gdl_buf_append(&b, ", ");
-		append_arg(&b, at->b, at->value, literal, ctx);
-		gdl_buf_putc(&b, ')');
-	}
-	gdl_buf_putc(&b, '.');
-	return b.data;
+/* See gdl_mine.h. */
+char *
+gdl_mine_rule_text_q(const GdlMineGraph *g, const char *const *qnames, const GdlMineRule *r,
+					 GdlMineLiteralFn literal, void *ctx)
+{
+	return rule_text(g, qnames, r, literal, ctx);
 }
 
 /* "head(X, Y) :- p(X, Z), q(Z, Y)." with the graph's relation names. */

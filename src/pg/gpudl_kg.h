@@ -38,6 +38,7 @@ typedef struct GpudlKg
 	GdlMineGraph *graph;
 	GdlAnalysis goals;			/* the graph's relations, for the goal parser */
 	char	  **literals;		/* per entity: its literal in rule texts, made lazily */
+	char	  **quoted_names;	/* per relation: its name in rule texts, made lazily */
 	int			ncand;			/* the program's binary predicates */
 	GpudlKgCandidate *cand;
 	char	   *left_notice;	/* those left out of the graph, or NULL */

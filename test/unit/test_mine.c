@@ -1083,6 +1083,67 @@ find_rule(const GdlMineGraph *g, const GdlMineResult *res, const char *text)
 	return NULL;
 }
 
+/* A literal for the text tests: the value in angle brackets. */
+static const char *
+angle_literal(void *ctx, int64_t value)
+{
+	static char buf[32];
+
+	(void) ctx;
+	snprintf(buf, sizeof(buf), "<%lld>", (long long) value);
+	return buf;
+}
+
+/*
+ * Rule texts with the relations' names quoted once (gdl_mine_rule_text_q,
+ * what the SQL layer uses) equal the texts quoted per atom
+ * (gdl_mine_rule_text_lit), for every rule of every form, over names that
+ * need quotes (Freebase's, spaces, a quote and a backslash) and one that
+ * does not.
+ */
+static void
+test_rule_texts(void)
+{
+	int64_t		a[] = {1, 2, 3, 4, 1},
+				b[] = {2, 3, 4, 1, 3};
+	int64_t		c[] = {2, 3, 4, 1, 4},
+				d[] = {1, 2, 3, 4, 2};
+	int64_t		e[] = {1, 2, 3, 4},
+				f[] = {9, 9, 8, 9};
+	int64_t    *ab[2] = {a, b},
+			   *cd[2] = {c, d},
+			   *ef[2] = {e, f};
+	GdlMineRelation rels[4] = {{"/film/film/genre", {2, 5, ab}}, {"has \"quotes\" and \\", {2, 5, cd}},
+	{"plain", {2, 4, ef}}, {"two words", {2, 5, ab}}};
+	GdlMineGraph *g = gdl_mine_graph_build(4, rels);
+	const char *qnames[4];
+	GdlMineOptions o;
+	GdlMineResult *res;
+	int64_t		forms = 0;
+
+	for (int i = 0; i < 4; i++)
+		qnames[i] = gdl_pred_name_quote(rels[i].name);
+	CHECK(strcmp(qnames[2], "plain") == 0 && qnames[0][0] == '"');
+	gdl_mine_options_init(&o);
+	o.min_head_coverage = 0;
+	o.min_confidence = 0;
+	o.max_body = 3;
+	o.constants = true;
+	o.constants_min_head_coverage = 0;
+	res = gdl_mine(g, &o);
+	CHECK(res->nrules > 50);
+	for (int64_t i = 0; i < res->nrules; i++)
+	{
+		char	   *lit = gdl_mine_rule_text_lit(g, &res->rules[i], angle_literal, NULL);
+		char	   *q = gdl_mine_rule_text_q(g, qnames, &res->rules[i], angle_literal, NULL);
+
+		CHECK_MSG(strcmp(lit, q) == 0, "%s vs %s", lit, q);
+		forms |= 1 << res->rules[i].head_const;
+	}
+	CHECK(forms == 7);			/* head(X, Y), head(X, c) and head(c, X) */
+	gdl_test_reset();
+}
+
 /*
  * Rules with constants on a graph measured by hand.  People 1-5 (eve = 5
  * speaks nothing), cities 10, 11, languages 20-22:
@@ -1283,6 +1344,7 @@ main(void)
 	test_canonical();
 	test_predict();
 	test_constants();
+	test_rule_texts();
 	test_anytime();
 	test_differential();
 	ref_oi = false;

@@ -20,7 +20,8 @@
 # owners' rights still hold.
 #
 #   db=gpudl_upgradeNN; source test/t/lib/upgrade.sh
-#   upgrade_fill_and_update FROM ROLE_PREFIX 'MINING ARGUMENTS OF family/sib'
+#   upgrade_fill_and_update FROM ROLE_PREFIX 'MINING ARGUMENTS OF family/sib' ['MORE SQL']
+# (MORE SQL: what the old version adds to the catalog, run after the rest)
 # Sets latest (the version updated to) and anns_mined.
 
 # run ARGS...: psql on $db, quiet, stopping at the first error
@@ -150,7 +151,7 @@ upgrade_state_sql() {
 # update it and check that the catalog, the answers and the owners' rights
 # are the same after
 upgrade_fill_and_update() {
-  local from=$1 prefix=$2 family_mine=$3
+  local from=$1 prefix=$2 family_mine=$3 extra=${4:-}
 upgrade_setup ${prefix}_ann ${prefix}_bob
 run >/dev/null <<SQL
 CREATE EXTENSION gpudl VERSION '$from';
@@ -167,6 +168,7 @@ SELECT count(*) FROM gpudl_learn('family', 'gp', 'gp_pos', max_rules => 2, commi
 SELECT count(*) FROM gpudl_mine('family', 'sib', $family_mine);
 SELECT gpudl_grant('family', '${prefix}_bob', 'use');
 $(upgrade_sql_role_programs $prefix)
+$extra
 SQL
 upgrade_check_installed "$from"
 
