@@ -6,7 +6,7 @@
 \pset pager off
 SET client_min_messages = warning;
 LOAD 'gpudl';  -- settings exist once the library is loaded
-SELECT plan(135);
+SELECT plan(136);
 
 -- schema layout: functions in the extension's schema, catalog in gpudl
 SELECT has_schema('gpudl');
@@ -189,6 +189,8 @@ SELECT has_trigger('gpudl', 'mined_rules', 'gpudl_cache_invalidate', 'the change
 -- 0.8: the ids of mined rules taken 1,000 at a time per session
 SELECT is((SELECT cache_size FROM pg_sequences WHERE schemaname = 'gpudl' AND sequencename = 'mined_rules_id_seq'),
     1000::bigint, 'gpudl.mined_rules ids are cached per session');
+SELECT is((SELECT reloptions FROM pg_class WHERE oid = 'gpudl.mined_rules_program_idx'::regclass),
+    ARRAY['deduplicate_items=off'], 'the index of mined rules by program does not deduplicate');
 SELECT columns_are('gpudl', 'mined_rules',
     ARRAY['id', 'program', 'target', 'rule', 'support', 'head_coverage', 'std_confidence', 'pca_confidence',
           'body_size', 'pca_body_size', 'nbody', 'params', 'mined_by', 'mined_at'],

@@ -3,7 +3,8 @@
 # rule, binding, owner, grant, learn run, mined rule and maintained table of
 # several roles, and the programs answer and predict the same after.  Below
 # the "0.8 features" line: the ids of mined rules are cached per session,
-# and a committing mining run on the updated catalog stores its rules after
+# the index by program no longer deduplicates, and a committing mining run
+# on the updated catalog stores its rules after
 # the old ones, in the run's order.
 source "$(dirname "$0")/../../tools/pgenv.sh"
 set -e
@@ -32,6 +33,8 @@ run -At >/dev/null -c "INSERT INTO parent VALUES ('bo', 'newborn')" -c "DELETE F
 # the sequence of mined rule ids takes 1,000 at a time
 [ "$(run -At -c "SELECT cache_size FROM pg_sequences WHERE schemaname = 'gpudl' AND sequencename = 'mined_rules_id_seq'")" = 1000 ] \
   || { echo "0.8: the id sequence is not cached"; exit 1; }
+[ "$(run -At -c "SELECT reloptions FROM pg_class WHERE oid = 'gpudl.mined_rules_program_idx'::regclass")" = "{deduplicate_items=off}" ] \
+  || { echo "0.8: the index by program still deduplicates"; exit 1; }
 # a run committed on the updated catalog: its rules after the 0.7 ones, in
 # the run's order (the rules gpudl_mine returns, in the same order)
 out=$(run -At <<'SQL'
