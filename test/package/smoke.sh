@@ -14,10 +14,14 @@ bin=/usr/lib/postgresql/15/bin
 pkglib="$($bin/pg_config --pkglibdir)"
 share="$($bin/pg_config --sharedir)/extension"
 fail() { echo "package smoke: FAIL: $*"; exit 1; }
+# the version the tree makes (gpudl.control) and the update script that reaches it
+version="$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$root/gpudl.control")"
+latest_update="$(cd "$root/sql" && ls gpudl--*--"$version".sql)"
+[ -n "$version" ] && [ -n "$latest_update" ] || fail "no default_version or update script to it in the tree"
 
 rm -f "$pkglib/gpudl.so" "$pkglib/gpudl_cuda.so" "$share"/gpudl.control "$share"/gpudl--*.sql
 dpkg -i "$deb" >/dev/null || fail "dpkg -i $deb"
-for f in "$pkglib/gpudl.so" "$share/gpudl.control" "$share/gpudl--0.1.sql" "$share/gpudl--0.6--0.7.sql"; do
+for f in "$pkglib/gpudl.so" "$share/gpudl.control" "$share/gpudl--0.1.sql" "$share/$latest_update"; do
   dpkg -S "$f" >/dev/null 2>&1 || fail "$f is not installed by the package"
 done
 echo "package installs $(dpkg -L postgresql-15-gpudl | grep -c -E '\.(so|sql|control)$') extension files"
@@ -43,6 +47,6 @@ SELECT extversion FROM pg_extension WHERE extname = 'gpudl';
 DROP EXTENSION gpudl CASCADE;
 SQL
 )" || { tail -20 "$data/log"; fail "SQL"; }
-expected="$(printf 't\n6\n6\n10\n0.7')"
+expected="$(printf 't\n6\n6\n10\n%s' "$version")"
 [ "$got" = "$expected" ] || fail "unexpected output: $(echo "$got" | tr '\n' ' ') (expected $(echo "$expected" | tr '\n' ' '))"
 echo "package smoke: PASS (CREATE EXTENSION from the package on a cluster without shared_preload_libraries)"
