@@ -58,7 +58,7 @@ if [ "$a" != "$b" ]; then
   echo "catalog differs after restore"; diff <(echo "$a") <(echo "$b"); exit 1
 fi
 [ -n "$a" ] || { echo "empty catalog?"; exit 1; }
-echo "$b" | grep -q '^moms|dump_alice|{dump_bob=wU/dump_alice,=U/dump_alice}$' \
+grep -q <<<"$b" '^moms|dump_alice|{dump_bob=wU/dump_alice,=U/dump_alice}$' \
   || { echo "owner and grants of moms not restored"; echo "$b"; exit 1; }
 # the restored grant works: dump_bob may query family, not change it
 [ "$(psql -X -q -At -d $dst -c "SET ROLE dump_bob" -c "SELECT gpudl_count('family', 'anc(X, Y)')")" = 6 ] \

@@ -16,7 +16,7 @@ out=$(PGOPTIONS="-c statement_timeout=1000 -c gpudl.max_iterations=2000000000" \
       psql -X -At -d $db -c "SELECT gpudl_count('forever', 'n(X)')" 2>&1 || true)
 took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 echo "statement_timeout: $out (after ${took}s)"
-echo "$out" | grep -q "canceling statement due to statement timeout" || { echo "no timeout error"; exit 1; }
+grep -q <<<"$out" "canceling statement due to statement timeout" || { echo "no timeout error"; exit 1; }
 awk -v t="$took" 'BEGIN { exit !(t < 2.5) }' || { echo "took too long: $took"; exit 1; }
 # pg_cancel_backend from another session
 psql -X -At -d $db -c "SET gpudl.max_iterations = 2000000000" -c "SELECT gpudl_count('forever', 'n(X)')" >/tmp/gpudl_cancel.out 2>&1 &

@@ -13,8 +13,8 @@ if ! psql -X -At -d $db -c "SELECT backend FROM gpudl_device_info()" | grep -qx 
   # without a GPU: 'gpu' is refused with a reason, 'auto' runs on the CPU
   psql -X -q -d $db -c "SELECT gpudl_create_program('one', 'p(1).')" >/dev/null
   err=$(psql -X -At -d $db -c "SET gpudl.device = gpu" -c "SELECT gpudl_count('one', 'p(X)')" 2>&1 || true)
-  echo "$err" | grep -q 'gpudl.device is "gpu" but no GPU can be used' || { echo "expected a refusal, got: $err"; exit 1; }
-  echo "$err" | grep -q "HINT:  Set gpudl.device to 'auto' or 'cpu'" || { echo "no hint: $err"; exit 1; }
+  grep -q <<<"$err" 'gpudl.device is "gpu" but no GPU can be used' || { echo "expected a refusal, got: $err"; exit 1; }
+  grep -q <<<"$err" "HINT:  Set gpudl.device to 'auto' or 'cpu'" || { echo "no hint: $err"; exit 1; }
   [ "$(psql -X -At -d $db -c "SET gpudl.device = auto" -c "SELECT gpudl_count('one', 'p(X)')" | tail -1)" = 1 ] \
     || { echo "auto did not run on the CPU"; exit 1; }
   echo "GPU tests skipped; the no-GPU behaviour is right"
@@ -51,7 +51,7 @@ echo "device memory free in one session: before $free0, after 21 failed GPU runs
 [ "$free0" = "$free1" ] || { echo "device memory leaked: $((free0 - free1)) bytes"; exit 1; }
 # out of device memory: 'gpu' fails with 53200, 'auto' retries on the CPU
 err=$(q -c "SET gpudl.device = gpu" -c "SET gpudl.device_memory_limit = 1" -c "SELECT gpudl_count('tc', 'p(X, Y)')" 2>&1 || true)
-echo "$err" | grep -q "out of device memory" || { echo "expected out of device memory, got: $err"; exit 1; }
+grep -q <<<"$err" "out of device memory" || { echo "expected out of device memory, got: $err"; exit 1; }
 auto=$(q -c "SET gpudl.device = auto" -c "SET gpudl.device_memory_limit = 1" -c "SELECT gpudl_count('tc', 'p(X, Y)')" \
          -c "SELECT value FROM gpudl_stats() WHERE name = 'cpu_fallbacks'" | tail -2 | paste -sd' ')
 echo "auto with 1 MB of device memory: $auto (count, cpu_fallbacks)"
@@ -154,7 +154,7 @@ lcpu=$(q -c "SET gpudl.device = cpu" -c "$learn" | grep -v '^SET$')
 lgpu=$(q -c "SET gpudl.device = gpu" -c "$learn" | grep -v '^SET$')
 ldev=$(q -c "SELECT device FROM gpudl.learn_runs ORDER BY id DESC LIMIT 1")
 echo "learning: CPU [$(echo "$lcpu" | paste -sd';')], GPU [$(echo "$lgpu" | paste -sd';')] on $ldev"
-echo "$lcpu" | grep -q "^gp(X, Y) :- " || { echo "nothing learned on the CPU"; exit 1; }
+grep -q <<<"$lcpu" "^gp(X, Y) :- " || { echo "nothing learned on the CPU"; exit 1; }
 [ "$lcpu" = "$lgpu" ] || { echo "GPU learning differs from the CPU's"; exit 1; }
 [ "$ldev" = gpu ] || { echo "learning did not train on the GPU"; exit 1; }
 pids=()

@@ -84,7 +84,7 @@ want_count=$(run -At -c "SELECT gpudl_count('family', 'anc(X, Y)')")
 want_rules=$(echo "$before" | awk -F'|' 'NF == 8 && $2 == "family"' | wc -l)
 for line in "bob counts $want_count" "bob sees rules $want_rules" "bob sees runs 0" "privileges 0" \
             "new rule ids follow true" "version bumped true" "new program owner"; do
-  echo "$out" | grep -q "^$line" || { echo "missing after the update: '$line'"; echo "$out"; exit 1; }
+  grep -q <<<"$out" "^$line" || { echo "missing after the update: '$line'"; echo "$out"; exit 1; }
 done
 upgrade_cleanup upg_bob
 echo "update 0.1 -> $latest: catalog and answers identical, owners set, grants work"

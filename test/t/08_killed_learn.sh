@@ -96,7 +96,7 @@ swept=$(psql -X -At -d $db -c "BEGIN" -c "SELECT count(*) FROM gpudl_learn('fam'
 [ "$swept" = 1 ] || { echo "swept $swept"; exit 1; }
 rb=$(psql -X -At -d $db -c "SELECT status || ' | ' || message FROM gpudl.learn_runs WHERE params->>'seed' = '7'")
 echo "rolled back: $rb"
-echo "$rb" | grep -q "^failed | run ended without finishing: its transaction rolled back" || exit 1
+grep -q <<<"$rb" "^failed | run ended without finishing: its transaction rolled back" || exit 1
 
 # nothing is left running, and finished runs were left alone
 psql -X -At -d $db -c "SELECT status, count(*) FROM gpudl.learn_runs GROUP BY 1 ORDER BY 1"

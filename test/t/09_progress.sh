@@ -73,7 +73,7 @@ for i in $(seq 1 100); do
   sleep 0.1
 done
 echo "own work, as gpudl_watcher: $own"
-echo "$own" | grep -q "|gpudl_watcher|forever|t$" || { echo "a role did not see its own work"; exit 1; }
+grep -q <<<"$own" "|gpudl_watcher|forever|t$" || { echo "a role did not see its own work"; exit 1; }
 
 # cancelled, the runs leave no rows behind
 psql -X -At -d $db -c "SELECT pg_cancel_backend(pid) FROM gpudl_progress WHERE program = 'forever'" >/dev/null

@@ -358,7 +358,7 @@ check "10. loaded by the role too: the answer" "$(echo "$out" | grep '^n ' | cut
 if [ "$backend" = cuda ]; then
   check "10. one device copy for both sessions" \
     "$(echo "$out" | grep '^where ' | tr '\n' ';')" "where gpu (one copy, shared by 2 sessions);"
-  echo "$out" | grep -q '^where gpu (one copy' || echo "the role's session said: $(echo "$out" | tr '\n' '|')"
+  grep -q <<<"$out" '^where gpu (one copy' || echo "the role's session said: $(echo "$out" | tr '\n' '|')"
 fi
 check "10. SELECT revoked: 42501 from its loaded copy, no rows" \
   "$(echo "$out" | grep -c "ERROR:  42501: permission denied for table edge")|$(echo "$out" | grep -c '^after ')" "1|0"

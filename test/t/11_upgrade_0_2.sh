@@ -55,7 +55,7 @@ SELECT 'bob counts ' || gpudl_count('family', 'anc(X, Y)');
 RESET ROLE;
 SQL
 )
-echo "$out" | grep -q "^bob counts $(run -At -c "SELECT gpudl_count('family', 'anc(X, Y)')")" \
+grep -q <<<"$out" "^bob counts $(run -At -c "SELECT gpudl_count('family', 'anc(X, Y)')")" \
   || { echo "bob's use after the update: $out"; exit 1; }
 
 # ---------------------------------------------------------------- 0.3 features
@@ -75,8 +75,8 @@ RESET ROLE;
 SQL
 )
 stored=$(echo "$out" | sed -n 's/^stored //p')
-{ [ -n "$stored" ] && [ "$stored" -gt 0 ] && echo "$out" | grep -q "^mined $stored$" \
-  && echo "$out" | grep -q "^bob sees $stored$" && echo "$out" | grep -q "^bob predicts .*bart" \
+{ [ -n "$stored" ] && [ "$stored" -gt 0 ] && grep -q <<<"$out" "^mined $stored$" \
+  && grep -q <<<"$out" "^bob sees $stored$" && grep -q <<<"$out" "^bob predicts .*bart" \
   && [ "$(run -At -c "SELECT count(*) FROM gpudl.mined_rules")" = "$stored" ]; } \
   || { echo "gpudl_mine / gpudl_predict after the update: $out"; exit 1; }
 notices=$(run -At 2>&1 <<'SQL'
@@ -91,7 +91,7 @@ DO $$ BEGIN PERFORM gpudl_predict('family', 'anc', 'anc("abe", Y)'); RAISE NOTIC
 RESET ROLE;
 SQL
 )
-{ echo "$notices" | grep -q "bob commit refused" && echo "$notices" | grep -q "ann predict refused"; } \
+{ grep -q <<<"$notices" "bob commit refused" && grep -q <<<"$notices" "ann predict refused"; } \
   || { echo "privileges of gpudl_mine / gpudl_predict after the update: $notices"; exit 1; }
 # rule learning (issue 15): the new arguments after the update — a ternary
 # target, types, the time budget, noise, the method — and the timed_out flag
@@ -107,9 +107,9 @@ SELECT 'flag ' || timed_out || ' ' || (params->>'method') FROM gpudl.learn_runs 
 SELECT 'default ' || (pg_get_function_arguments('gpudl_learn(text,text,text,text,int,int,int,float8,boolean,int,int,boolean,text,float8,float8,text,int,text)'::regprocedure) LIKE '%negative_sampling text DEFAULT ''closed_world''%');
 SQL
 )
-echo "$out" | grep -q "^rule sib3(X, Y, Z) :- " || { echo "0.3 learning after the update: $out"; exit 1; }
-echo "$out" | grep -q "^flag false refine$" || { echo "0.3 learn_runs after the update: $out"; exit 1; }
-echo "$out" | grep -q "^default true$" || { echo "0.3 gpudl_learn defaults after the update: $out"; exit 1; }
+grep -q <<<"$out" "^rule sib3(X, Y, Z) :- " || { echo "0.3 learning after the update: $out"; exit 1; }
+grep -q <<<"$out" "^flag false refine$" || { echo "0.3 learn_runs after the update: $out"; exit 1; }
+grep -q <<<"$out" "^default true$" || { echo "0.3 gpudl_learn defaults after the update: $out"; exit 1; }
 
 upgrade_cleanup upg2_ann upg2_bob
 echo "update 0.2 -> $latest: catalog, owners, grants and answers identical"

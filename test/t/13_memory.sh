@@ -52,9 +52,9 @@ check "count at half the peak" "$n1" "$n0"
 out=$(psql -X -At -d $db -c "\\set VERBOSITY verbose" -c "SET gpudl.device = cpu" \
         -c "SET gpudl.host_memory_limit = $(( n0 * 8 / 1048576 / 3 + 1 ))" \
         -c "SELECT gpudl_count('tc', 'tc(X, Y)')" 2>&1)
-echo "$out" | grep -q "53200" && ok "53200 past the limit" || bad "no 53200: $out"
-echo "$out" | grep -q "needs more than .* MB of host memory" && ok "message" || bad "message: $out"
-echo "$out" | grep -q "HINT:  Raise gpudl.host_memory_limit" && ok "hint" || bad "hint: $out"
+grep -q <<<"$out" "53200" && ok "53200 past the limit" || bad "no 53200: $out"
+grep -q <<<"$out" "needs more than .* MB of host memory" && ok "message" || bad "message: $out"
+grep -q <<<"$out" "HINT:  Raise gpudl.host_memory_limit" && ok "hint" || bad "hint: $out"
 
 if [ "${GPUDL_TEST_GPU:-0}" = 1 ]; then
   read -r g0 gh0 gdev0 gb0 <<<"$(run gpu)"

@@ -26,7 +26,7 @@ $q1;
 SELECT 'hits ' || hits || ' rules ' || (rules > 0)::text FROM gpudl_kg_cache_status();
 SQL
 )
-echo "$out" | grep -q "^hits 1 rules true$" || { echo "0.6: the second call did not reuse the graph: $out"; exit 1; }
+grep -q <<<"$out" "^hits 1 rules true$" || { echo "0.6: the second call did not reuse the graph: $out"; exit 1; }
 [ -n "$(run -At -c "$q1")" ] || { echo "0.6: no answers"; exit 1; }
 # the stored rules' changes are counted: after a DELETE the same session
 # parses what is left, and answers as a session that keeps nothing
@@ -39,7 +39,7 @@ SELECT 'rules ' || rules FROM gpudl_kg_cache_status();
 SQL
 )
 left=$(run -At -c "SELECT count(*) FROM gpudl.mined_rules WHERE program = 'family' AND target = 'sib'")
-echo "$out" | grep -q "^rules $left$" || { echo "0.6: the rules kept are not the $left stored: $out"; exit 1; }
+grep -q <<<"$out" "^rules $left$" || { echo "0.6: the rules kept are not the $left stored: $out"; exit 1; }
 fresh=$(PGOPTIONS="$PGOPTIONS -c gpudl.kg_cache=off" run -At -c "$q1")
 [ "$(echo "$out" | sed -n '/^--$/,$p' | sed '1d;$d')" = "$fresh" ] \
   || { echo "0.6: the session kept answers of deleted rules"; exit 1; }

@@ -21,9 +21,9 @@ SELECT 'kept exists: ' || (to_regclass('kept') IS NOT NULL)::text;
 SELECT 'triggers: ' || count(*) FROM pg_trigger WHERE tgrelid = 'e'::regclass;
 SQL
 )
-echo "$out" | grep -q "maintained tables need gpudl 0.7's catalog" \
-  && echo "$out" | grep -q "HINT:  Run ALTER EXTENSION gpudl UPDATE." \
-  && echo "$out" | grep -q "kept exists: false" && echo "$out" | grep -q "triggers: 0" \
+grep -q <<<"$out" "maintained tables need gpudl 0.7's catalog" \
+  && grep -q <<<"$out" "HINT:  Run ALTER EXTENSION gpudl UPDATE." \
+  && grep -q <<<"$out" "kept exists: false" && grep -q <<<"$out" "triggers: 0" \
   || { echo "0.6 catalog: 'maintain' was not refused cleanly: $out"; exit 1; }
 dropdb gpudl_upgrade06_old
 

@@ -46,8 +46,8 @@ SELECT 'same order: ' || (array_agg(rule ORDER BY id) = (SELECT array_agg(rule O
 SELECT 'rows: ' || count(*) FROM mined;
 SQL
 )
-echo "$out" | grep -q "ids after: true" && echo "$out" | grep -q "same order: true" \
-  && ! echo "$out" | grep -q "rows: 0$" || { echo "0.8: mined rules stored wrongly: $out"; exit 1; }
+grep -q <<<"$out" "ids after: true" && grep -q <<<"$out" "same order: true" \
+  && ! grep -q <<<"$out" "rows: 0$" || { echo "0.8: mined rules stored wrongly: $out"; exit 1; }
 
 upgrade_cleanup upg7_ann upg7_bob
 echo "update 0.7 -> $latest: catalog, owners, grants, mined rules, maintained tables and answers identical; mined rule ids cached"

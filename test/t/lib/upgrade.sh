@@ -84,7 +84,7 @@ SELECT 'bob counts ' || gpudl_count('family', 'anc(X, Y)');
 RESET ROLE;
 SQL
 )
-  { echo "$out" | grep -q "^bob counts $(run -At -c "SELECT gpudl_count('family', 'anc(X, Y)')")" \
+  { grep -q <<<"$out" "^bob counts $(run -At -c "SELECT gpudl_count('family', 'anc(X, Y)')")" \
     && [ "$(echo "$out" | grep -c "NOTICE:  refused")" = "$2" ]; } \
     || { echo "bob's use after the update: $out"; exit 1; }
 }
