@@ -6,7 +6,7 @@
 \pset pager off
 SET client_min_messages = warning;
 LOAD 'gpudl';  -- settings exist once the library is loaded
-SELECT plan(136);
+SELECT plan(140);
 
 -- schema layout: functions in the extension's schema, catalog in gpudl
 SELECT has_schema('gpudl');
@@ -59,7 +59,7 @@ SELECT set_eq(
     'catalog tables are registered with pg_extension_config_dump');
 SELECT is((SELECT extrelocatable FROM pg_extension WHERE extname = 'gpudl'), false,
     'the extension is not relocatable');
-SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'gpudl'), '0.8', 'version 0.8');
+SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'gpudl'), '0.9', 'version 0.9');
 
 -- ownership (PRODUCT.md section 7): row-level security on the catalog
 SELECT ok((SELECT bool_and(relrowsecurity) FROM pg_class
@@ -166,17 +166,27 @@ SELECT is(pg_get_function_result('gpudl_mine(text,text,int,float8,float8,bigint,
     'gpudl_mine result columns');
 SELECT has_function('public', 'gpudl_predict',
     ARRAY['text', 'text', 'text', 'text', 'boolean', 'integer', 'integer', 'double precision',
-          'double precision', 'text', 'double precision', 'boolean', 'integer']);
-SELECT is(pg_get_function_arguments('gpudl_predict(text,text,text,text,boolean,int,int,float8,float8,text,float8,boolean,int)'::regprocedure),
+          'double precision', 'text', 'double precision', 'boolean', 'integer', 'double precision[]']);
+SELECT is(pg_get_function_arguments('gpudl_predict(text,text,text,text,boolean,int,int,float8,float8,text,float8,boolean,int,float8[])'::regprocedure),
     'program text, target text, query text, aggregation text DEFAULT ''max''::text, '
     'exclude_known boolean DEFAULT true, "limit" integer DEFAULT 10, max_body integer DEFAULT 3, '
     'min_head_coverage double precision DEFAULT 0.01, min_confidence double precision DEFAULT 0.1, '
     'confidence text DEFAULT ''std''::text, smoothing double precision DEFAULT 20, '
-    'constants boolean DEFAULT false, rules_shown integer DEFAULT NULL::integer',
-    'gpudl_predict argument names and defaults (PRODUCT.md, plus confidence, smoothing, constants, rules_shown)');
-SELECT is(pg_get_function_result('gpudl_predict(text,text,text,text,boolean,int,int,float8,float8,text,float8,boolean,int)'::regprocedure),
+    'constants boolean DEFAULT false, rules_shown integer DEFAULT NULL::integer, '
+    'weights double precision[] DEFAULT NULL::double precision[]',
+    'gpudl_predict argument names and defaults (PRODUCT.md, plus confidence, smoothing, constants, rules_shown, weights)');
+SELECT is(pg_get_function_result('gpudl_predict(text,text,text,text,boolean,int,int,float8,float8,text,float8,boolean,int,float8[])'::regprocedure),
     'TABLE(query text, answer text, score double precision, rank bigint, rules text[])',
     'gpudl_predict result columns');
+-- 0.9: the weighted aggregation's weights learned from held-out triples
+SELECT has_function('public', 'gpudl_fit_weights', ARRAY['text', 'text', 'text', 'double precision']);
+SELECT is(pg_get_function_arguments('gpudl_fit_weights(text,text,text,float8)'::regprocedure),
+    'program text, query text, confidence text DEFAULT ''std''::text, smoothing double precision DEFAULT 20',
+    'gpudl_fit_weights argument names and defaults');
+SELECT is(pg_get_function_result('gpudl_fit_weights(text,text,text,float8)'::regprocedure),
+    'double precision[]', 'gpudl_fit_weights returns the weights');
+SELECT is((SELECT count(*)::int FROM pg_proc WHERE proname = 'gpudl_predict'), 1,
+    'one gpudl_predict (the 0.8 signature dropped)');
 -- 0.6: the knowledge graph kept between calls
 SELECT is(pg_get_function_result('gpudl_kg_cache_status()'::regprocedure),
     'SETOF record', 'gpudl_kg_cache_status returns rows');

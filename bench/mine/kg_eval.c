@@ -11,7 +11,7 @@
  *   kg_eval DIR [-x valid|test] [-b MAX_BODY] [-H HC] [-C PCA_CONF] [-s SUP]
  *           [-K] [-B MAX_BODY_CONST] [-h CONST_HC] [-T THREADS]
  *           [-a max,noisy_or,cluster,kind] [-p] [-S SMOOTH[,SMOOTH...]] [-r] [-O] [-o]
- *           [-w RULES_FILE | -l RULES_FILE] [-N]
+ *           [-w RULES_FILE | -l RULES_FILE] [-N] [-W] [-V WEIGHTS]
  *
  * DIR holds train.txt, valid.txt, test.txt (each may be .txt.gz; facts.txt
  * too, joined to the graph), tab-separated subject, relation, object; the
@@ -22,6 +22,9 @@
  * with object identity on X, -o: predict with it.  -w: save the mined rules
  * (raw structs, this build only), -l: load them instead of mining.  -N:
  * answer without gdl_predict_index (every rule tried per query; A/B).
+ * -W: with -a kind, learn the weighted aggregation's weights on the split
+ * (gdl_predict_fit) and print them; -V w,...: those weights for -a
+ * weighted (learn on valid, score test with them).
  */
 #include "../../test/unit/test_host.h"
 #include "../../src/mine/gdl_mine.h"
@@ -440,6 +443,10 @@ main(int argc, char **argv)
 	bool		use_prior = false;	/* -P: underived answers ranked by frequency */
 	bool		no_index = false;	/* -N: predict without gdl_predict_index (A/B) */
 	GdlPredictIndex **index = NULL;
+	bool		learn_w = false,	/* -W: learn the weighted aggregation's weights on this split */
+				fixed_w = false;	/* -V w,...: the weighted aggregation's weights */
+	double		wts[GDL_PREDICT_NWEIGHTS];
+	GdlPredictFit *fit = NULL;
 
 	gdl_test_host_install();
 	gdl_mine_options_init(&o);
@@ -453,7 +460,7 @@ main(int argc, char **argv)
 	}
 	dir = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "x:b:H:C:s:KB:h:T:a:pS:roOw:l:NP")) != -1)
+	while ((c = getopt(argc, argv, "x:b:H:C:s:KB:h:T:a:pS:roOw:l:NPWV:")) != -1)
 	{
 		switch (c)
 		{
@@ -476,6 +483,15 @@ main(int argc, char **argv)
 			case 'O': o.object_identity = true; break;
 			case 'N': no_index = true; break;
 			case 'P': use_prior = true; break;
+			case 'W': learn_w = true; break;
+			case 'V':
+				if (parse_list(optarg, wts, GDL_PREDICT_NWEIGHTS) != GDL_PREDICT_NWEIGHTS)
+				{
+					fprintf(stderr, "-V takes %d weights\n", GDL_PREDICT_NWEIGHTS);
+					return 2;
+				}
+				fixed_w = true;
+				break;
 			default: return 2;
 		}
 	}
@@ -679,7 +695,17 @@ main(int argc, char **argv)
 				gdl_predict_options_init(&po);
 				po.aggregation = strcmp(tok, "max") == 0 ? GDL_PREDICT_MAX :
 					strcmp(tok, "noisy_or") == 0 ? GDL_PREDICT_NOISY_OR :
-					strcmp(tok, "kind") == 0 ? GDL_PREDICT_KIND_NOISY_OR : GDL_PREDICT_CLUSTER_NOISY_OR;
+					strcmp(tok, "kind") == 0 ? GDL_PREDICT_KIND_NOISY_OR :
+					strcmp(tok, "weighted") == 0 ? GDL_PREDICT_WEIGHTED : GDL_PREDICT_CLUSTER_NOISY_OR;
+				if (fixed_w)
+					memcpy(po.weights, wts, sizeof(wts));
+				if (learn_w && po.aggregation == GDL_PREDICT_KIND_NOISY_OR)
+				{
+					gdl_predict_fit_free(fit);
+					fit = gdl_predict_fit_create(g, nasked, asked_split.n);
+					for (int64_t i = 0; i < asked_split.n; i++)
+						gdl_predict_fit_truth(fit, asked_split.t[i].r, asked_split.t[i].h, asked_split.t[i].t);
+				}
 				po.use_pca = use_pca;
 				po.smoothing = smooth[si];
 				po.exclude_known = true;
@@ -717,6 +743,8 @@ main(int argc, char **argv)
 						if (k == b0 || cmp_asked(q, &asked[k - 1]) != 0)
 							j++;
 						rank = filtered_rank(jobs[j].res, q, &truth, nentities, ntrue[k], &derived);
+						if (fit)
+							gdl_predict_fit_add(fit, jobs[j].rules, &jobs[j].q, q->want, jobs[j].res, &po);
 						for (int w = 0; w < 3; w++)
 						{
 							Score	   *s = w == 2 ? &dir_s[q->tail] : w ? &rel_s[q->r] : &all_s;
@@ -741,6 +769,21 @@ main(int argc, char **argv)
 						printf("  %s  %6ld  MRR %.4f  H@1 %.4f  H@10 %.4f  derived %.3f\n",
 							   d ? "r(h, ?)" : "r(?, t)", (long) dir_s[d].n, dir_s[d].rr / dir_s[d].n,
 							   dir_s[d].h1 / dir_s[d].n, dir_s[d].h10 / dir_s[d].n, dir_s[d].derived / dir_s[d].n);
+				if (fit)
+				{
+					double		before,
+								after,
+								tl = now_s();
+
+					gdl_predict_fit_learn(fit, wts, &before, &after);
+					printf("fit: %ld queries, MRR %.4f -> %.4f in %.1fs; -V ", (long) gdl_predict_fit_nqueries(fit),
+						   before, after, now_s() - tl);
+					for (int k = 0; k < GDL_PREDICT_NWEIGHTS; k++)
+						printf("%s%.4g", k ? "," : "", wts[k]);
+					printf("\n");
+					gdl_predict_fit_free(fit);
+					fit = NULL;
+				}
 				if (per_rel)
 					for (int r = 0; r < rels.n; r++)
 						if (rel_s[r].n)

@@ -7,7 +7,7 @@
  * With target NULL, a whole split in one call: rows (relation, subject,
  * object), the rules of every relation asked about read or mined once.
  */
-#include "pg/gpudl_kg.h"
+#include "api/api_predict.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -26,13 +26,6 @@ PG_FUNCTION_INFO_V1(gpudl_predict);
 /* Queries answered at once on the worker threads (their results held in memory). */
 #define PREDICT_BATCH 256
 
-/* One query of a call; value < 0 entity means it has no answers. */
-typedef struct PredictQuery
-{
-	GdlPredictQuery q;
-	bool		known;			/* the constant is an entity of the graph */
-	char	   *text;			/* as shown in the result: r("a", Y) or r(X, "b") */
-} PredictQuery;
 
 /*
  * Does the text start like a SQL query: a parenthesis, or select, with,
@@ -66,7 +59,7 @@ looks_like_sql(const char *s)
  * that is not in it is no entity.
  */
 static void
-set_query(PredictQuery *pq, const GpudlKg *kg, GdlDict *qdict, const char *target, int rel,
+set_query(GpudlPredictQuery *pq, const GpudlKg *kg, GdlDict *qdict, const char *target, int rel,
 		  bool subject_bound, int64_t qvalue)
 {
 	char	   *name = gdl_pred_name_quote(target);
@@ -87,7 +80,22 @@ set_query(PredictQuery *pq, const GpudlKg *kg, GdlDict *qdict, const char *targe
 	pq->q.subject_bound = subject_bound;
 	pq->q.value = value;
 	pq->known = (kg->type != GDL_TYPE_TEXT || value >= 0) && gdl_mine_graph_entity(kg->graph, value) >= 0;
+	pq->want = -1;
 	pq->text = subject_bound ? psprintf("%s(%s, Y)", name, lit) : psprintf("%s(X, %s)", name, lit);
+}
+
+/* The graph value of a constant encoded through qdict, or -1 when no entity has it. */
+static int64_t
+graph_value(const GpudlKg *kg, GdlDict *qdict, int64_t qvalue)
+{
+	if (kg->type == GDL_TYPE_TEXT)
+	{
+		size_t		len;
+		const char *s = gdl_dict_string(qdict, (int32_t) qvalue, &len);
+
+		return gdl_dict_lookup(kg->dict, s, len);
+	}
+	return qvalue;
 }
 
 /* Is the goal argument a constant? */
@@ -99,11 +107,11 @@ is_constant(const GdlTerm *t)
 }
 
 /* A goal r("a", Y) or r(X, "b") of the target, parsed with the goal parser. */
-static PredictQuery *
+static GpudlPredictQuery *
 goal_query(GpudlKg *kg, GdlDict *qdict, const char *target, int rel, const char *goal_text)
 {
 	GpudlGoalSpec *g = gpudl_parse_goal(&kg->goals, goal_text);
-	PredictQuery *pq = palloc0(sizeof(PredictQuery));
+	GpudlPredictQuery *pq = palloc0(sizeof(GpudlPredictQuery));
 	GdlGoal    *enc;
 	bool		c0,
 				c1;
@@ -149,15 +157,18 @@ row_value(GpudlKg *kg, GdlDict *qdict, Datum d, Oid typid, int row, int col)
  * Queries from a SQL query or table, run with the caller's rights: rows
  * (subject, object) of the target rel, or with rel < 0 (a whole split)
  * rows (relation, subject, object), the relation by its name in the graph;
- * exactly one of subject and object NULL per row.
+ * exactly one of subject and object NULL per row.  triples (rel < 0):
+ * rows are held-out triples, none NULL, each asked both ways with its
+ * true answer in want (gpudl_fit_weights).
  */
-static PredictQuery *
-read_queries(GpudlKg *kg, GdlDict *qdict, const char *program, int rel, const char *source, int64 *nqueries)
+GpudlPredictQuery *
+gpudl_predict_read_queries(GpudlKg *kg, GdlDict *qdict, const char *program, int rel, const char *source, bool triples,
+			 int64 *nqueries)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	const char *sql = gpudl_looks_like_relation_name(source) ? psprintf("SELECT * FROM %s", source) : source;
 	int			first = rel < 0 ? 2 : 1;	/* the subject's column */
-	PredictQuery *out;
+	GpudlPredictQuery *out;
 	TupleDesc	desc;
 	uint64		i,
 				n;
@@ -177,6 +188,12 @@ read_queries(GpudlKg *kg, GdlDict *qdict, const char *program, int rel, const ch
 				 errmsg("the queries have %d column%s, but a query row is (subject, object)",
 						desc->natts, desc->natts == 1 ? "" : "s"),
 				 errhint("Select the subject and the object, one of them NULL: the one to predict.")));
+	if (triples && desc->natts != 3)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the held-out triples have %d column%s, but a row is (relation, subject, object)",
+						desc->natts, desc->natts == 1 ? "" : "s"),
+				 errhint("Select the relation's name, the subject and the object of each true triple.")));
 	if (rel < 0 && desc->natts != 3)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
@@ -184,7 +201,7 @@ read_queries(GpudlKg *kg, GdlDict *qdict, const char *program, int rel, const ch
 						desc->natts, desc->natts == 1 ? "" : "s"),
 				 errhint("Select the relation's name, the subject and the object, one of the last two NULL; "
 						 "or name the target and select (subject, object).")));
-	out = palloc0(sizeof(PredictQuery) * (n + 1));
+	out = palloc0(sizeof(GpudlPredictQuery) * (2 * n + 1));
 	for (i = 0; i < n; i++)
 	{
 		HeapTuple	tup = SPI_tuptable->vals[i];
@@ -214,6 +231,26 @@ read_queries(GpudlKg *kg, GdlDict *qdict, const char *program, int rel, const ch
 								(int) i + 1, relname, program),
 						 errhint("Bind a binary table to that name, or correct the name (it is compared exactly).")));
 		}
+		if (triples)
+		{
+			int64_t		sv,
+						ov;
+
+			if (null0 || null1)
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("held-out row %d has a NULL %s", (int) i + 1, null0 ? "subject" : "object"),
+						 errhint("Each row is a true triple (relation, subject, object), asked both ways.")));
+			sv = row_value(kg, qdict, d0, TupleDescAttr(desc, first - 1)->atttypid, (int) i + 1, first);
+			ov = row_value(kg, qdict, d1, TupleDescAttr(desc, first)->atttypid, (int) i + 1, first + 1);
+			set_query(&out[2 * i], kg, qdict, kg->rels[r].name, r, true, sv);
+			out[2 * i].want = graph_value(kg, qdict, ov);
+			set_query(&out[2 * i + 1], kg, qdict, kg->rels[r].name, r, false, ov);
+			out[2 * i + 1].want = graph_value(kg, qdict, sv);
+			if ((i & 0xFFF) == 0)
+				CHECK_FOR_INTERRUPTS();
+			continue;
+		}
 		if (null0 == null1)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -230,36 +267,15 @@ read_queries(GpudlKg *kg, GdlDict *qdict, const char *program, int rel, const ch
 			CHECK_FOR_INTERRUPTS();
 	}
 	SPI_finish();
-	*nqueries = (int64) n;
+	*nqueries = (int64) (triples ? 2 * n : n);
 	return out;
 }
 
-/*
- * The rules of one relation for a call: the stored ones, else those of the
- * mining run for every relation (mined once per call, when first needed).
- */
-typedef struct RelRules
-{
-	bool		ready;
-	GdlMineRule *rules;
-	int64		nrules;
-	Datum	   *texts;			/* each rule's text datum */
-	GdlPredictIndex *index;		/* the rules prepared for the call's queries */
-} RelRules;
-
-typedef struct SplitRules
-{
-	GpudlKg    *kg;
-	const GpudlMineArgs *margs;
-	GdlMineResult *mined;		/* every relation's, NULL until needed */
-	RelRules   *of;				/* per graph relation */
-} SplitRules;
-
 /* The rules of relation rel (its stored rules, else the mined ones with that head). */
-static RelRules *
-split_rules(SplitRules *sr, int rel)
+GpudlRelRules *
+gpudl_predict_split_rules(GpudlSplitRules *sr, int rel)
 {
-	RelRules   *rr = &sr->of[rel];
+	GpudlRelRules   *rr = &sr->of[rel];
 	GpudlKgRules *stored;
 	int64		i;
 
@@ -302,19 +318,52 @@ parse_aggregation(const char *s)
 	static const GpudlKeyword aggregations[] = {
 		{"max", GDL_PREDICT_MAX}, {"noisy_or", GDL_PREDICT_NOISY_OR},
 		{"cluster_noisy_or", GDL_PREDICT_CLUSTER_NOISY_OR},
-		{"kind_noisy_or", GDL_PREDICT_KIND_NOISY_OR}, {NULL, 0}
+		{"kind_noisy_or", GDL_PREDICT_KIND_NOISY_OR}, {"weighted", GDL_PREDICT_WEIGHTED}, {NULL, 0}
 	};
 
 	return (GdlPredictAggregation)
 		gpudl_keyword(s, aggregations, "invalid aggregation \"%s\"",
 					  "Use 'max' (the best rule's confidence, ties broken by the next best), 'noisy_or', "
-					  "'cluster_noisy_or' (noisy-or over clusters of rules with the same body relations) or "
-					  "'kind_noisy_or' (over kinds of evidence).");
+					  "'cluster_noisy_or' (noisy-or over clusters of rules with the same body relations), "
+					  "'kind_noisy_or' (over kinds of evidence) or 'weighted' (kinds of evidence weighted "
+					  "as gpudl_fit_weights learns).");
 }
 
-/* Read and check the prediction options (arguments 3-5 and 9-10). */
+/*
+ * The weighted aggregation's weights from a float8[] argument: exactly
+ * GDL_PREDICT_NWEIGHTS finite, non-negative numbers, no NULL.
+ */
 static void
-predict_options(FunctionCallInfo fcinfo, GdlPredictOptions *o)
+predict_weights_arg(ArrayType *arr, GdlPredictOptions *o)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	deconstruct_array(arr, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &elems, &nulls, &n);
+	if (ARR_NDIM(arr) > 1 || n != GDL_PREDICT_NWEIGHTS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("weights must be a one-dimensional array of %d numbers, got %d",
+						GDL_PREDICT_NWEIGHTS, n),
+				 errhint("Use the array gpudl_fit_weights returns.")));
+	for (int k = 0; k < n; k++)
+	{
+		double		w = nulls[k] ? -1 : DatumGetFloat8(elems[k]);
+
+		if (!(w >= 0) || isinf(w))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("weight %d must be a non-negative number, got %s", k + 1,
+							nulls[k] ? "NULL" : psprintf("%g", w)),
+					 errhint("Use the array gpudl_fit_weights returns.")));
+		o->weights[k] = w;
+	}
+}
+
+/* Read and check the prediction options (arguments 3-5, 9-10 and 13). */
+void
+gpudl_predict_options(FunctionCallInfo fcinfo, GdlPredictOptions *o)
 {
 	gdl_predict_options_init(o);
 	o->aggregation = parse_aggregation(gpudl_text_arg(fcinfo, 3, "aggregation"));
@@ -344,6 +393,21 @@ predict_options(FunctionCallInfo fcinfo, GdlPredictOptions *o)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("smoothing must be a non-negative number, got %g", o->smoothing)));
 	}
+	/* 0.9's weights: only with aggregation 'weighted', which needs them */
+	if (PG_NARGS() > 13 && !PG_ARGISNULL(13))
+	{
+		if (o->aggregation != GDL_PREDICT_WEIGHTED)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("weights are given, but the aggregation is not 'weighted'"),
+					 errhint("Pass aggregation => 'weighted' with the weights, or leave weights out.")));
+		predict_weights_arg(PG_GETARG_ARRAYTYPE_P(13), o);
+	}
+	else if (o->aggregation == GDL_PREDICT_WEIGHTED)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("aggregation 'weighted' needs weights"),
+				 errhint("Learn them with gpudl_fit_weights(program, held-out triples) and pass weights => them.")));
 }
 
 /*
@@ -381,14 +445,14 @@ answer_text(GpudlKg *kg, RowCache *rc, int64_t value)
  * (below 0: all).
  */
 static void
-return_batch_rows(ReturnSetInfo *rsinfo, GpudlKg *kg, PredictQuery *queries, RelRules *one,
-				  SplitRules *split, GdlPredictJob *jobs, const int64 *which, int64 nj,
+return_batch_rows(ReturnSetInfo *rsinfo, GpudlKg *kg, GpudlPredictQuery *queries, GpudlRelRules *one,
+				  GpudlSplitRules *split, GdlPredictJob *jobs, const int64 *which, int64 nj,
 				  int rules_shown, RowCache *rc, MemoryContext percall)
 {
 	for (int64 j = 0; j < nj; j++)
 	{
-		PredictQuery *pq = &queries[which[j]];
-		RelRules   *rr = one->ready ? one : &split->of[pq->q.rel];
+		GpudlPredictQuery *pq = &queries[which[j]];
+		GpudlRelRules   *rr = one->ready ? one : &split->of[pq->q.rel];
 		GdlPredictResult *pr = jobs[j].res;
 		Datum		qtext = CStringGetTextDatum(pq->text);
 		MemoryContext qcxt = AllocSetContextCreate(percall, "gpudl predict query",
@@ -436,8 +500,8 @@ return_batch_rows(ReturnSetInfo *rsinfo, GpudlKg *kg, PredictQuery *queries, Rel
  * fewer times than preparing them costs (sorting every rule), so a single
  * goal is answered from the rules as they are.
  */
-static void
-prepare_rules(GpudlKg *kg, PredictQuery *queries, int64 nqueries, RelRules *one, SplitRules *split)
+void
+gpudl_predict_prepare_rules(GpudlKg *kg, GpudlPredictQuery *queries, int64 nqueries, GpudlRelRules *one, GpudlSplitRules *split)
 {
 	int64	   *asked = palloc0(sizeof(int64) * (kg->nrels + 1));
 
@@ -470,14 +534,14 @@ typedef struct PredictBatch
  * have no answers); returns the query after the batch's last.
  */
 static int64
-fill_batch(PredictBatch *pb, PredictQuery *queries, int64 qi, int64 nqueries, RelRules *one,
-		   SplitRules *split)
+fill_batch(PredictBatch *pb, GpudlPredictQuery *queries, int64 qi, int64 nqueries, GpudlRelRules *one,
+		   GpudlSplitRules *split)
 {
 	pb->n = 0;
 	for (; qi < nqueries && pb->n < PREDICT_BATCH; qi++)
 	{
-		PredictQuery *pq = &queries[qi];
-		RelRules   *rr = one->ready ? one : &split->of[pq->q.rel];
+		GpudlPredictQuery *pq = &queries[qi];
+		GpudlRelRules   *rr = one->ready ? one : &split->of[pq->q.rel];
 
 		if (!pq->known || !rr->ready || rr->nrules == 0)
 			continue;
@@ -498,8 +562,8 @@ fill_batch(PredictBatch *pb, PredictQuery *queries, int64 qi, int64 nqueries, Re
  * Returns the query after the next batch's last.
  */
 static int64
-start_and_return(ReturnSetInfo *rsinfo, GpudlKg *kg, PredictQuery *queries, int64 qi, int64 nqueries,
-				 RelRules *one, SplitRules *split, const GdlPredictOptions *opts,
+start_and_return(ReturnSetInfo *rsinfo, GpudlKg *kg, GpudlPredictQuery *queries, int64 qi, int64 nqueries,
+				 GpudlRelRules *one, GpudlSplitRules *split, const GdlPredictOptions *opts,
 				 PredictBatch *cur, PredictBatch *next, int rules_shown, RowCache *rc,
 				 MemoryContext percall)
 {
@@ -552,11 +616,11 @@ gpudl_predict(PG_FUNCTION_ARGS)
 	MemoryContext old;
 	GpudlKg    *kg;
 	GdlDict    *qdict;			/* the queries' constants (the graph's is not added to) */
-	PredictQuery *queries;
+	GpudlPredictQuery *queries;
 	int64		nqueries = 1;
 	bool		is_table = gpudl_looks_like_relation_name(query) || looks_like_sql(query);
-	RelRules	one;
-	SplitRules	split;
+	GpudlRelRules	one;
+	GpudlSplitRules	split;
 	int			token;
 	int			rules_shown = -1;
 	int64		qi;
@@ -569,7 +633,7 @@ gpudl_predict(PG_FUNCTION_ARGS)
 				t_predict = 0,
 				t_return = 0;
 
-	predict_options(fcinfo, &opts);
+	gpudl_predict_options(fcinfo, &opts);
 	gpudl_mine_args_init(&margs);
 	margs.max_body = gpudl_int_arg(fcinfo, 6, "max_body");
 	if (PG_ARGISNULL(7) || PG_ARGISNULL(8))
@@ -624,30 +688,30 @@ gpudl_predict(PG_FUNCTION_ARGS)
 		int			rel = gpudl_kg_relation(kg, target, false);
 
 		if (is_table)
-			queries = read_queries(kg, qdict, program, rel, query, &nqueries);
+			queries = gpudl_predict_read_queries(kg, qdict, program, rel, query, false, &nqueries);
 		else
 			queries = goal_query(kg, qdict, target, rel, query);
 		split.kg = kg;
 		split.margs = &margs;
-		split.of = palloc0(sizeof(RelRules) * (kg->nrels + 1));
+		split.of = palloc0(sizeof(GpudlRelRules) * (kg->nrels + 1));
 		/* the stored rules, else those mined for the target alone */
 		if (gpudl_kg_rules(kg, rel) == NULL)
 			split.mined = gpudl_kg_mine(kg, target, &margs);
-		one = *split_rules(&split, rel);
+		one = *gpudl_predict_split_rules(&split, rel);
 	}
 	else
 	{
 		/* a whole split: every relation asked about, its rules read or mined once */
-		queries = read_queries(kg, qdict, program, -1, query, &nqueries);
+		queries = gpudl_predict_read_queries(kg, qdict, program, -1, query, false, &nqueries);
 		split.kg = kg;
 		split.margs = &margs;
-		split.of = palloc0(sizeof(RelRules) * (kg->nrels + 1));
+		split.of = palloc0(sizeof(GpudlRelRules) * (kg->nrels + 1));
 		for (qi = 0; qi < nqueries; qi++)
 			if (queries[qi].known)
-				(void) split_rules(&split, queries[qi].q.rel);
+				(void) gpudl_predict_split_rules(&split, queries[qi].q.rel);
 	}
 
-	prepare_rules(kg, queries, nqueries, &one, &split);
+	gpudl_predict_prepare_rules(kg, queries, nqueries, &one, &split);
 	t_rules = gdl_now_ms();
 
 	/*

@@ -237,11 +237,28 @@ typedef enum GdlPredictAggregation
 									 * confidence (SAFRAN's shape; a cluster:
 									 * the rules over the same body
 									 * relations); ties broken as by max */
-	GDL_PREDICT_KIND_NOISY_OR	/* the same over kinds of evidence: rules
+	GDL_PREDICT_KIND_NOISY_OR,	/* the same over kinds of evidence: rules
 								 * over variables by body length, open rules
 								 * together, rules with constants by body
 								 * relations and constants */
+	GDL_PREDICT_WEIGHTED		/* a weighted sum of the answer's evidence
+								 * features (GdlPredictOptions.weights, as
+								 * gdl_predict_fit learns them); ties
+								 * broken as by max */
 } GdlPredictAggregation;
+
+/*
+ * The evidence features of an answer (mine_features.c), per kind of rule:
+ * -log(1 - noisy-or over the kind's clusters, each its best rule), kinds
+ * as kind_noisy_or's (paths of one, two, three atoms; open rules; one-atom
+ * rules with a body constant; other rules with constants); then how often
+ * the answer answers the relation that way in the graph (log(1 + n)), the
+ * best rule's -log(1 - confidence) and log(1 + rules deriving it).
+ */
+#define GDL_PREDICT_NKINDS 6
+#define GDL_PREDICT_NFEATURES 9
+/* weights [0, NFEATURES) score r(?, t) queries, [NFEATURES, 2 NFEATURES) r(h, ?) */
+#define GDL_PREDICT_NWEIGHTS (2 * GDL_PREDICT_NFEATURES)
 
 typedef struct GdlPredictOptions
 {
@@ -253,6 +270,9 @@ typedef struct GdlPredictOptions
 	bool		object_identity;	/* as GdlMineOptions.object_identity: in a
 									 * rule without constants no other variable
 									 * binds X's entity; default false */
+	double		weights[GDL_PREDICT_NWEIGHTS];	/* GDL_PREDICT_WEIGHTED's; default:
+												 * 1 per kind, 0 for the rest
+												 * (ranks as kind_noisy_or) */
 } GdlPredictOptions;
 
 /* r(value, ?) when subject_bound, else r(?, value). */
@@ -321,6 +341,32 @@ typedef struct GdlPredictJob
 extern void gdl_predict_many(const GdlMineGraph *g, GdlPredictJob *jobs, int64_t n,
 							 const GdlPredictOptions *o);
 extern void gdl_predict_result_free(GdlPredictResult *res);
+
+/*
+ * Weights learned from held-out triples (mine_fit.c): each fit query is
+ * answered with kind_noisy_or (limit 0), and its true answer's and its
+ * best wrong answers' features are kept; coordinate ascent then chooses
+ * the weights that maximize the filtered mean reciprocal rank of the true
+ * answers.  Wrong answers: every answer but the query's own and the
+ * triples given to gdl_predict_fit_truth (the graph's facts are excluded
+ * by exclude_known).  Host memory (gdl_alloc).
+ */
+typedef struct GdlPredictFit GdlPredictFit;
+extern GdlPredictFit *gdl_predict_fit_create(const GdlMineGraph *g, int64_t max_queries,
+											 int64_t max_truths);
+/* A held-out triple rel(s, o) (graph values): a true answer both ways. */
+extern void gdl_predict_fit_truth(GdlPredictFit *f, int32_t rel, int64_t s, int64_t o);
+/* One answered query whose true answer is want; res from kind_noisy_or. */
+extern void gdl_predict_fit_add(GdlPredictFit *f, const GdlMineRule *rules, const GdlPredictQuery *q,
+								int64_t want, const GdlPredictResult *res, const GdlPredictOptions *o);
+/*
+ * Learn: weights (GDL_PREDICT_NWEIGHTS) from the defaults; the MRR of the
+ * fit queries before (default weights) and after.  Checks interrupts.
+ */
+extern void gdl_predict_fit_learn(GdlPredictFit *f, double *weights, double *mrr_before,
+								  double *mrr_after);
+extern int64_t gdl_predict_fit_nqueries(const GdlPredictFit *f);
+extern void gdl_predict_fit_free(GdlPredictFit *f);
 
 /*
  * The same batch answered while the caller does other work: start it,

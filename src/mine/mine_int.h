@@ -202,4 +202,24 @@ struct GdlPredictIndex
 
 extern int64_t pred_keyed_lower(const PredKeyedList *l, uint64_t key);
 
+/* One derivation of a prediction: an answer entity, a rule and its confidence. */
+typedef struct PredHit
+{
+	int32_t		ent;
+	int32_t		rule;
+	double		conf;
+} PredHit;
+
+/* mine_predict.c: the cluster of a rule under a clustering aggregation, never 0 */
+extern uint64_t mine_rule_cluster(const GdlMineRule *r, GdlPredictAggregation agg);
+
+/* mine_features.c: the kind of a rule, 0 .. GDL_PREDICT_NKINDS - 1 */
+extern int	mine_rule_kind(const GdlMineRule *r);
+/*
+ * The features of answer ent (dense id) of query q from its hits (best
+ * first): GDL_PREDICT_NFEATURES values into f.
+ */
+extern void mine_answer_features(const GdlMineGraph *g, const GdlMineRule *rules, const PredHit *hits,
+								 int64_t n, const GdlPredictQuery *q, int32_t ent, double *f);
+
 #endif							/* MINE_INT_H */

@@ -48,15 +48,10 @@ gdl_predict_options_init(GdlPredictOptions *o)
 	o->exclude_known = false;
 	o->limit = 0;
 	o->object_identity = false;
+	for (int k = 0; k < GDL_PREDICT_NWEIGHTS; k++)
+		o->weights[k] = k % GDL_PREDICT_NFEATURES < GDL_PREDICT_NKINDS ? 1.0 : 0.0;
 }
 
-/* One derivation: an answer entity, a rule and its confidence. */
-typedef struct PredHit
-{
-	int32_t		ent;
-	int32_t		rule;
-	double		conf;
-} PredHit;
 
 /* The search state of one rule. */
 typedef struct PredSearch
@@ -315,8 +310,8 @@ body_relations_key(const GdlMineRule *r)
  * Kinship (dense, its evidence paths over many relations) -0.03: auto.sh
  * chooses per graph (docs/BENCHMARKS.md).
  */
-static uint64_t
-rule_cluster(const GdlMineRule *r, GdlPredictAggregation agg)
+uint64_t
+mine_rule_cluster(const GdlMineRule *r, GdlPredictAggregation agg)
 {
 	uint64_t	key;
 	bool		has_const = false;
@@ -360,7 +355,7 @@ cluster_noisy_or(const GdlMineRule *rules, const PredHit *hits, int64_t from, in
 	memset(set, 0, sizeof(uint64_t) * size);
 	for (int64_t k = from; k < to; k++)
 	{
-		uint64_t	key = rule_cluster(&rules[hits[k].rule], agg);
+		uint64_t	key = mine_rule_cluster(&rules[hits[k].rule], agg);
 		uint64_t	h = (key * 0x9E3779B97F4A7C15ull) >> 17;
 		bool		seen = false;
 
@@ -381,6 +376,21 @@ cluster_noisy_or(const GdlMineRule *rules, const PredHit *hits, int64_t from, in
 			prod *= 1.0 - hits[k].conf;
 	}
 	return 1.0 - prod;
+}
+
+/* GDL_PREDICT_WEIGHTED's score of an answer: its features weighted for the query's direction. */
+static double
+weighted_score(const GdlMineGraph *g, const GdlMineRule *rules, const PredHit *hits, int64_t n,
+			   const GdlPredictQuery *q, const GdlPredictOptions *o)
+{
+	double		f[GDL_PREDICT_NFEATURES],
+				sum = 0;
+	const double *w = o->weights + (q->subject_bound ? GDL_PREDICT_NFEATURES : 0);
+
+	mine_answer_features(g, rules, hits, n, q, hits[0].ent, f);
+	for (int k = 0; k < GDL_PREDICT_NFEATURES; k++)
+		sum += w[k] * f[k];
+	return sum;
 }
 
 /* Ranking key order: better first; 0 when the whole key is equal. */
@@ -756,6 +766,7 @@ predict_query(const GdlMineGraph *g, const GdlMineRule *rules, int64_t nrules,
 		ans[nans].score = o->aggregation == GDL_PREDICT_NOISY_OR ? 1.0 - prod
 			: (o->aggregation == GDL_PREDICT_CLUSTER_NOISY_OR || o->aggregation == GDL_PREDICT_KIND_NOISY_OR)
 			? cluster_noisy_or(rules, s.hits, i, j, cset, o->aggregation)
+			: o->aggregation == GDL_PREDICT_WEIGHTED ? weighted_score(g, rules, s.hits + i, j - i, q, o)
 			: s.hits[i].conf;
 		nans++;
 		i = j;

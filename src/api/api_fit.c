@@ -1,0 +1,193 @@
+/*
+ * api_fit.c — gpudl_fit_weights: the weights of gpudl_predict's 'weighted'
+ * aggregation learned from held-out triples (a validation split).
+ *
+ * Each row (relation, subject, object) of the query is a true triple the
+ * graph does not hold; it is asked both ways (r(s, ?) wanting o, r(?, o)
+ * wanting s) with the program's stored rules (or rules mined for the call,
+ * as gpudl_predict does) and kind_noisy_or, and the core
+ * (src/mine/mine_fit.c) chooses the weights under which the true answers
+ * rank best: the filtered mean reciprocal rank, the other held-out triples
+ * and the graph's facts left out of each ranking.  The result is the array
+ * to pass as gpudl_predict(..., aggregation => 'weighted', weights => ...).
+ */
+#include "api/api_predict.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+PG_FUNCTION_INFO_V1(gpudl_fit_weights);
+
+/* Queries answered per batch on the worker threads. */
+#define FIT_BATCH 1024
+
+/* Keep a batch's answers in the fit, then free them (also when keeping fails). */
+static void
+fit_keep_batch(GdlPredictFit *fit, GpudlPredictQuery *queries, GdlPredictJob *jobs, const int64 *which,
+			   int64 nb, const GdlPredictOptions *opts)
+{
+	PG_TRY();
+	{
+		for (int64 j = 0; j < nb; j++)
+		{
+			gdl_predict_fit_add(fit, jobs[j].rules, &jobs[j].q, queries[which[j]].want, jobs[j].res, opts);
+			gdl_predict_result_free(jobs[j].res);
+			jobs[j].res = NULL;
+		}
+	}
+	PG_CATCH();
+	{
+		for (int64 j = 0; j < nb; j++)
+		{
+			gdl_predict_result_free(jobs[j].res);
+			jobs[j].res = NULL;
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+}
+
+/*
+ * Answer the held-out queries in batches and keep what the fit needs of
+ * each; a query the rules cannot answer still counts (its true answer
+ * unranked).  A batch's results are freed even when keeping them fails.
+ */
+static void
+fit_answer(GpudlKg *kg, GdlPredictFit *fit, GpudlPredictQuery *queries, int64 nqueries,
+		   GpudlSplitRules *split, const GdlPredictOptions *opts)
+{
+	GdlPredictJob *jobs = palloc0(sizeof(GdlPredictJob) * FIT_BATCH);
+	int64	   *which = palloc(sizeof(int64) * FIT_BATCH);
+	int64		qi = 0;
+
+	while (qi < nqueries)
+	{
+		int64		nb = 0;
+
+		for (; qi < nqueries && nb < FIT_BATCH; qi++)
+		{
+			GpudlPredictQuery *pq = &queries[qi];
+			GpudlRelRules *rr = &split->of[pq->q.rel];
+
+			if (!pq->known || !rr->ready || rr->nrules == 0)
+			{
+				gdl_predict_fit_add(fit, NULL, &pq->q, pq->want, NULL, opts);
+				continue;
+			}
+			jobs[nb].rules = rr->rules;
+			jobs[nb].nrules = rr->nrules;
+			jobs[nb].index = rr->index;
+			jobs[nb].q = pq->q;
+			jobs[nb].res = NULL;
+			which[nb++] = qi;
+		}
+		CHECK_FOR_INTERRUPTS();
+		gdl_predict_many(kg->graph, jobs, nb, opts);
+		fit_keep_batch(fit, queries, jobs, which, nb, opts);
+	}
+}
+
+/*
+ * gpudl_fit_weights(program, query, confidence, smoothing) RETURNS
+ * float8[]: the weights, GDL_PREDICT_NWEIGHTS of them (gdl_mine.h's
+ * features, for r(?, t) queries then for r(h, ?) ones).
+ */
+Datum
+gpudl_fit_weights(PG_FUNCTION_ARGS)
+{
+	static const GpudlKeyword confidences[] = {{"pca", true}, {"std", false}, {NULL, 0}};
+	char	   *program = gpudl_text_arg(fcinfo, 0, "program name");
+	char	   *query = gpudl_text_arg(fcinfo, 1, "query");
+	char	   *conf = gpudl_text_arg(fcinfo, 2, "confidence");
+	GdlPredictOptions opts;
+	GpudlMineArgs margs;
+	MemoryContext percall,
+				old;
+	GpudlKg    *kg;
+	GdlDict    *qdict;
+	GpudlPredictQuery *queries;
+	int64		nqueries;
+	GpudlSplitRules split;
+	GdlPredictFit *fit;
+	GpudlRelRules one;
+	double		weights[GDL_PREDICT_NWEIGHTS],
+				before,
+				after,
+				t0 = gdl_now_ms(),
+				t_answered;
+	Datum		elems[GDL_PREDICT_NWEIGHTS];
+	ArrayType  *result;
+	int			token;
+
+	gdl_predict_options_init(&opts);
+	opts.aggregation = GDL_PREDICT_KIND_NOISY_OR;
+	opts.exclude_known = true;
+	opts.limit = 0;
+	opts.use_pca = gpudl_keyword(conf, confidences, "invalid confidence \"%s\"",
+								 "Use 'pca' (partial completeness) or 'std' (standard confidence).") != 0;
+	if (PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("smoothing must not be null")));
+	opts.smoothing = PG_GETARG_FLOAT8(3);
+	if (!(opts.smoothing >= 0) || isinf(opts.smoothing))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("smoothing must be a non-negative number, got %g", opts.smoothing)));
+	gpudl_mine_args_init(&margs);
+	gpudl_require_program(program, GPUDL_PRIV_USE);
+
+	gpudl_memory_reset();
+	percall = AllocSetContextCreate(CurrentMemoryContext, "gpudl fit weights", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(percall);
+	token = gpudl_progress_begin("fit", program, query);
+	gpudl_progress_phase("reading");
+	kg = gpudl_kg_acquire(program, NULL);
+	qdict = gdl_dict_create();
+	queries = gpudl_predict_read_queries(kg, qdict, program, -1, query, true, &nqueries);
+	if (nqueries == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("no held-out triples to fit the weights on"),
+				 errhint("The query returns the triples (relation, subject, object) of a validation split.")));
+
+	gpudl_progress_phase("rules");
+	memset(&split, 0, sizeof(split));
+	memset(&one, 0, sizeof(one));
+	split.kg = kg;
+	split.margs = &margs;
+	split.of = palloc0(sizeof(GpudlRelRules) * (kg->nrels + 1));
+	for (int64 qi = 0; qi < nqueries; qi++)
+		if (queries[qi].known)
+			(void) gpudl_predict_split_rules(&split, queries[qi].q.rel);
+	gpudl_predict_prepare_rules(kg, queries, nqueries, &one, &split);
+
+	gpudl_progress_phase("predicting");
+	fit = gdl_predict_fit_create(kg->graph, nqueries, nqueries / 2);
+	/* rows come in pairs: r(s, ?) wanting o, then r(?, o) wanting s */
+	for (int64 qi = 0; qi + 1 < nqueries; qi += 2)
+		if (queries[qi].q.value >= 0 && queries[qi].want >= 0)
+			gdl_predict_fit_truth(fit, queries[qi].q.rel, queries[qi].q.value, queries[qi].want);
+	fit_answer(kg, fit, queries, nqueries, &split, &opts);
+	t_answered = gdl_now_ms();
+
+	gpudl_progress_phase("fitting");
+	gdl_predict_fit_learn(fit, weights, &before, &after);
+	elog(DEBUG1, "gpudl_fit_weights: %lld queries, MRR %.4f with kind_noisy_or's weights, %.4f fitted; "
+		 "answering %.0f ms, fitting %.0f ms",
+		 (long long) nqueries, before, after, t_answered - t0, gdl_now_ms() - t_answered);
+	gdl_predict_fit_free(fit);
+	gpudl_progress_end(token);
+	gpudl_kg_release(kg);
+	MemoryContextSwitchTo(old);
+	for (int k = 0; k < GDL_PREDICT_NWEIGHTS; k++)
+		elems[k] = Float8GetDatum(weights[k]);
+	result = construct_array(elems, GDL_PREDICT_NWEIGHTS, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
+							 TYPALIGN_DOUBLE);
+	MemoryContextDelete(percall);
+	PG_RETURN_ARRAYTYPE_P(result);
+}
