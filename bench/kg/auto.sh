@@ -22,12 +22,13 @@
 #       AnyBURL's language: cyclic rules of up to three atoms beside rules
 #       with constants of one atom, those bounded by support and confidence
 # all with standard confidence (smoothing 20 while the language is chosen).
-# AGGS: "max cluster_noisy_or kind_noisy_or"; SMOOTHS: "20 5 1".
+# AGGS: "max cluster_noisy_or kind_noisy_or weighted" (weighted: its weights fitted
+# on valid, scored there in two folds by relation, eval.sh); SMOOTHS: "20 5 1".
 # Connection as for eval.sh; the graph is loaded once per name (KEEP/REUSE).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 read -r -a cands <<<"${CANDIDATES:-MAX_BODY=2,MIN_CONF=0.1 MAX_BODY=3,MIN_CONF=0.4 MAX_BODY=3,MIN_CONF=0.1,CONSTANTS=true,MAX_BODY_CONST=1,CONST_HC=0,MIN_SUPPORT=5}"
-read -r -a aggs <<<"${AGGS:-max cluster_noisy_or kind_noisy_or}"
+read -r -a aggs <<<"${AGGS:-max cluster_noisy_or kind_noisy_or weighted}"
 read -r -a smooths <<<"${SMOOTHS:-20 5 1}"
 [ $# -gt 0 ] || { echo "usage: auto.sh NAME [NAME ...]" >&2; exit 2; }
 
