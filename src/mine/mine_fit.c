@@ -8,7 +8,8 @@
  * ascent then tries, weight by weight, a few multiples of its value (and
  * 0), keeping any that raises the filtered mean reciprocal rank of the
  * true answers, until a sweep changes nothing.  Each try re-ranks the
- * kept answers only: seconds for tens of thousands of queries.
+ * kept answers only, on the worker threads: seconds for tens of
+ * thousands of queries.
  *
  * Why a learned sum and not SAFRAN's learned clusters: the kinds already
  * group redundant rules; what they lack is how much each kind is worth on
@@ -212,16 +213,29 @@ gdl_predict_fit_add(GdlPredictFit *f, const GdlMineRule *rules, const GdlPredict
 	}
 }
 
-/* The mean reciprocal rank of the fit queries under weights w. */
-static double
-fit_mrr(const GdlPredictFit *f, const double *w)
+/* One evaluation of fit_mrr on worker threads: each task sums its share. */
+typedef struct FitEval
 {
+	const GdlPredictFit *f;
+	const double *w;
+	double		rr[GDL_MAX_THREADS];
+} FitEval;
+
+/* A worker: the reciprocal ranks of its share of the queries. */
+static void
+fit_eval_task(void *arg, int tid, int ntasks)
+{
+	FitEval    *e = arg;
+	const GdlPredictFit *f = e->f;
+	int64_t		from,
+				to;
 	double		rr = 0;
 
-	for (int64_t i = 0; i < f->nqueries; i++)
+	gdl_split(f->nqueries, tid, ntasks, &from, &to);
+	for (int64_t i = from; i < to; i++)
 	{
 		const FitQuery *x = &f->queries[i];
-		const double *wd = w + (x->subject_bound ? NF : 0);
+		const double *wd = e->w + (x->subject_bound ? NF : 0);
 		double		sw = 0;
 		int64_t		better = 0,
 					tied = 0;
@@ -244,9 +258,29 @@ fit_mrr(const GdlPredictFit *f, const double *w)
 			tied += fabs(s - sw) <= 1e-9;
 		}
 		rr += 1.0 / (1.0 + (double) better + (double) tied / 2.0);
-		if ((i & 1023) == 0)
-			gdl_check_interrupts();
 	}
+	e->rr[tid] = rr;
+}
+
+/* The mean reciprocal rank of the fit queries under weights w (on the worker threads). */
+static double
+fit_mrr(const GdlPredictFit *f, const double *w)
+{
+	FitEval		e;
+	int			n = gdl_threads();
+	double		rr = 0;
+
+	if (n < 1)
+		n = 1;
+	if (n > GDL_MAX_THREADS)
+		n = GDL_MAX_THREADS;
+	memset(&e, 0, sizeof(e));
+	e.f = f;
+	e.w = w;
+	gdl_parallel(n, fit_eval_task, &e);
+	gdl_check_interrupts();
+	for (int t = 0; t < n; t++)
+		rr += e.rr[t];
 	return f->nqueries ? rr / (double) f->nqueries : 0.0;
 }
 
