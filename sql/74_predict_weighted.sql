@@ -29,7 +29,7 @@ SELECT gpudl_bind('fw', 'next', 'fw_next'), gpudl_bind('fw', '/fw/skip', 'fw_ski
 SELECT count(*) > 0 AS stored FROM gpudl_mine('fw', max_body => 2, min_head_coverage => 0, min_confidence => 0,
                                               constants => true, commit => true);
 
--- the weights: 18 non-negative numbers, the same for the same data
+-- the weights: 24 non-negative numbers, the same for the same data
 SELECT gpudl_fit_weights('fw', 'fw_held', smoothing => 1) AS w \gset
 SELECT array_length(:'w'::float8[], 1) AS weights,
        bool_and(x >= 0 AND x < 'Infinity') AS non_negative
@@ -44,7 +44,7 @@ CREATE TEMP TABLE fw_kind AS
                                                 "limit" => 0, smoothing => 1);
 CREATE TEMP TABLE fw_unit AS
   SELECT query, answer, rank FROM gpudl_predict('fw', NULL, 'fw_queries', aggregation => 'weighted',
-      "limit" => 0, smoothing => 1, weights => '{1,1,1,1,1,1,0,0,0,1,1,1,1,1,1,0,0,0}');
+      "limit" => 0, smoothing => 1, weights => '{1,1,1,1,1,1,0,0,0,0,0,0,1,1,1,1,1,1,0,0,0,0,0,0}');
 SELECT count(*) > 0 AS answers,
        NOT EXISTS (SELECT * FROM fw_kind EXCEPT SELECT * FROM fw_unit) AND
        NOT EXISTS (SELECT * FROM fw_unit EXCEPT SELECT * FROM fw_kind) AS ranks_as_kinds
@@ -76,11 +76,11 @@ SELECT count(*) FROM gpudl_predict('fw', NULL, 'fw_queries', aggregation => 'wei
 SELECT count(*) FROM gpudl_predict('fw', NULL, 'fw_queries', weights => :'w'::float8[]);
 SELECT count(*) FROM gpudl_predict('fw', NULL, 'fw_queries', aggregation => 'weighted', weights => '{1,2,3}');
 SELECT count(*) FROM gpudl_predict('fw', NULL, 'fw_queries', aggregation => 'weighted',
-                                   weights => '{1,1,1,1,1,1,0,0,0,1,1,1,1,1,1,0,0,-1}');
+                                   weights => '{1,1,1,1,1,1,0,0,0,0,0,0,1,1,1,1,1,1,0,0,0,0,0,-1}');
 SELECT count(*) FROM gpudl_predict('fw', NULL, 'fw_queries', aggregation => 'weighted',
-                                   weights => '{1,1,1,1,1,1,0,0,0,1,1,1,1,1,1,0,0,NULL}');
+                                   weights => '{1,1,1,1,1,1,0,0,0,0,0,0,1,1,1,1,1,1,0,0,0,0,0,NULL}');
 SELECT count(*) FROM gpudl_predict('fw', NULL, 'fw_queries', aggregation => 'weighted',
-                                   weights => '{1,1,1,1,1,1,0,0,0,1,1,1,1,1,1,0,0,NaN}');
+                                   weights => '{1,1,1,1,1,1,0,0,0,0,0,0,1,1,1,1,1,1,0,0,0,0,0,NaN}');
 SELECT count(*) FROM gpudl_predict('fw', NULL, 'fw_queries', aggregation => 'heavy');
 SELECT gpudl_fit_weights('fw', 'SELECT rel, s, NULL::text FROM fw_held');
 SELECT gpudl_fit_weights('fw', 'SELECT ''nope'', ''e1'', ''e2''');

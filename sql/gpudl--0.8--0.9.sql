@@ -4,7 +4,8 @@
 --   on this graph (src/mine/mine_fit.c, docs/DESIGN.md);
 -- * gpudl_predict gets `weights` for its new aggregation 'weighted' (the
 --   kinds of kind_noisy_or, each weighted, plus the answer's popularity,
---   its best rule and its number of rules).
+--   its best rule, its numbers of rules and clusters, its best rule with a
+--   body constant and its best PCA confidence: 24 weights).
 -- No table changes; every 0.8 call of gpudl_predict means what it meant.
 \echo Use "ALTER EXTENSION gpudl UPDATE TO '0.9'" to load this file. \quit
 

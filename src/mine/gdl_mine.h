@@ -253,10 +253,12 @@ typedef enum GdlPredictAggregation
  * as kind_noisy_or's (paths of one, two, three atoms; open rules; one-atom
  * rules with a body constant; other rules with constants); then how often
  * the answer answers the relation that way in the graph (log(1 + n)), the
- * best rule's -log(1 - confidence) and log(1 + rules deriving it).
+ * best rule's -log(1 - confidence), log(1 + rules deriving it), log(1 +
+ * clusters among them), the best rule with a body constant's -log(1 -
+ * confidence) and the best PCA confidence's -log(1 - c).
  */
 #define GDL_PREDICT_NKINDS 6
-#define GDL_PREDICT_NFEATURES 9
+#define GDL_PREDICT_NFEATURES 12
 /* weights [0, NFEATURES) score r(?, t) queries, [NFEATURES, 2 NFEATURES) r(h, ?) */
 #define GDL_PREDICT_NWEIGHTS (2 * GDL_PREDICT_NFEATURES)
 

@@ -43,13 +43,17 @@ evidence(double prod_not)
  * per kind, -log(1 - noisy-or over its clusters (kind_noisy_or's), each
  * counted once with its best rule); the prior log(1 + facts r(_, ent))
  * for r(h, ?) or log(1 + facts r(ent, _)) for r(?, t); the best rule's
- * -log(1 - confidence); log(1 + n).
+ * -log(1 - confidence); log(1 + n); log(1 + clusters, at most 32
+ * counted); the best body-constant rule's -log(1 - confidence); the best
+ * PCA confidence's (below 0.999) -log(1 - c).
  */
 void
 mine_answer_features(const GdlMineGraph *g, const GdlMineRule *rules, const PredHit *hits,
 					 int64_t n, const GdlPredictQuery *q, int32_t ent, double *f)
 {
 	double		not_p[GDL_PREDICT_NKINDS];
+	double		best_const = 0,
+				best_pca = 0;
 	uint64_t	seen[32];
 	int			nseen = 0;
 	int64_t		lo,
@@ -62,6 +66,7 @@ mine_answer_features(const GdlMineGraph *g, const GdlMineRule *rules, const Pred
 		const GdlMineRule *r = &rules[hits[i].rule];
 		uint64_t	key = mine_rule_cluster(r, GDL_PREDICT_KIND_NOISY_OR);
 		bool		dup = false;
+		int			kind;
 
 		/* an answer's clusters are few; past 32 each later one counts */
 		for (int j = 0; j < nseen && !dup; j++)
@@ -70,7 +75,12 @@ mine_answer_features(const GdlMineGraph *g, const GdlMineRule *rules, const Pred
 			continue;
 		if (nseen < (int) (sizeof(seen) / sizeof(seen[0])))
 			seen[nseen++] = key;
-		not_p[mine_rule_kind(r)] *= 1.0 - hits[i].conf;
+		kind = mine_rule_kind(r);
+		not_p[kind] *= 1.0 - hits[i].conf;
+		if (kind >= 4 && hits[i].conf > best_const)
+			best_const = hits[i].conf;
+		if (r->pca_confidence > best_pca)
+			best_pca = r->pca_confidence < 0.999 ? r->pca_confidence : 0.999;
 	}
 	for (int k = 0; k < GDL_PREDICT_NKINDS; k++)
 		f[k] = evidence(not_p[k]);
@@ -79,4 +89,7 @@ mine_answer_features(const GdlMineGraph *g, const GdlMineRule *rules, const Pred
 		? log1p((double) (hi - lo)) : 0.0;
 	f[GDL_PREDICT_NKINDS + 1] = n > 0 ? evidence(1.0 - hits[0].conf) : 0.0;
 	f[GDL_PREDICT_NKINDS + 2] = log1p((double) n);
+	f[GDL_PREDICT_NKINDS + 3] = log1p((double) nseen);
+	f[GDL_PREDICT_NKINDS + 4] = evidence(1.0 - best_const);
+	f[GDL_PREDICT_NKINDS + 5] = evidence(1.0 - best_pca);
 }

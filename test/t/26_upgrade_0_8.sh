@@ -43,7 +43,7 @@ SELECT 'grantee: ' || (gpudl_fit_weights('family', 'sib_held', smoothing => 1) =
 RESET ROLE;
 SQL
 )
-grep -q <<<"$out" "weights: 18" && grep -q <<<"$out" "same answers: true" && grep -q <<<"$out" "grantee: true" \
+grep -q <<<"$out" "weights: 24" && grep -q <<<"$out" "same answers: true" && grep -q <<<"$out" "grantee: true" \
   || { echo "0.9: fitting or predicting with weights on the updated catalog: $out"; exit 1; }
 
 upgrade_cleanup upg8_ann upg8_bob
