@@ -15,7 +15,7 @@
  * group redundant rules; what they lack is how much each kind is worth on
  * this graph, which a dozen weights say and a validation split of a few
  * thousand triples fits without overfitting (test MRR with weights fitted
- * on valid: FB15k-237 +0.0115, Kinship +0.047; docs/BENCHMARKS.md).  Wrong answers below the best
+ * on valid: FB15k-237 +0.018, Kinship +0.048; docs/BENCHMARKS.md).  Wrong answers below the best
  * FIT_KEEP count as ranked below the true answer: a true answer that far
  * down adds under 1/FIT_KEEP to the mean either way.
  */
