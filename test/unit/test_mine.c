@@ -902,20 +902,31 @@ hand_rule(int head, int nbody, const GdlMineAtom *body, int64_t sup, int64_t bs,
  * (conf 3/4), R1 :- knows(X,Y) (1/2), R2 :- friend(X,Z), friend(Z,Y) (7/8);
  * likes(1, ?) derives 2 [.75 .5], 3 [.75], 4 [.875], 5 [.875 .5], 6 [.75].
  */
-static void
-test_predict(void)
+/*
+ * The prediction tests' graph: likes(1, 3); friend 1->2, 1->3, 2->4, 3->4,
+ * 3->5, 1->6; knows 1->2, 1->5.
+ */
+static GdlMineGraph *
+predict_graph(void)
 {
-	int64_t		fa[] = {1, 1, 2, 3, 3, 1},
+	static int64_t fa[] = {1, 1, 2, 3, 3, 1},
 				fb[] = {2, 3, 4, 4, 5, 6};
-	int64_t		ka[] = {1, 1},
+	static int64_t ka[] = {1, 1},
 				kb[] = {2, 5};
-	int64_t		la[] = {1},
+	static int64_t la[] = {1},
 				lb[] = {3};
-	int64_t    *fc[2] = {fa, fb},
+	static int64_t *fc[2] = {fa, fb},
 			   *kc[2] = {ka, kb},
 			   *lc[2] = {la, lb};
 	GdlMineRelation rels[3] = {{"likes", {2, 1, lc}}, {"friend", {2, 6, fc}}, {"knows", {2, 2, kc}}};
-	GdlMineGraph *g = gdl_mine_graph_build(3, rels);
+
+	return gdl_mine_graph_build(3, rels);
+}
+
+static void
+test_predict(void)
+{
+	GdlMineGraph *g = predict_graph();
 	GdlMineAtom a0[] = {{1, GDL_MINE_X, GDL_MINE_Y}};
 	GdlMineAtom a1[] = {{2, GDL_MINE_X, GDL_MINE_Y}};
 	GdlMineAtom a2[] = {{1, GDL_MINE_X, GDL_MINE_Z}, {1, GDL_MINE_Z, GDL_MINE_Y}};
@@ -1084,17 +1095,7 @@ test_predict(void)
 static void
 test_weighted(void)
 {
-	int64_t		fa[] = {1, 1, 2, 3, 3, 1},
-				fb[] = {2, 3, 4, 4, 5, 6};
-	int64_t		ka[] = {1, 1},
-				kb[] = {2, 5};
-	int64_t		la[] = {1},
-				lb[] = {3};
-	int64_t    *fc[2] = {fa, fb},
-			   *kc[2] = {ka, kb},
-			   *lc[2] = {la, lb};
-	GdlMineRelation rels[3] = {{"likes", {2, 1, lc}}, {"friend", {2, 6, fc}}, {"knows", {2, 2, kc}}};
-	GdlMineGraph *g = gdl_mine_graph_build(3, rels);
+	GdlMineGraph *g = predict_graph();
 	GdlMineAtom a0[] = {{1, GDL_MINE_X, GDL_MINE_Y}};
 	GdlMineAtom a1[] = {{2, GDL_MINE_X, GDL_MINE_Y}};
 	GdlMineAtom a2[] = {{1, GDL_MINE_X, GDL_MINE_Z}, {1, GDL_MINE_Z, GDL_MINE_Y}};
