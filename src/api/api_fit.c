@@ -135,10 +135,8 @@ fit_answer(GpudlKg *kg, GdlPredictFit *fit, GpudlPredictQuery *queries, int64 nq
 Datum
 gpudl_fit_weights(PG_FUNCTION_ARGS)
 {
-	static const GpudlKeyword confidences[] = {{"pca", true}, {"std", false}, {NULL, 0}};
 	char	   *program = gpudl_text_arg(fcinfo, 0, "program name");
 	char	   *query = gpudl_text_arg(fcinfo, 1, "query");
-	char	   *conf = gpudl_text_arg(fcinfo, 2, "confidence");
 	GdlPredictOptions opts;
 	GpudlMineArgs margs;
 	MemoryContext percall,
@@ -163,16 +161,7 @@ gpudl_fit_weights(PG_FUNCTION_ARGS)
 	opts.aggregation = GDL_PREDICT_KIND_NOISY_OR;
 	opts.exclude_known = true;
 	opts.limit = 0;
-	opts.use_pca = gpudl_keyword(conf, confidences, "invalid confidence \"%s\"",
-								 "Use 'pca' (partial completeness) or 'std' (standard confidence).") != 0;
-	if (PG_ARGISNULL(3))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("smoothing must not be null")));
-	opts.smoothing = PG_GETARG_FLOAT8(3);
-	if (!(opts.smoothing >= 0) || isinf(opts.smoothing))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("smoothing must be a non-negative number, got %g", opts.smoothing)));
+	gpudl_predict_scoring_args(fcinfo, 2, 3, &opts);
 	gpudl_mine_args_init(&margs);
 	gpudl_require_program(program, GPUDL_PRIV_USE);
 

@@ -361,6 +361,28 @@ predict_weights_arg(ArrayType *arr, GdlPredictOptions *o)
 	}
 }
 
+/*
+ * The confidence (argument conf_arg: 'pca' or 'std') and smoothing
+ * (argument smoothing_arg: a non-negative number) of a scoring call.
+ */
+void
+gpudl_predict_scoring_args(FunctionCallInfo fcinfo, int conf_arg, int smoothing_arg, GdlPredictOptions *o)
+{
+	static const GpudlKeyword confidences[] = {{"pca", true}, {"std", false}, {NULL, 0}};
+	char	   *conf = gpudl_text_arg(fcinfo, conf_arg, "confidence");
+
+	o->use_pca = gpudl_keyword(conf, confidences, "invalid confidence \"%s\"",
+							   "Use 'pca' (partial completeness) or 'std' (standard confidence).") != 0;
+	if (PG_ARGISNULL(smoothing_arg))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("smoothing must not be null")));
+	o->smoothing = PG_GETARG_FLOAT8(smoothing_arg);
+	if (!(o->smoothing >= 0) || isinf(o->smoothing))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("smoothing must be a non-negative number, got %g", o->smoothing)));
+}
+
 /* Read and check the prediction options (arguments 3-5, 9-10 and 13). */
 void
 gpudl_predict_options(FunctionCallInfo fcinfo, GdlPredictOptions *o)
@@ -374,25 +396,9 @@ gpudl_predict_options(FunctionCallInfo fcinfo, GdlPredictOptions *o)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("limit must not be negative, got %lld", (long long) o->limit),
 				 errhint("Use 0 for every answer.")));
-	if (PG_NARGS() > 9)
-	{
-		static const GpudlKeyword confidences[] = {{"pca", true}, {"std", false}, {NULL, 0}};
-		char	   *conf = gpudl_text_arg(fcinfo, 9, "confidence");
-
-		o->use_pca = gpudl_keyword(conf, confidences, "invalid confidence \"%s\"",
-								   "Use 'pca' (partial completeness) or 'std' (standard confidence).") != 0;
-	}
+	/* 0.3's confidence and smoothing */
 	if (PG_NARGS() > 10)
-	{
-		if (PG_ARGISNULL(10))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("smoothing must not be null")));
-		o->smoothing = PG_GETARG_FLOAT8(10);
-		if (!(o->smoothing >= 0) || isinf(o->smoothing))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("smoothing must be a non-negative number, got %g", o->smoothing)));
-	}
+		gpudl_predict_scoring_args(fcinfo, 9, 10, o);
 	/* 0.9's weights: only with aggregation 'weighted', which needs them */
 	if (PG_NARGS() > 13 && !PG_ARGISNULL(13))
 	{

@@ -47,5 +47,7 @@ extern GpudlRelRules *gpudl_predict_split_rules(GpudlSplitRules *sr, int rel);
 extern void gpudl_predict_prepare_rules(GpudlKg *kg, GpudlPredictQuery *queries, int64 nqueries,
 										GpudlRelRules *one, GpudlSplitRules *split);
 extern void gpudl_predict_options(FunctionCallInfo fcinfo, GdlPredictOptions *o);
+extern void gpudl_predict_scoring_args(FunctionCallInfo fcinfo, int conf_arg, int smoothing_arg,
+									   GdlPredictOptions *o);
 
 #endif							/* GPUDL_API_PREDICT_H */
