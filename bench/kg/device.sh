@@ -8,7 +8,8 @@
 #   bash .device/run.sh 'bash bench/kg/device.sh'
 # Settings: NAME (graph, default fb15k-237), DATA (folder holding it,
 # default .device/kg), SPLIT (default test), THREADS_LIST (default "16"),
-# SQL (0 skips the SQL run), DEVICE (gpudl.device for it, default cpu).
+# SQL (0 skips the SQL run), DEVICE (gpudl.device for it, default cpu),
+# AGG (eval.sh's aggregation, default weighted: weights fitted on valid).
 set -uo pipefail
 OUT="${OUT:-out}"; mkdir -p "$OUT"
 NAME="${NAME:-fb15k-237}"; DATA="${DATA:-.device/kg}"; SPLIT="${SPLIT:-test}"
@@ -23,7 +24,7 @@ if [ "${SQL:-1}" != 0 ]; then
   log "eval.sh $NAME $SPLIT through SQL, device ${DEVICE:-cpu}"
   export GPUDL_PGHOST="${PGHOST:-/tmp}" GPUDL_PGPORT="${PGPORT:-5432}" GPUDL_PGUSER="${PGUSER:-pg}"
   PHASES=1 KG_CACHE=1 DATA_ROOT="$PWD/$DATA" SPLIT="$SPLIT" MAX_BODY=3 CONSTANTS=true MAX_BODY_CONST=1 \
-    CONST_HC=0 MIN_SUPPORT=5 AGG=kind_noisy_or CONF=std SMOOTH=2 DEVICE="${DEVICE:-cpu}" \
+    CONST_HC=0 MIN_SUPPORT=5 AGG="${AGG:-weighted}" CONF=std SMOOTH=2 DEVICE="${DEVICE:-cpu}" \
     bash bench/kg/eval.sh "$NAME" 2>&1 | tee -a "$OUT/kg_device.txt"
 fi
 log "done"

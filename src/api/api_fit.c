@@ -47,10 +47,22 @@ same_question(const GpudlPredictQuery *a, const GpudlPredictQuery *b)
 	return a->q.rel == b->q.rel && a->q.subject_bound == b->q.subject_bound && a->q.value == b->q.value;
 }
 
+/* Free the results of a batch's jobs. */
+static void
+free_results(GdlPredictJob *jobs, int64 nb)
+{
+	for (int64 j = 0; j < nb; j++)
+	{
+		gdl_predict_result_free(jobs[j].res);
+		jobs[j].res = NULL;
+	}
+}
+
 /*
  * Keep a batch's answers in the fit, once per held-out triple asking that
- * question (job j answers queries [first[j], end[j])), then free them
- * (also when keeping fails).
+ * question (job j answers queries [first[j], end[j]); the features
+ * computed on the worker threads), then free them (also when keeping
+ * fails).
  */
 static void
 fit_keep_batch(GdlPredictFit *fit, GpudlPredictQuery *queries, GdlPredictJob *jobs, const int64 *first,
@@ -58,24 +70,28 @@ fit_keep_batch(GdlPredictFit *fit, GpudlPredictQuery *queries, GdlPredictJob *jo
 {
 	PG_TRY();
 	{
+		int64	   *from = palloc(sizeof(int64) * (nb + 1));
+		int64	   *wants = palloc(sizeof(int64) * (nb > 0 ? end[nb - 1] - first[0] : 1));
+		int64		n = 0;
+
 		for (int64 j = 0; j < nb; j++)
 		{
+			from[j] = n;
 			for (int64 k = first[j]; k < end[j]; k++)
-				gdl_predict_fit_add(fit, jobs[j].rules, &jobs[j].q, queries[k].want, jobs[j].res, opts);
-			gdl_predict_result_free(jobs[j].res);
-			jobs[j].res = NULL;
+				wants[n++] = queries[k].want;
 		}
+		from[nb] = n;
+		gdl_predict_fit_add_many(fit, jobs, nb, (const int64_t *) wants, (const int64_t *) from, opts);
+		pfree(from);
+		pfree(wants);
 	}
 	PG_CATCH();
 	{
-		for (int64 j = 0; j < nb; j++)
-		{
-			gdl_predict_result_free(jobs[j].res);
-			jobs[j].res = NULL;
-		}
+		free_results(jobs, nb);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	free_results(jobs, nb);
 }
 
 /*

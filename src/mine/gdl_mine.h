@@ -362,6 +362,14 @@ extern void gdl_predict_fit_truth(GdlPredictFit *f, int32_t rel, int64_t s, int6
 extern void gdl_predict_fit_add(GdlPredictFit *f, const GdlMineRule *rules, const GdlPredictQuery *q,
 								int64_t want, const GdlPredictResult *res, const GdlPredictOptions *o);
 /*
+ * The same for a batch answered by gdl_predict_many: job j's true answers
+ * are wants[from[j] .. from[j + 1]) (one per held-out triple asking its
+ * question); the features computed on worker threads.
+ */
+extern void gdl_predict_fit_add_many(GdlPredictFit *f, const GdlPredictJob *jobs, int64_t njobs,
+									 const int64_t *wants, const int64_t *from,
+									 const GdlPredictOptions *o);
+/*
  * Learn: weights (GDL_PREDICT_NWEIGHTS) from the defaults; the MRR of the
  * fit queries before (default weights) and after.  Checks interrupts.
  */

@@ -4,7 +4,8 @@
  *
  * The fit queries are answered once with kind_noisy_or by the caller;
  * per query this keeps the true answer's features (mine_features.c) and
- * those of its best FIT_KEEP wrong answers, in host memory.  Coordinate
+ * those of its best FIT_KEEP wrong answers, in host memory (a batch's
+ * features computed on the worker threads: gdl_predict_fit_add_many).  Coordinate
  * ascent then tries, weight by weight, a few multiples of its value (and
  * 0), keeping any that raises the filtered mean reciprocal rank of the
  * true answers, until a sweep changes nothing.  Each try re-ranks the
@@ -22,6 +23,7 @@
 #include "mine_int.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Wrong answers kept per query (the best by kind_noisy_or). */
@@ -120,24 +122,128 @@ truth_has(const GdlPredictFit *f, const GdlPredictQuery *q, int32_t given, int32
 	return false;
 }
 
-/* The features of a returned answer (its rules, best first). */
-static void
-answer_features(const GdlPredictFit *f, const GdlMineRule *rules, const GdlPredictQuery *q,
-				const GdlPredictAnswer *a, const GdlPredictOptions *o, int32_t ent, double *out)
+/* A thread's buffer of hits for answer_features (malloc'd, grown as needed). */
+typedef struct FitScratch
 {
-	PredHit    *hits = gdl_alloc_uninit(sizeof(PredHit) * (a->nrules + 1));
+	PredHit    *hits;
+	int64_t		cap;
+} FitScratch;
 
+/*
+ * The features of a returned answer (its rules, best first) into out.
+ * Safe on a worker thread (malloc only); false when out of memory.
+ */
+static bool
+answer_features(const GdlPredictFit *f, const GdlMineRule *rules, const GdlPredictQuery *q,
+				const GdlPredictAnswer *a, const GdlPredictOptions *o, int32_t ent, FitScratch *sc,
+				double *out)
+{
+	if (a->nrules + 1 > sc->cap)
+	{
+		int64_t		cap = (a->nrules + 1) * 2;
+		PredHit    *h = realloc(sc->hits, sizeof(PredHit) * cap);
+
+		if (h == NULL)
+			return false;
+		sc->hits = h;
+		sc->cap = cap;
+	}
 	for (int32_t k = 0; k < a->nrules; k++)
 	{
 		const GdlMineRule *r = &rules[a->rules[k]];
 		double		den = (double) (o->use_pca ? r->pca_body_size : r->body_size) + o->smoothing;
 
-		hits[k].ent = ent;
-		hits[k].rule = a->rules[k];
-		hits[k].conf = den > 0 ? (double) r->support / den : 0.0;
+		sc->hits[k].ent = ent;
+		sc->hits[k].rule = a->rules[k];
+		sc->hits[k].conf = den > 0 ? (double) r->support / den : 0.0;
 	}
-	mine_answer_features(f->g, rules, hits, a->nrules, q, ent, out);
-	gdl_free(hits);
+	mine_answer_features(f->g, rules, sc->hits, a->nrules, q, ent, out);
+	return true;
+}
+
+/*
+ * What the fit keeps of one answered query whose true answer is want (a
+ * graph value): x (all but x->from) and the features of its best wrong
+ * answers, at most FIT_KEEP of them, into feats (FIT_KEEP * NF floats).
+ * res must hold every answer (limit 0), ranked by kind_noisy_or; NULL: the
+ * rules gave none.  Reads the fit only, so it runs on worker threads;
+ * false when out of memory.
+ */
+static bool
+fit_prepare(const GdlPredictFit *f, const GdlMineRule *rules, const GdlPredictQuery *q, int64_t want,
+			const GdlPredictResult *res, const GdlPredictOptions *o, FitScratch *sc, FitQuery *x,
+			float *feats)
+{
+	int32_t		given = gdl_mine_graph_entity(f->g, q->value);
+	int64_t		wrong = 0,
+				want_rank = -1;
+	double		v[NF];
+
+	memset(x, 0, sizeof(*x));
+	x->subject_bound = q->subject_bound;
+	for (int64_t i = 0; res && i < res->nanswers; i++)
+	{
+		const GdlPredictAnswer *a = &res->answers[i];
+		int32_t		ent = gdl_mine_graph_entity(f->g, a->value);
+
+		if (a->value == want)
+		{
+			want_rank = wrong + 1;
+			if (wrong < FIT_KEEP)
+			{
+				x->derived = true;
+				if (!answer_features(f, rules, q, a, o, ent, sc, v))
+					return false;
+				for (int k = 0; k < NF; k++)
+					x->want[k] = (float) v[k];
+			}
+			continue;
+		}
+		if (truth_has(f, q, given, ent))
+			continue;
+		wrong++;
+		if (x->n < FIT_KEEP)
+		{
+			if (!answer_features(f, rules, q, a, o, ent, sc, v))
+				return false;
+			for (int k = 0; k < NF; k++)
+				feats[(int64_t) x->n * NF + k] = (float) v[k];
+			x->n++;
+		}
+	}
+	if (!x->derived)
+	{
+		/* underived (or far down): its rank does not move with the weights */
+		int64_t		nent = gdl_mine_graph_nentities(f->g);
+
+		x->fixed_rr = want_rank > 0 ? 1.0 / (double) want_rank
+			: 1.0 / (1.0 + (double) wrong + (double) (nent > wrong ? nent - wrong : 0) / 2.0);
+		x->n = 0;
+	}
+	return true;
+}
+
+/* Append a prepared query (x and its x->n answers' features) to the fit. */
+static void
+fit_append(GdlPredictFit *f, const FitQuery *x, const float *feats)
+{
+	if (f->nqueries >= f->maxqueries)
+		gdl_error(GDL_ERR_INTERNAL, NULL, NULL, "more fit queries than announced");
+	if (f->nfeats + x->n > f->capfeats)
+	{
+		int64_t		cap = f->capfeats ? f->capfeats : 65536;
+
+		while (cap < f->nfeats + x->n)
+			cap *= 2;
+		f->feats = f->feats ? gdl_realloc(f->feats, sizeof(float) * NF * cap)
+			: gdl_alloc_uninit(sizeof(float) * NF * cap);
+		f->capfeats = cap;
+	}
+	memcpy(f->feats + f->nfeats * NF, feats, sizeof(float) * NF * x->n);
+	f->queries[f->nqueries] = *x;
+	f->queries[f->nqueries].from = f->nfeats;
+	f->nqueries++;
+	f->nfeats += x->n;
 }
 
 /*
@@ -149,68 +255,117 @@ void
 gdl_predict_fit_add(GdlPredictFit *f, const GdlMineRule *rules, const GdlPredictQuery *q, int64_t want,
 					const GdlPredictResult *res, const GdlPredictOptions *o)
 {
-	FitQuery   *x;
-	int32_t		given = gdl_mine_graph_entity(f->g, q->value);
-	int64_t		wrong = 0,
-				want_rank = -1;
+	FitScratch	sc = {NULL, 0};
+	float	   *feats = gdl_alloc_uninit(sizeof(float) * NF * FIT_KEEP);
+	FitQuery	x;
+	bool		ok = fit_prepare(f, rules, q, want, res, o, &sc, &x, feats);
 
-	if (f->nqueries >= f->maxqueries)
-		gdl_error(GDL_ERR_INTERNAL, NULL, NULL, "more fit queries than announced");
-	x = &f->queries[f->nqueries++];
-	memset(x, 0, sizeof(*x));
-	x->subject_bound = q->subject_bound;
-	x->from = f->nfeats;
-	for (int64_t i = 0; res && i < res->nanswers; i++)
+	free(sc.hits);
+	if (!ok)
 	{
-		const GdlPredictAnswer *a = &res->answers[i];
-		int32_t		ent = gdl_mine_graph_entity(f->g, a->value);
-
-		if (a->value == want)
-		{
-			want_rank = wrong + 1;
-			if (wrong < FIT_KEEP)
-			{
-				double		v[NF];
-
-				x->derived = true;
-				answer_features(f, rules, q, a, o, ent, v);
-				for (int k = 0; k < NF; k++)
-					x->want[k] = (float) v[k];
-			}
-			continue;
-		}
-		if (truth_has(f, q, given, ent))
-			continue;
-		wrong++;
-		if (x->n < FIT_KEEP)
-		{
-			if (f->nfeats == f->capfeats)
-			{
-				f->capfeats = f->capfeats ? f->capfeats * 2 : 65536;
-				f->feats = f->feats ? gdl_realloc(f->feats, sizeof(float) * NF * f->capfeats)
-					: gdl_alloc_uninit(sizeof(float) * NF * f->capfeats);
-			}
-			{
-				double		v[NF];
-
-				answer_features(f, rules, q, a, o, ent, v);
-				for (int k = 0; k < NF; k++)
-					f->feats[f->nfeats * NF + k] = (float) v[k];
-			}
-			f->nfeats++;
-			x->n++;
-		}
+		gdl_free(feats);
+		gdl_error(GDL_ERR_OUT_OF_MEMORY, NULL, NULL, "out of memory while fitting weights");
 	}
-	if (!x->derived)
+	fit_append(f, &x, feats);
+	gdl_free(feats);
+}
+
+/* The shared state of gdl_predict_fit_add_many's workers. */
+typedef struct FitBatch
+{
+	const GdlPredictFit *f;
+	const GdlPredictJob *jobs;
+	int64_t		njobs;
+	const int64_t *wants;
+	const int64_t *from;
+	const GdlPredictOptions *o;
+	FitQuery   *xs;				/* one per triple, as wants */
+	float	   *feats;			/* FIT_KEEP * NF per triple */
+	int64_t		cursor;			/* next job (atomic) */
+	int			failed;			/* out of memory (atomic) */
+	int			stopped;		/* an interrupt (atomic) */
+} FitBatch;
+
+/* A worker: prepare the triples of one job at a time until none is left. */
+static void
+fit_prepare_task(void *arg, int tid, int ntasks)
+{
+	FitBatch   *b = arg;
+	FitScratch	sc = {NULL, 0};
+
+	(void) tid;
+	(void) ntasks;
+	for (;;)
 	{
-		/* underived (or far down): its rank does not move with the weights */
-		int64_t		nent = gdl_mine_graph_nentities(f->g);
+		int64_t		j = __atomic_fetch_add(&b->cursor, 1, __ATOMIC_RELAXED);
+		const GdlPredictJob *job;
 
-		x->fixed_rr = want_rank > 0 ? 1.0 / (double) want_rank
-			: 1.0 / (1.0 + (double) wrong + (double) (nent > wrong ? nent - wrong : 0) / 2.0);
-		f->nfeats = x->from;
-		x->n = 0;
+		if (j >= b->njobs || __atomic_load_n(&b->failed, __ATOMIC_RELAXED))
+			break;
+		if (gdl_interrupt_pending())
+		{
+			__atomic_store_n(&b->stopped, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		job = &b->jobs[j];
+		for (int64_t k = b->from[j]; k < b->from[j + 1]; k++)
+			if (!fit_prepare(b->f, job->rules, &job->q, b->wants[k], job->res, b->o, &sc, &b->xs[k],
+							 b->feats + k * FIT_KEEP * NF))
+			{
+				__atomic_store_n(&b->failed, 1, __ATOMIC_RELAXED);
+				break;
+			}
 	}
+	free(sc.hits);
+}
+
+/*
+ * Keep a batch of answered queries at once: job j (answered by
+ * gdl_predict_many with kind_noisy_or, limit 0) is the question of the
+ * held-out triples whose true answers are wants[from[j] .. from[j + 1])
+ * (from: njobs + 1 entries, from[0] = 0).  The features are computed on
+ * the worker threads (most of a fit's keeping: up to FIT_KEEP + 1 answers'
+ * features per triple), then appended in order, so the fit is the same as
+ * gdl_predict_fit_add's one triple at a time.
+ */
+void
+gdl_predict_fit_add_many(GdlPredictFit *f, const GdlPredictJob *jobs, int64_t njobs, const int64_t *wants,
+						 const int64_t *from, const GdlPredictOptions *o)
+{
+	FitBatch	b;
+	int64_t		total = from[njobs];
+	int			threads = gdl_threads();
+
+	if (total <= 0)
+		return;
+	if (threads < 1)
+		threads = 1;
+	if (threads > GDL_MAX_THREADS)
+		threads = GDL_MAX_THREADS;
+	if (threads > njobs)
+		threads = (int) njobs;
+	memset(&b, 0, sizeof(b));
+	b.f = f;
+	b.jobs = jobs;
+	b.njobs = njobs;
+	b.wants = wants;
+	b.from = from;
+	b.o = o;
+	b.xs = gdl_alloc(sizeof(FitQuery) * total);
+	b.feats = gdl_alloc_uninit(sizeof(float) * NF * FIT_KEEP * total);
+	gdl_parallel(threads, fit_prepare_task, &b);
+	if (b.failed || b.stopped)
+	{
+		gdl_free(b.xs);
+		gdl_free(b.feats);
+		if (b.stopped)
+			gdl_check_stop();
+		gdl_error(GDL_ERR_OUT_OF_MEMORY, NULL, NULL, "out of memory while fitting weights");
+	}
+	for (int64_t k = 0; k < total; k++)
+		fit_append(f, &b.xs[k], b.feats + k * FIT_KEEP * NF);
+	gdl_free(b.xs);
+	gdl_free(b.feats);
 }
 
 /* One evaluation of fit_mrr on worker threads: each task sums its share. */

@@ -1152,6 +1152,60 @@ test_weighted(void)
 	for (int k = 0; k < GDL_PREDICT_NWEIGHTS; k++)
 		CHECK(weights[k] >= 0 && isfinite(weights[k]));
 	gdl_predict_fit_free(fit);
+
+	/*
+	 * A batch kept at once (features on worker threads) is the fit of its
+	 * triples kept one at a time: likes(1, ?) wanting 2, 4 and 3 (not
+	 * derived), likes(?, 5) wanting 1 and 3, two questions, five triples.
+	 */
+	{
+		GdlPredictJob jobs[2];
+		int64_t		wants[] = {2, 4, 3, 1, 3},
+					from[] = {0, 3, 5};
+		GdlPredictFit *one = gdl_predict_fit_create(g, 5, 5),
+				   *many = gdl_predict_fit_create(g, 5, 5);
+		double		w1[GDL_PREDICT_NWEIGHTS],
+					wm[GDL_PREDICT_NWEIGHTS],
+					b1,
+					a1,
+					bm,
+					am;
+
+		memset(jobs, 0, sizeof(jobs));
+		for (int j = 0; j < 2; j++)
+		{
+			jobs[j].rules = rules;
+			jobs[j].nrules = 4;
+			jobs[j].q.rel = 0;
+			jobs[j].q.subject_bound = j == 0;
+			jobs[j].q.value = j == 0 ? 1 : 5;
+		}
+		gdl_set_threads(2);
+		gdl_predict_many(g, jobs, 2, &o);
+		for (int k = 0; k < 5; k++)
+		{
+			int			j = k < 3 ? 0 : 1;
+			int64_t		s = j == 0 ? 1 : wants[k],
+						t = j == 0 ? wants[k] : 5;
+
+			gdl_predict_fit_truth(one, 0, s, t);
+			gdl_predict_fit_truth(many, 0, s, t);
+		}
+		for (int k = 0; k < 5; k++)
+			gdl_predict_fit_add(one, rules, &jobs[k < 3 ? 0 : 1].q, wants[k], jobs[k < 3 ? 0 : 1].res, &o);
+		gdl_predict_fit_add_many(many, jobs, 2, wants, from, &o);
+		CHECK(gdl_predict_fit_nqueries(one) == 5 && gdl_predict_fit_nqueries(many) == 5);
+		gdl_predict_fit_learn(one, w1, &b1, &a1);
+		gdl_predict_fit_learn(many, wm, &bm, &am);
+		CHECK_MSG(b1 == bm && a1 == am && b1 > 0 && a1 >= b1, "fit one at a time %g -> %g, as a batch %g -> %g",
+				  b1, a1, bm, am);
+		CHECK(memcmp(w1, wm, sizeof(w1)) == 0);
+		for (int j = 0; j < 2; j++)
+			gdl_predict_result_free(jobs[j].res);
+		gdl_predict_fit_free(one);
+		gdl_predict_fit_free(many);
+		gdl_set_threads(0);
+	}
 	gdl_test_reset();
 }
 
