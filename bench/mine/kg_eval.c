@@ -11,7 +11,7 @@
  *   kg_eval DIR [-x valid|test] [-b MAX_BODY] [-H HC] [-C PCA_CONF] [-s SUP]
  *           [-K] [-B MAX_BODY_CONST] [-h CONST_HC] [-T THREADS]
  *           [-a max,noisy_or,cluster,kind] [-p] [-S SMOOTH[,SMOOTH...]] [-r] [-O] [-o]
- *           [-w RULES_FILE | -l RULES_FILE] [-N] [-W] [-V WEIGHTS]
+ *           [-w RULES_FILE | -l RULES_FILE] [-N] [-W] [-V WEIGHTS] [-f FOLD]
  *
  * DIR holds train.txt, valid.txt, test.txt (each may be .txt.gz; facts.txt
  * too, joined to the graph), tab-separated subject, relation, object; the
@@ -24,7 +24,9 @@
  * answer without gdl_predict_index (every rule tried per query; A/B).
  * -W: with -a kind, learn the weighted aggregation's weights on the split
  * (gdl_predict_fit) and print them; -V w,...: those weights for -a
- * weighted (learn on valid, score test with them).
+ * weighted (learn on valid, score test with them).  -f 0|1: ask only the
+ * triples of the relations in that half (by a hash of the name), for
+ * weights fitted on one half and scored on the other (bench/kg/folds.sh).
  */
 #include "../../test/unit/test_host.h"
 #include "../../src/mine/gdl_mine.h"
@@ -406,6 +408,17 @@ parse_list(const char *s, double *out, int max)
 	return n;
 }
 
+/* FNV-1a of a relation's name: its half for -f (independent of reading order). */
+static uint32_t
+name_hash(const char *s)
+{
+	uint32_t	h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char) *s) * 16777619u;
+	return h;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -438,6 +451,7 @@ main(int argc, char **argv)
 			   *rule_hi;
 	Asked	   *asked;
 	int64_t		nasked = 0;
+	int			fold = -1;
 	int64_t    *ntrue;
 	double		t0;
 	bool		use_prior = false;	/* -P: underived answers ranked by frequency */
@@ -460,7 +474,7 @@ main(int argc, char **argv)
 	}
 	dir = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "x:b:H:C:s:KB:h:T:a:pS:roOw:l:NPWV:")) != -1)
+	while ((c = getopt(argc, argv, "x:b:H:C:s:KB:h:T:a:pS:roOw:l:NPWV:f:")) != -1)
 	{
 		switch (c)
 		{
@@ -484,6 +498,7 @@ main(int argc, char **argv)
 			case 'N': no_index = true; break;
 			case 'P': use_prior = true; break;
 			case 'W': learn_w = true; break;
+			case 'f': fold = atoi(optarg); break;
 			case 'V':
 				if (parse_list(optarg, wts, GDL_PREDICT_NWEIGHTS) != GDL_PREDICT_NWEIGHTS)
 				{
@@ -654,6 +669,8 @@ main(int argc, char **argv)
 	{
 		const Triple *x = &asked_split.t[i];
 
+		if (fold >= 0 && (int) (name_hash(rels.names[x->r]) & 1) != fold)
+			continue;
 		asked[nasked++] = (Asked) {x->r, true, x->h, x->t};
 		asked[nasked++] = (Asked) {x->r, false, x->t, x->h};
 	}
