@@ -6,7 +6,7 @@
 \pset pager off
 SET client_min_messages = warning;
 LOAD 'gpudl';  -- settings exist once the library is loaded
-SELECT plan(140);
+SELECT plan(141);
 
 -- schema layout: functions in the extension's schema, catalog in gpudl
 SELECT has_schema('gpudl');
@@ -252,6 +252,7 @@ SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpudl.device'), 'auto'
 SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpudl.device_memory_limit'), '0', 'gpudl.device_memory_limit defaults to 0');
 SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpudl.max_iterations'), '100000', 'gpudl.max_iterations defaults to 100000');
 SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpudl.cuda_library'), '$libdir/gpudl_cuda.so', 'gpudl.cuda_library default');
+SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpudl.batch_rows'), '33554432', 'gpudl.batch_rows defaults to 32 Mi rows');
 SELECT throws_ok($$SET gpudl.device = 'tpu'$$, '22023', NULL, 'gpudl.device accepts only auto/cpu/gpu');
 SELECT throws_ok($$SET gpudl.max_iterations = 0$$, '22023', NULL, 'gpudl.max_iterations must be positive');
 SELECT throws_ok($$SET gpudl.no_such_setting = 1$$, '42602', NULL, 'the gpudl prefix is reserved');

@@ -161,3 +161,16 @@ SHOW gpudl.threads;
 SET gpudl.threads = 65;
 SET gpudl.threads = -1;
 RESET gpudl.threads;
+
+-- slices (gpudl.batch_rows): the same answer with every join cut into
+-- slices of 64 rows (many slices), and with no bound (none); below 0 is
+-- refused
+SET gpudl.batch_rows = 64;
+SELECT gpudl_count('tree10', 'below(X, Y)');
+SELECT value > 100 AS sliced FROM gpudl_stats() WHERE name = 'last_batches';
+SET gpudl.batch_rows = 0;
+SELECT gpudl_count('tree10', 'below(X, Y)');
+SELECT value AS slices FROM gpudl_stats() WHERE name = 'last_batches';
+SET gpudl.batch_rows = -1;
+RESET gpudl.batch_rows;
+SHOW gpudl.batch_rows;

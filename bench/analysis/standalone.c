@@ -6,7 +6,7 @@
  * 3 wall times.  So the rules files are checked by gpudl's parser and the
  * derived sizes on a code base are known before a server runs them (issue 23).
  * GDL_DEVICE=gpu runs the CUDA module instead (GDL_CUDA_LIB, default
- * cuda/gpudl_cuda.so), GDL_THREADS=N the CPU engine on N threads.
+ * cuda/gpudl_cuda.so), GDL_THREADS=N the CPU engine on N threads, GDL_BATCH_ROWS=N a join's rows per slice (default 32 Mi).
  *
  *   cc -O2 -std=gnu11 -pthread -o gdl_analysis bench/analysis/standalone.c \
  *      test/unit/test_host.c src/{core,lang,plan,exec,cpu,ilp,mine}/[a-z]*.c -lm -ldl
@@ -276,6 +276,8 @@ main(int argc, char **argv)
 	}
 	if (getenv("GDL_THREADS"))
 		gdl_engine_set_threads(atoi(getenv("GDL_THREADS")));
+	if (getenv("GDL_BATCH_ROWS"))	/* a join's rows per slice (default 32 Mi) */
+		gdl_engine_set_batch_rows(atoll(getenv("GDL_BATCH_ROWS")));
 	facts_dir = argv[1];
 	src = slurp(argv[2]);
 	for (g = 3; g < argc; g++)

@@ -10,12 +10,13 @@
 #   bash bench/kg/folds.sh ../shared/data/kg/fb15k-237 -b 3 -K -B 1 -h 0 -s 5 -C 0.1
 # Settings: THREADS (default: every CPU), SMOOTH (default 2), RULES (where
 # the mined rules are kept between the runs, default a temporary file;
-# REUSE=1 with RULES: score the rules an earlier run kept there, no mining).
+# REUSE=1 with RULES: score the rules an earlier run kept there, no mining),
+# KG_EVAL (a kg_eval binary to use instead of building bench/mine's).
 set -euo pipefail
 dir=$1; shift
 here=$(cd "$(dirname "$0")/../.." && pwd)
-kg="$here/bench/mine/bin/kg_eval"
-make -s -C "$here/bench/mine" bin/kg_eval
+kg="${KG_EVAL:-$here/bench/mine/bin/kg_eval}"
+[ -n "${KG_EVAL:-}" ] || make -s -C "$here/bench/mine" bin/kg_eval
 T="${THREADS:-$(nproc)}"; S="${SMOOTH:-2}"
 rules="${RULES:-$(mktemp /tmp/folds.XXXXXX.rules)}"
 trap '[ -n "${RULES:-}" ] || rm -f "$rules"' EXIT

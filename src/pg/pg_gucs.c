@@ -39,6 +39,7 @@ static const struct config_enum_entry device_options[] = {
 };
 
 static int	gpudl_threads = 0;
+static int	gpudl_batch_rows = 32 << 20;
 
 /* gpudl.threads changed: tell the core. */
 static void
@@ -47,12 +48,20 @@ assign_threads(int newval, void *extra)
 	gdl_set_threads(newval);
 }
 
+/* gpudl.batch_rows changed: tell the engine. */
+static void
+assign_batch_rows(int newval, void *extra)
+{
+	gdl_engine_set_batch_rows(newval);
+}
+
 /* The integer settings, defined in this order (gpudl_define_int_settings). */
 static const GpudlIntSetting int_settings[] = {
 	{"gpudl.device_memory_limit", "Device memory one backend may hold, in MB (0: no limit).", NULL, &gpudl_device_memory_limit_mb, 0, 0, INT_MAX, PGC_USERSET, GUC_UNIT_MB, NULL},
 	{"gpudl.max_iterations", "Fixpoint rounds before a run stops with an error.", NULL, &gpudl_max_iterations, 100000, 1, INT_MAX, PGC_USERSET, 0, NULL},
 	{"gpudl.host_memory_limit", "Host memory one evaluation may hold, in MB (0: three quarters of physical memory).", "Past it the evaluation stops with an error instead of exhausting the machine.", &gpudl_host_memory_limit_mb, 0, 0, INT_MAX, PGC_USERSET, GUC_UNIT_MB, NULL},
 	{"gpudl.threads", "CPU worker threads one evaluation or rule learning may use (0: one per CPU, up to 16).", NULL, &gpudl_threads, 0, 0, GDL_MAX_THREADS, PGC_USERSET, 0, assign_threads},
+	{"gpudl.batch_rows", "Most rows one join of a rule produces at once, before they are deduplicated (0: as many as memory allows).", "A join whose output would be larger runs over slices of its input, each reduced before the next: smaller keeps memory near the result, larger costs fewer launches (CSPA on a GPU: 2.3 s at the default, 1.2 s at 536870912).", &gpudl_batch_rows, 32 << 20, 0, INT_MAX, PGC_USERSET, 0, assign_batch_rows},
 };
 
 /*
