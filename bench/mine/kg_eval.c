@@ -408,17 +408,6 @@ parse_list(const char *s, double *out, int max)
 	return n;
 }
 
-/* FNV-1a of a relation's name: its half for -f (independent of reading order). */
-static uint32_t
-name_hash(const char *s)
-{
-	uint32_t	h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char) *s) * 16777619u;
-	return h;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -669,7 +658,8 @@ main(int argc, char **argv)
 	{
 		const Triple *x = &asked_split.t[i];
 
-		if (fold >= 0 && (int) (name_hash(rels.names[x->r]) & 1) != fold)
+		/* -f: the relation's half by its name (independent of reading order) */
+		if (fold >= 0 && (int) (hash_str(rels.names[x->r]) & 1) != fold)
 			continue;
 		asked[nasked++] = (Asked) {x->r, true, x->h, x->t};
 		asked[nasked++] = (Asked) {x->r, false, x->t, x->h};

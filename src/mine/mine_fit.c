@@ -122,6 +122,19 @@ truth_has(const GdlPredictFit *f, const GdlPredictQuery *q, int32_t given, int32
 	return false;
 }
 
+/* Worker threads for ntasks tasks: gdl_threads(), at least 1, at most GDL_MAX_THREADS and ntasks. */
+static int
+fit_threads(int64_t ntasks)
+{
+	int			n = gdl_threads();
+
+	if (n > GDL_MAX_THREADS)
+		n = GDL_MAX_THREADS;
+	if (n > ntasks)
+		n = (int) ntasks;
+	return n < 1 ? 1 : n;
+}
+
 /* A thread's buffer of hits for answer_features (malloc'd, grown as needed). */
 typedef struct FitScratch
 {
@@ -334,16 +347,10 @@ gdl_predict_fit_add_many(GdlPredictFit *f, const GdlPredictJob *jobs, int64_t nj
 {
 	FitBatch	b;
 	int64_t		total = from[njobs];
-	int			threads = gdl_threads();
+	int			threads = fit_threads(njobs);
 
 	if (total <= 0)
 		return;
-	if (threads < 1)
-		threads = 1;
-	if (threads > GDL_MAX_THREADS)
-		threads = GDL_MAX_THREADS;
-	if (threads > njobs)
-		threads = (int) njobs;
 	memset(&b, 0, sizeof(b));
 	b.f = f;
 	b.jobs = jobs;
@@ -422,13 +429,9 @@ static double
 fit_mrr(const GdlPredictFit *f, const double *w)
 {
 	FitEval		e;
-	int			n = gdl_threads();
+	int			n = fit_threads(f->nqueries);
 	double		rr = 0;
 
-	if (n < 1)
-		n = 1;
-	if (n > GDL_MAX_THREADS)
-		n = GDL_MAX_THREADS;
 	memset(&e, 0, sizeof(e));
 	e.f = f;
 	e.w = w;
