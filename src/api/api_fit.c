@@ -29,6 +29,13 @@ PG_FUNCTION_INFO_V1(gpudl_fit_weights);
  * most-asked first (see fit_answer).
  */
 #define FIT_BATCH 4096
+/*
+ * Held-out triples per batch (its questions' askers): keeping sets aside
+ * room for each triple's kept answers (about 10 kB), so a batch stops
+ * taking questions past this many (one question asked by more still
+ * makes a batch alone).
+ */
+#define FIT_BATCH_TRIPLES 8192
 
 /* Query order for answering: relation, direction, given value. */
 static int
@@ -151,7 +158,8 @@ order_batch(GdlPredictJob *jobs, int64 *first, int64 *last, int64 nb)
  * Answer the held-out queries (sorted, so that the triples asking one
  * question are together) in batches, each question once, and keep what
  * the fit needs of each triple's; a query the rules cannot answer still
- * counts (its true answer unranked).  A batch's results are freed even
+ * counts (its true answer unranked).  A batch holds at most FIT_BATCH
+ * questions and FIT_BATCH_TRIPLES triples.  A batch's results are freed even
  * when keeping them fails.  *ms_keep: the time spent keeping.
  */
 static void
@@ -165,7 +173,8 @@ fit_answer(GpudlKg *kg, GdlPredictFit *fit, GpudlPredictQuery *queries, int64 nq
 
 	while (qi < nqueries)
 	{
-		int64		nb = 0;
+		int64		nb = 0,
+					ntriples = 0;
 		double		t;
 
 		while (qi < nqueries && nb < FIT_BATCH)
@@ -176,6 +185,8 @@ fit_answer(GpudlKg *kg, GdlPredictFit *fit, GpudlPredictQuery *queries, int64 nq
 
 			while (end < nqueries && same_question(pq, &queries[end]))
 				end++;
+			if (nb > 0 && ntriples + (end - qi) > FIT_BATCH_TRIPLES)
+				break;
 			if (!pq->known || !rr->ready || rr->nrules == 0)
 			{
 				for (; qi < end; qi++)
@@ -189,6 +200,7 @@ fit_answer(GpudlKg *kg, GdlPredictFit *fit, GpudlPredictQuery *queries, int64 nq
 			jobs[nb].res = NULL;
 			first[nb] = qi;
 			last[nb++] = end;
+			ntriples += end - qi;
 			qi = end;
 		}
 		CHECK_FOR_INTERRUPTS();
